@@ -1,0 +1,44 @@
+//! The command line: global options and the command enum. Each command's arguments live
+//! with the command, in `commands/`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::commands;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "megg",
+    version,
+    about = "Continuity for AI coding agents: project context, knowledge and session handoff in .megg/",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Run as if megg was started in DIR
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub dir: Option<PathBuf>,
+
+    /// When to colour output
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Load the context chain, knowledge and active state (the SessionStart hook runs
+    /// `megg context --json`)
+    Context(commands::context::Args),
+    /// Read, write or clear the session handoff in .megg/state.md
+    State(commands::state::Args),
+}

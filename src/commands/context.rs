@@ -1,0 +1,259 @@
+//! `megg context` (SPEC §3): the chain, knowledge and active state, as markdown, JSON or the
+//! SessionStart hook document — which is printed whatever happens.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use crate::cli::{Cli, Command};
+use crate::clock::Clock;
+use crate::megg::context::{self as ctx, Request};
+use crate::render::context::{self as render, CLAUDE_CODE_LIMIT, DEFAULT_MAX_CHARS, MIN_MAX_CHARS};
+use crate::{Env, Error, Output, Result};
+
+/// Environment variable for the hook budget.
+pub const MAX_CHARS_ENV: &str = "MEGG_HOOK_MAX_CHARS";
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Directory to load context for [default: the current directory]
+    pub path: Option<PathBuf>,
+
+    /// Only knowledge entries with this topic (whole-word, case-insensitive), in full
+    #[arg(long)]
+    pub topic: Option<String>,
+
+    /// The SessionStart hook document (same as --format hook)
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+
+    /// Output format
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+
+    /// Character budget for the markdown (hook default: 9500, or MEGG_HOOK_MAX_CHARS)
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Markdown, for people and agents running the CLI
+    Md,
+    /// The structured result
+    Json,
+    /// The Claude Code SessionStart hook document
+    Hook,
+}
+
+impl Args {
+    fn format(&self) -> Format {
+        if self.json {
+            Format::Hook
+        } else {
+            self.format.unwrap_or(Format::Md)
+        }
+    }
+
+    fn request(&self, env: &Env, with_fallbacks: bool) -> Result<Request> {
+        if let Some(t) = &self.topic
+            && t.trim().is_empty()
+        {
+            return Err(Error::usage("--topic needs a non-empty topic"));
+        }
+        Ok(Request {
+            path: self
+                .path
+                .as_deref()
+                .map_or_else(|| env.cwd.clone(), |p| env.resolve(p)),
+            topic: self.topic.as_ref().map(|t| t.trim().to_string()),
+            with_fallbacks,
+        })
+    }
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    match args.format() {
+        Format::Hook => Ok(Output::text(hook(env, args, Vec::new()) + "\n")),
+        Format::Json => {
+            let context = ctx::build(env, &args.request(env, false)?)?;
+            Ok(Output::json(&context))
+        }
+        Format::Md => {
+            if let Some(n) = args.max_chars
+                && n < MIN_MAX_CHARS
+            {
+                return Err(Error::usage(format!(
+                    "--max-chars {n} is below the minimum of {MIN_MAX_CHARS}"
+                )));
+            }
+            let context = ctx::build(env, &args.request(env, args.max_chars.is_some())?)?;
+            let rendered = render::markdown(&context, args.max_chars, false);
+            Ok(Output::text(rendered.text + "\n").with_warnings(context.warnings))
+        }
+    }
+}
+
+/// The hook document for `env`. Problems found before this point (invalid environment
+/// values) are passed in and reported in `systemMessage`.
+fn hook(env: &Env, args: &Args, mut problems: Vec<String>) -> String {
+    let max = hook_budget(args.max_chars, &mut problems);
+    let context = match args
+        .request(env, true)
+        .and_then(|req| ctx::build(env, &req))
+    {
+        Ok(c) => c,
+        Err(e) => return failure_document(&e.message),
+    };
+    let rendered = render::markdown(&context, Some(max), true);
+    let message = render::system_message(&context, &rendered, &problems);
+    render::hook_json(&message, &rendered.text)
+}
+
+/// The hook budget: `--max-chars`, else `MEGG_HOOK_MAX_CHARS`, else the default; clamped to
+/// the minimum, with a warning above Claude Code's own limit.
+fn hook_budget(flag: Option<usize>, problems: &mut Vec<String>) -> usize {
+    let from_env = std::env::var(MAX_CHARS_ENV).ok().and_then(|v| match v.trim().parse() {
+        Ok(n) => Some(n),
+        Err(_) => {
+            problems.push(format!(
+                "{MAX_CHARS_ENV}='{v}' is not a number; using {DEFAULT_MAX_CHARS}"
+            ));
+            None
+        }
+    });
+    let max = flag.or(from_env).unwrap_or(DEFAULT_MAX_CHARS);
+    if max < MIN_MAX_CHARS {
+        problems.push(format!(
+            "a {max}-character budget is below the minimum; using {MIN_MAX_CHARS}"
+        ));
+        return MIN_MAX_CHARS;
+    }
+    if max > CLAUDE_CODE_LIMIT {
+        problems.push(format!(
+            "a {max}-character budget is over Claude Code's {CLAUDE_CODE_LIMIT}: it will show the model only a 2 KB preview"
+        ));
+    }
+    max
+}
+
+/// The hook document when no context could be built at all.
+fn failure_document(problem: &str) -> String {
+    render::hook_json(
+        &format!("MEGG: no context loaded: {problem}"),
+        &format!("megg could not load project context: {problem}"),
+    )
+}
+
+/// Whether these arguments ask for the hook format: the first command word is `context` and
+/// `--json` or `--format hook` is present. Such runs never fail (SPEC §3.3).
+pub fn is_hook_invocation(args: &[OsString]) -> bool {
+    let args: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "-C" || a == "--color" {
+            i += 2;
+            continue;
+        }
+        if a.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        if a != "context" {
+            return false;
+        }
+        let rest = &args[i + 1..];
+        return rest.iter().enumerate().any(|(j, a)| {
+            a == "--json"
+                || a == "--format=hook"
+                || (a == "--format" && rest.get(j + 1).is_some_and(|v| v == "hook"))
+        });
+    }
+    false
+}
+
+/// Runs the hook format: exactly one JSON document on stdout, nothing on stderr, exit 0 —
+/// whatever happens, a panic included.
+pub fn hook_main(args: Vec<OsString>) -> u8 {
+    std::panic::set_hook(Box::new(|_| {}));
+    let document = std::panic::catch_unwind(|| hook_from_args(args)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        failure_document(&format!("internal error ({what}); please report it"))
+    });
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{document}");
+    let _ = out.flush();
+    0
+}
+
+fn hook_from_args(args: Vec<OsString>) -> String {
+    if std::env::var_os("MEGG_TEST_PANIC").is_some_and(|v| v == "hook") {
+        panic!("test-only panic requested by MEGG_TEST_PANIC");
+    }
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            return failure_document(first.trim_start_matches("error: "));
+        }
+    };
+    let Command::Context(args) = cli.command else {
+        return failure_document("not a context command");
+    };
+    let mut problems = Vec::new();
+    let clock = Clock::from_env().unwrap_or_else(|e| {
+        problems.push(format!("{}; using the system clock", e.message));
+        Clock::system()
+    });
+    let env = match Env::with_clock(cli.dir.as_deref(), clock) {
+        Ok(env) => env,
+        Err(e) => return failure_document(&e.message),
+    };
+    let document = hook(&env, &args, problems);
+    env.tokens.flush();
+    document
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn hook_invocations_are_recognised() {
+        assert!(is_hook_invocation(&os(&["megg", "context", "--json"])));
+        assert!(is_hook_invocation(&os(&["megg", "-C", "x", "context", "p", "--json"])));
+        assert!(is_hook_invocation(&os(&["megg", "context", "--format", "hook"])));
+        assert!(is_hook_invocation(&os(&["megg", "context", "--format=hook", "--bogus"])));
+        assert!(!is_hook_invocation(&os(&["megg", "context"])));
+        assert!(!is_hook_invocation(&os(&["megg", "context", "--format", "json"])));
+        assert!(!is_hook_invocation(&os(&["megg", "-C", "context", "state", "--json"])));
+        assert!(!is_hook_invocation(&os(&["megg", "state", "--json"])));
+    }
+
+    #[test]
+    fn budget_defaults_clamps_and_warns() {
+        let mut p = Vec::new();
+        assert_eq!(hook_budget(Some(5000), &mut p), 5000);
+        assert!(p.is_empty());
+        assert_eq!(hook_budget(Some(10), &mut p), MIN_MAX_CHARS);
+        assert_eq!(p.len(), 1);
+        assert_eq!(hook_budget(Some(20_000), &mut p), 20_000);
+        assert_eq!(p.len(), 2);
+    }
+}

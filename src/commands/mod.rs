@@ -1,0 +1,5 @@
+//! One module per command: its arguments and a `run(env, args)` that calls the domain and a
+//! renderer. No file-format logic lives here.
+
+pub mod context;
+pub mod state;

@@ -1,0 +1,173 @@
+//! `megg state` (SPEC §5): read, write and clear the session handoff of the current domain.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use crate::megg::context::load_state;
+use crate::megg::discovery::{self, Domain};
+use crate::megg::{lock_path, state};
+use crate::render::state as render;
+use crate::{fsx, Env, Error, Output, Result};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Option<Action>,
+
+    /// Print one JSON document
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum Action {
+    /// Show the active state (the default)
+    Show,
+    /// Save the handoff: from --content, --file, or stdin
+    Write(WriteArgs),
+    /// Delete the state (the task is done)
+    #[command(alias = "done")]
+    Clear,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct WriteArgs {
+    /// The state content (markdown: Working On / Progress / Next / Context)
+    #[arg(long, conflicts_with = "file")]
+    pub content: Option<String>,
+
+    /// Read the content from this file
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let domain = current_domain(env)?;
+    match &args.action {
+        None | Some(Action::Show) => show(env, &domain, args.json),
+        Some(Action::Write(w)) => {
+            let (content, mut warnings) = read_content(env, w)?;
+            write(env, &domain, &content, args.json, &mut warnings)
+        }
+        Some(Action::Clear) => clear(env, &domain, args.json),
+    }
+}
+
+/// The current domain (SPEC §2.1), or the error every state command gives without one.
+pub fn current_domain(env: &Env) -> Result<Domain> {
+    discovery::current_domain(&env.cwd, &env.ceilings).ok_or_else(|| {
+        Error::failure(format!(
+            "no .megg directory at or above {}",
+            env.cwd.display()
+        ))
+        .with_hint("run `megg init` to create one")
+    })
+}
+
+fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let content = if let Some(c) = &w.content {
+        c.clone()
+    } else if let Some(f) = &w.file {
+        let path = env.resolve(f);
+        let text = fsx::read_text(&path)?
+            .ok_or_else(|| Error::failure(format!("{} does not exist", path.display())))?;
+        if text.lossy {
+            warnings.push(format!(
+                "{} is not valid UTF-8; invalid bytes were replaced with U+FFFD",
+                path.display()
+            ));
+        }
+        text.text
+    } else if env.stdin_is_tty {
+        return Err(Error::failure("no state content given").with_hint(
+            "pass --content TEXT or --file FILE, or pipe the content on stdin",
+        ));
+    } else {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::failure(format!("cannot read stdin: {e}")))?;
+        match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                warnings.push(
+                    "stdin is not valid UTF-8; invalid bytes were replaced with U+FFFD".into(),
+                );
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            }
+        }
+    };
+    if content.trim().is_empty() {
+        return Err(Error::failure("the state content is empty; nothing written")
+            .with_hint("to clear the state, run `megg state clear`"));
+    }
+    Ok((content, warnings))
+}
+
+/// Writes `content` as the active state, cut to 2,000 tokens.
+pub fn write(
+    env: &Env,
+    domain: &Domain,
+    content: &str,
+    json: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Output> {
+    let cut = env.tokens.truncate(content, state::MAX_TOKENS);
+    if cut.was_cut() {
+        warnings.push(format!(
+            "state content was {} tokens; truncated to {}",
+            cut.original, cut.tokens
+        ));
+    }
+    let repo = env.repo(&domain.dir);
+    let branch = repo.as_ref().and_then(|r| r.current_branch());
+    let head = repo.as_ref().and_then(|r| r.head_commit());
+    let path = domain.state_path();
+    let bytes = state::render(cut.text, env.clock.now(), branch.as_deref(), head.as_deref());
+    {
+        let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
+        fsx::write_atomic(&path, bytes.as_bytes())?;
+    }
+    let result = render::Written {
+        path,
+        tokens: cut.tokens,
+        truncated: cut.was_cut(),
+        warnings: std::mem::take(warnings),
+    };
+    Ok(if json {
+        Output::json(&result)
+    } else {
+        Output::text(render::written_text(&result)).with_warnings(result.warnings)
+    })
+}
+
+fn show(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
+    let mut warnings = Vec::new();
+    let view = load_state(env, domain, &mut warnings);
+    Ok(if json {
+        Output::json(&render::Shown {
+            state: view,
+            warnings,
+        })
+    } else {
+        Output::text(render::shown_text(view.as_ref())).with_warnings(warnings)
+    })
+}
+
+fn clear(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
+    let path = domain.state_path();
+    let repo = env.repo(&domain.dir);
+    let cleared = {
+        let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
+        fsx::remove_file(&path)?
+    };
+    let result = render::Cleared { cleared, path };
+    Ok(if json {
+        Output::json(&result)
+    } else {
+        Output::text(render::cleared_text(&result))
+    })
+}

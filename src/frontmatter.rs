@@ -1,0 +1,302 @@
+//! `---` YAML frontmatter: split it from a markdown body and edit single keys, losslessly.
+//!
+//! Reading goes through serde-saphyr. Editing is line-based on purpose: megg changes only the
+//! keys it sets, so unknown keys, key order, comments, the other timestamps' formats and the
+//! body survive byte for byte (SPEC §1 "user data").
+
+use serde_json::{Map, Value};
+
+/// A markdown file cut at its frontmatter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the fences (each line with its newline), `None` without frontmatter.
+    pub yaml: Option<&'a str>,
+    /// Everything after the closing fence's line ending (the whole text without frontmatter).
+    pub body: &'a str,
+    /// `"\r\n"` when the opening fence ends that way, else `"\n"`.
+    pub newline: &'static str,
+}
+
+/// Cuts `text` at its frontmatter. A block must open on the first line with `---` and close
+/// with a line that is exactly `---` or `...`; an unclosed block is not frontmatter.
+pub fn split(text: &str) -> Split<'_> {
+    let plain = Split {
+        yaml: None,
+        body: text,
+        newline: "\n",
+    };
+    let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let bom = text.len() - text_no_bom.len();
+    let (first, newline) = if let Some(rest) = text_no_bom.strip_prefix("---\r\n") {
+        (rest, "\r\n")
+    } else if let Some(rest) = text_no_bom.strip_prefix("---\n") {
+        (rest, "\n")
+    } else {
+        return plain;
+    };
+    let yaml_start = bom + (text_no_bom.len() - first.len());
+    let mut pos = yaml_start;
+    for line in text[yaml_start..].split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == "---" || bare == "..." {
+            return Split {
+                yaml: Some(&text[yaml_start..pos]),
+                body: &text[pos + line.len()..],
+                newline,
+            };
+        }
+        pos += line.len();
+    }
+    // A fence at the very end without a newline.
+    plain
+}
+
+/// Joins YAML and a body into a file: `---\n<yaml>---\n<body>`.
+pub fn join(yaml: &str, body: &str, newline: &str) -> String {
+    let mut out = String::with_capacity(yaml.len() + body.len() + 8);
+    out.push_str("---");
+    out.push_str(newline);
+    out.push_str(yaml);
+    if !yaml.is_empty() && !yaml.ends_with('\n') {
+        out.push_str(newline);
+    }
+    out.push_str("---");
+    out.push_str(newline);
+    out.push_str(body);
+    out
+}
+
+/// Parsed frontmatter: the keys in file order, plus the raw text for exact scalar recovery.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields<'a> {
+    map: Map<String, Value>,
+    raw: &'a str,
+}
+
+/// A frontmatter block that is not a YAML mapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Parses a frontmatter block as a YAML mapping. Empty YAML is an empty mapping.
+pub fn parse(yaml: &str) -> Result<Fields<'_>, ParseError> {
+    if yaml.trim().is_empty() {
+        return Ok(Fields {
+            map: Map::new(),
+            raw: yaml,
+        });
+    }
+    match serde_saphyr::from_str::<Map<String, Value>>(yaml) {
+        Ok(map) => Ok(Fields { map, raw: yaml }),
+        Err(e) => {
+            // serde-saphyr appends a source snippet; the first line says what is wrong.
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("invalid YAML");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            Err(ParseError(first.to_string()))
+        }
+    }
+}
+
+impl Fields<'_> {
+    pub fn contains(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// A scalar value as text: strings as they are, numbers and booleans as written in the
+    /// file (so `head: 1e10` stays `1e10`), `null`/empty/missing/non-scalars as `None`.
+    pub fn get_str(&self, key: &str) -> Option<String> {
+        match self.map.get(key)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(_) | Value::Bool(_) => raw_scalar(self.raw, key),
+            _ => None,
+        }
+    }
+}
+
+/// The unquoted text after `key:` on its top-level line.
+fn raw_scalar(yaml: &str, key: &str) -> Option<String> {
+    yaml.lines().find_map(|line| {
+        let rest = line.strip_prefix(key)?.strip_prefix(':')?;
+        let value = match rest.find(" #") {
+            Some(i) => &rest[..i],
+            None => rest,
+        };
+        Some(value.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+/// Renders a string as a YAML scalar, quoted when YAML would read it as another type
+/// (`yes`, `null`, `1.0`, `on`, `""`).
+pub fn scalar(value: &str) -> String {
+    if is_plain_timestamp(value) {
+        // RFC 3339 timestamps are written plainly, as the TypeScript megg does.
+        return value.to_string();
+    }
+    match serde_saphyr::to_string(&value) {
+        Ok(s) if !s.contains('\n') || s.trim_end().lines().count() == 1 => {
+            s.trim_end().to_string()
+        }
+        // Multi-line values never come from megg; keep them on one line, JSON-quoted
+        // (valid YAML double-quoted scalar).
+        _ => serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into()),
+    }
+}
+
+fn is_plain_timestamp(value: &str) -> bool {
+    value.len() >= 20
+        && value.ends_with('Z')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"-:TZ.".contains(&b))
+}
+
+/// Sets `key` to an already-rendered YAML value (`None` removes the key), leaving every
+/// other line untouched. A new key goes at the end. The block's continuation lines (an
+/// indented or multi-line value) are replaced with it.
+pub fn set_raw(yaml: &str, key: &str, value: Option<&str>, newline: &str) -> String {
+    let mut out = String::with_capacity(yaml.len() + 32);
+    let mut found = false;
+    let mut skipping = false;
+    for line in yaml.split_inclusive('\n') {
+        if skipping {
+            let continuation = line.starts_with([' ', '\t']) || line.trim().is_empty();
+            if continuation && !line.trim().is_empty() {
+                continue;
+            }
+            skipping = false;
+        }
+        if !found && is_key_line(line, key) {
+            found = true;
+            skipping = true;
+            if let Some(v) = value {
+                out.push_str(&format!("{key}: {v}{newline}"));
+            }
+            continue;
+        }
+        out.push_str(line);
+    }
+    if !found && let Some(v) = value {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push_str(newline);
+        }
+        out.push_str(&format!("{key}: {v}{newline}"));
+    }
+    out
+}
+
+/// Sets `key` to a string value, quoted as needed.
+pub fn set(yaml: &str, key: &str, value: &str, newline: &str) -> String {
+    set_raw(yaml, key, Some(&scalar(value)), newline)
+}
+
+fn is_key_line(line: &str, key: &str) -> bool {
+    let Some(rest) = line.strip_prefix(key) else {
+        return false;
+    };
+    rest.starts_with(':')
+        || rest.starts_with(" :")
+        || line.strip_prefix(&format!("\"{key}\"")).is_some_and(|r| r.starts_with(':'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_keeps_the_body_byte_for_byte() {
+        let text = "---\nupdated: 2026-01-17T10:30:00Z\nstatus: active\n---\n\n## Working On\nX";
+        let s = split(text);
+        assert_eq!(s.yaml, Some("updated: 2026-01-17T10:30:00Z\nstatus: active\n"));
+        assert_eq!(s.body, "\n## Working On\nX");
+        assert_eq!(join(s.yaml.unwrap(), s.body, s.newline), text);
+    }
+
+    #[test]
+    fn split_handles_crlf_and_bom() {
+        let text = "\u{feff}---\r\na: 1\r\n---\r\nbody\r\n";
+        let s = split(text);
+        assert_eq!(s.yaml, Some("a: 1\r\n"));
+        assert_eq!(s.body, "body\r\n");
+        assert_eq!(s.newline, "\r\n");
+    }
+
+    #[test]
+    fn no_or_unclosed_frontmatter_is_all_body() {
+        assert_eq!(split("# Title\n").yaml, None);
+        assert_eq!(split("---\na: 1\nno close").yaml, None);
+        assert_eq!(split("---\na: 1\nno close").body, "---\na: 1\nno close");
+        // A `---` later in the file is a rule, not frontmatter.
+        assert_eq!(split("x\n---\ny\n").yaml, None);
+    }
+
+    #[test]
+    fn empty_frontmatter_is_an_empty_mapping() {
+        let s = split("---\n---\nbody");
+        assert_eq!(s.yaml, Some(""));
+        assert!(parse(s.yaml.unwrap()).unwrap().get_str("x").is_none());
+    }
+
+    #[test]
+    fn parse_reads_scalars_as_written() {
+        let f = parse("head: 1e10\nn: 12\nbranch:\nq: \"yes\"\nt: 2026-01-17T10:30:00Z\n").unwrap();
+        assert_eq!(f.get_str("head").as_deref(), Some("1e10"));
+        assert_eq!(f.get_str("n").as_deref(), Some("12"));
+        assert_eq!(f.get_str("branch"), None);
+        assert!(f.contains("branch"));
+        assert_eq!(f.get_str("q").as_deref(), Some("yes"));
+        assert_eq!(f.get_str("t").as_deref(), Some("2026-01-17T10:30:00Z"));
+    }
+
+    #[test]
+    fn parse_errors_are_one_line() {
+        let e = parse("feature: x\nplan_file: [unclosed\n").unwrap_err();
+        assert!(!e.0.contains('\n'), "{e}");
+        assert!(e.0.contains("line 2"), "{e}");
+        assert!(parse("just text").is_err());
+    }
+
+    #[test]
+    fn scalars_that_yaml_would_retype_are_quoted() {
+        for (v, want) in [
+            ("yes", "\"yes\""),
+            ("null", "\"null\""),
+            ("1.0", "\"1.0\""),
+            ("on", "\"on\""),
+            ("", "\"\""),
+            ("feat/auth", "feat/auth"),
+            ("2026-01-17T10:30:00Z", "2026-01-17T10:30:00Z"),
+            ("a: b", "\"a: b\""),
+        ] {
+            assert_eq!(scalar(v), want, "{v}");
+            let yaml = format!("k: {}\n", scalar(v));
+            assert_eq!(parse(&yaml).unwrap().get_str("k").unwrap_or_default(), v);
+        }
+    }
+
+    #[test]
+    fn set_changes_only_its_key() {
+        let yaml = "custom: keep me\nupdated: 2026-01-01T00:00:00.123Z\nstatus: active\n# comment\n";
+        let out = set(yaml, "status", "done", "\n");
+        assert_eq!(
+            out,
+            "custom: keep me\nupdated: 2026-01-01T00:00:00.123Z\nstatus: done\n# comment\n"
+        );
+        let out = set(&out, "branch", "main", "\n");
+        assert!(out.ends_with("# comment\nbranch: main\n"));
+        let out = set_raw(&out, "custom", None, "\n");
+        assert!(!out.contains("custom"));
+    }
+
+    #[test]
+    fn set_replaces_multiline_values_and_similar_prefixes_survive() {
+        let yaml = "tags:\n  - a\n  - b\ntagsx: 1\n";
+        let out = set(yaml, "tags", "none", "\n");
+        assert_eq!(out, "tags: none\ntagsx: 1\n");
+    }
+}

@@ -1,0 +1,269 @@
+//! Everything megg asks git, answered with git2 (no network, never by running `git`). The only
+//! module that touches git2; it returns plain values.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use git2::{BranchType, Oid, Repository, RepositoryOpenFlags, Sort};
+
+/// Most commits one divergence count will walk (SPEC §4.5).
+pub const WALK_CAP: usize = 100_000;
+
+pub struct Repo {
+    repo: Repository,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo").field("git_dir", &self.repo.path()).finish()
+    }
+}
+
+/// Commits counted on a branch since a checkpoint or state was saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Divergence {
+    pub commits: usize,
+    pub basis: Basis,
+    pub branch_exists: bool,
+    /// The recorded head is no longer an ancestor of the branch tip.
+    pub rewritten: bool,
+    /// The walk stopped at [`WALK_CAP`]; `commits` is a lower bound.
+    pub capped: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    Head,
+    Time,
+}
+
+impl Repo {
+    /// The repository containing `start`, stopping the upward search at `ceilings`.
+    pub fn discover(start: &Path, ceilings: &[PathBuf]) -> Option<Self> {
+        Repository::open_ext(start, RepositoryOpenFlags::empty(), ceilings)
+            .ok()
+            .map(|repo| Self { repo })
+    }
+
+    /// Top of the work tree; `None` for a bare repository.
+    pub fn workdir(&self) -> Option<PathBuf> {
+        self.repo.workdir().map(|p| {
+            let s = p.to_string_lossy();
+            PathBuf::from(s.trim_end_matches('/'))
+        })
+    }
+
+    /// This work tree's git directory (`.git`, or `.git/worktrees/<name>` in a linked one).
+    pub fn git_dir(&self) -> PathBuf {
+        self.repo.path().to_path_buf()
+    }
+
+    /// The git directory shared by all work trees.
+    pub fn common_dir(&self) -> PathBuf {
+        self.repo.commondir().to_path_buf()
+    }
+
+    /// The checked-out branch's short name, also when it has no commits yet; `None` when HEAD
+    /// is detached.
+    pub fn current_branch(&self) -> Option<String> {
+        let head = self.repo.find_reference("HEAD").ok()?;
+        let target = head.symbolic_target().ok().flatten()?;
+        Some(target.strip_prefix("refs/heads/").unwrap_or(target).to_string())
+    }
+
+    /// The commit HEAD points at.
+    pub fn head_commit(&self) -> Option<String> {
+        self.repo
+            .head()
+            .ok()?
+            .peel_to_commit()
+            .ok()
+            .map(|c| c.id().to_string())
+    }
+
+    /// The tip commit of local branch `name`.
+    pub fn branch_tip(&self, name: &str) -> Option<String> {
+        self.tip_oid(name).map(|o| o.to_string())
+    }
+
+    fn tip_oid(&self, name: &str) -> Option<Oid> {
+        let branch = self.repo.find_branch(name, BranchType::Local).ok()?;
+        branch.get().peel_to_commit().ok().map(|c| c.id())
+    }
+
+    /// How far `branch` moved since a save that recorded `head` (exact) at time `since`
+    /// (fallback). `None` when the branch name is empty.
+    pub fn divergence(
+        &self,
+        branch: &str,
+        head: Option<&str>,
+        since: DateTime<Utc>,
+    ) -> Option<Divergence> {
+        if branch.is_empty() {
+            return None;
+        }
+        let Some(tip) = self.tip_oid(branch) else {
+            return Some(Divergence {
+                commits: 0,
+                basis: if head.is_some() {
+                    Basis::Head
+                } else {
+                    Basis::Time
+                },
+                branch_exists: false,
+                rewritten: false,
+                capped: false,
+            });
+        };
+        let mut rewritten = false;
+        if let Some(saved) = head.and_then(|h| Oid::from_str(h).ok()) {
+            let ancestor = saved == tip
+                || (self.repo.find_commit(saved).is_ok()
+                    && self.repo.graph_descendant_of(tip, saved).unwrap_or(false));
+            if ancestor {
+                let (commits, capped) = self.count_range(tip, saved);
+                return Some(Divergence {
+                    commits,
+                    basis: Basis::Head,
+                    branch_exists: true,
+                    rewritten: false,
+                    capped,
+                });
+            }
+            rewritten = true;
+        }
+        let (commits, capped) = self.count_since(tip, since);
+        Some(Divergence {
+            commits,
+            basis: Basis::Time,
+            branch_exists: true,
+            rewritten,
+            capped,
+        })
+    }
+
+    /// Commits in `hide..tip`, at most [`WALK_CAP`].
+    fn count_range(&self, tip: Oid, hide: Oid) -> (usize, bool) {
+        let Ok(mut walk) = self.repo.revwalk() else {
+            return (0, false);
+        };
+        if walk.push(tip).is_err() || walk.hide(hide).is_err() {
+            return (0, false);
+        }
+        count_capped(walk.filter_map(Result::ok))
+    }
+
+    /// Commits reachable from `tip` whose committer time is after `since` (what
+    /// `git log --since` counts), at most [`WALK_CAP`]. Walking newest first, the walk ends at
+    /// the first older commit.
+    fn count_since(&self, tip: Oid, since: DateTime<Utc>) -> (usize, bool) {
+        let Ok(mut walk) = self.repo.revwalk() else {
+            return (0, false);
+        };
+        if walk.set_sorting(Sort::TIME).is_err() || walk.push(tip).is_err() {
+            return (0, false);
+        }
+        let since = since.timestamp();
+        let newer = walk
+            .filter_map(Result::ok)
+            .map_while(|oid| {
+                let time = self.repo.find_commit(oid).ok()?.committer().when().seconds();
+                (time > since).then_some(())
+            });
+        count_capped(newer)
+    }
+}
+
+fn count_capped<T>(items: impl Iterator<Item = T>) -> (usize, bool) {
+    let n = items.take(WALK_CAP + 1).count();
+    if n > WALK_CAP {
+        (WALK_CAP, true)
+    } else {
+        (n, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use git2::{Signature, Time};
+
+    fn commit(repo: &Repository, branch: &str, secs: i64, msg: &str) -> Oid {
+        let sig = Signature::new("T", "t@example.com", &Time::new(secs, 0)).unwrap();
+        let tree_id = repo.index().unwrap().write_tree().unwrap();
+        let tree = repo.find_tree(tree_id).unwrap();
+        let refname = format!("refs/heads/{branch}");
+        let parent = repo
+            .find_reference(&refname)
+            .ok()
+            .and_then(|r| r.peel_to_commit().ok());
+        let parents: Vec<_> = parent.iter().collect();
+        repo.commit(Some(&refname), &sig, &sig, msg, &tree, &parents)
+            .unwrap()
+    }
+
+    fn at(secs: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(secs, 0).unwrap()
+    }
+
+    #[test]
+    fn branch_head_and_unborn() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        repo.set_head("refs/heads/main").unwrap();
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+        assert_eq!(r.current_branch().as_deref(), Some("main"));
+        assert_eq!(r.head_commit(), None);
+        let c = commit(&repo, "main", 1000, "one");
+        assert_eq!(r.head_commit(), Some(c.to_string()));
+        assert_eq!(r.branch_tip("main"), Some(c.to_string()));
+        assert_eq!(r.branch_tip("nope"), None);
+        repo.set_head_detached(c).unwrap();
+        assert_eq!(r.current_branch(), None);
+    }
+
+    #[test]
+    fn ceilings_stop_discovery() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        assert!(Repo::discover(&sub, &[]).is_some());
+        assert!(Repo::discover(&sub, &[dir.path().join("a")]).is_none());
+    }
+
+    #[test]
+    fn divergence_exact_time_rewritten_and_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let base = commit(&repo, "feat", 1000, "base");
+        commit(&repo, "feat", 2000, "a");
+        commit(&repo, "feat", 3000, "b");
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+
+        let d = r.divergence("feat", Some(&base.to_string()), at(0)).unwrap();
+        assert_eq!((d.commits, d.basis, d.rewritten), (2, Basis::Head, false));
+
+        let d = r.divergence("feat", None, at(1500)).unwrap();
+        assert_eq!((d.commits, d.basis), (2, Basis::Time));
+        // Exactly at a commit's time is not after it.
+        assert_eq!(r.divergence("feat", None, at(2000)).unwrap().commits, 1);
+
+        let unknown = "1111111111111111111111111111111111111111";
+        let d = r.divergence("feat", Some(unknown), at(2500)).unwrap();
+        assert!(d.rewritten);
+        assert_eq!((d.commits, d.basis), (1, Basis::Time));
+
+        let d = r.divergence("gone", None, at(0)).unwrap();
+        assert!(!d.branch_exists);
+        assert!(r.divergence("", None, at(0)).is_none());
+    }
+
+    #[test]
+    fn walk_cap() {
+        assert_eq!(count_capped(0..5), (5, false));
+        assert_eq!(count_capped(0..WALK_CAP), (WALK_CAP, false));
+        assert_eq!(count_capped(0..WALK_CAP + 7), (WALK_CAP, true));
+    }
+}

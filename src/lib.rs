@@ -1,0 +1,214 @@
+//! megg: continuity for AI coding agents.
+//!
+//! The binary's `main` calls [`main`]; everything else is here so tests and the MCP server use
+//! the same code. Data flows one way: CLI args → request → domain function (`megg::*`) →
+//! result struct → renderer (`render::*`) → [`Output`].
+
+pub mod cli;
+pub mod clock;
+pub mod commands;
+pub mod error;
+pub mod frontmatter;
+pub mod fsx;
+pub mod git;
+pub mod megg;
+pub mod render;
+pub mod tokens;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+pub use error::{Error, Result};
+
+use cli::{Cli, ColorChoice, Command};
+use clock::Clock;
+use git::Repo;
+use tokens::Counter;
+
+/// What every command runs against: where, when, and the shared services.
+#[derive(Debug)]
+pub struct Env {
+    /// The starting directory (after `-C`), absolute, symlinks as walked.
+    pub cwd: PathBuf,
+    pub clock: Clock,
+    pub tokens: Counter,
+    /// `MEGG_CEILING_DIRS`.
+    pub ceilings: Vec<PathBuf>,
+    pub stdin_is_tty: bool,
+}
+
+impl Env {
+    /// The environment of this process, started in `dir` (relative to the working directory).
+    pub fn from_process(dir: Option<&Path>) -> Result<Self> {
+        Self::with_clock(dir, Clock::from_env()?)
+    }
+
+    /// Like [`Env::from_process`] with a given clock.
+    pub fn with_clock(dir: Option<&Path>, clock: Clock) -> Result<Self> {
+        let base = current_dir()?;
+        let cwd = match dir {
+            Some(d) => megg::discovery::absolute(&base, d),
+            None => base,
+        };
+        if !cwd.is_dir() {
+            return Err(Error::failure(format!(
+                "cannot change to {}: not a directory",
+                cwd.display()
+            ))
+            .with_hint("check the -C argument"));
+        }
+        Ok(Self {
+            cwd,
+            clock,
+            tokens: Counter::from_env(),
+            ceilings: megg::discovery::ceilings_from_env(),
+            stdin_is_tty: std::io::stdin().is_terminal(),
+        })
+    }
+
+    /// The git repository containing `at`, if any.
+    pub fn repo(&self, at: &Path) -> Option<Repo> {
+        Repo::discover(at, &self.ceilings)
+    }
+
+    /// A path argument made absolute against the starting directory.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        megg::discovery::absolute(&self.cwd, path)
+    }
+}
+
+/// The working directory as the user's shell sees it: `$PWD` when it names the same
+/// directory (keeps symlinks as walked, like git and the shell), else the physical one.
+fn current_dir() -> Result<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let physical = std::env::current_dir()
+        .map_err(|e| Error::failure(format!("cannot read the current directory: {e}")))?;
+    if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
+        && pwd.is_absolute()
+        && let (Ok(a), Ok(b)) = (std::fs::metadata(&pwd), std::fs::metadata(&physical))
+        && a.dev() == b.dev()
+        && a.ino() == b.ino()
+    {
+        return Ok(pwd);
+    }
+    Ok(physical)
+}
+
+/// What a command produced: stdout text, warnings for stderr (text mode), an exit code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    pub stdout: String,
+    pub warnings: Vec<String>,
+    pub code: u8,
+}
+
+impl Output {
+    pub fn text(stdout: impl Into<String>) -> Self {
+        Self {
+            stdout: stdout.into(),
+            ..Self::default()
+        }
+    }
+
+    /// A JSON document (pretty, newline-terminated).
+    pub fn json(value: &impl serde::Serialize) -> Self {
+        let mut s = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+        s.push('\n');
+        Self::text(s)
+    }
+
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+}
+
+/// Runs megg with these arguments (the first is the program name) and returns the exit code.
+pub fn main(args: Vec<OsString>) -> u8 {
+    if commands::context::is_hook_invocation(&args) {
+        return commands::context::hook_main(args);
+    }
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    let stderr = Stderr::new(cli.color);
+    let env = match Env::from_process(cli.dir.as_deref()) {
+        Ok(env) => env,
+        Err(e) => return stderr.error(&e),
+    };
+    let result = run(&env, cli.command);
+    env.tokens.flush();
+    match result {
+        Ok(out) => {
+            for w in &out.warnings {
+                stderr.warning(w);
+            }
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(out.stdout.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                // A closed pipe (`megg context | head`) is not an error worth a message.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => out.code,
+                Err(e) => stderr.error(&Error::failure(format!("cannot write output: {e}"))),
+                Ok(()) => out.code,
+            }
+        }
+        Err(e) => stderr.error(&e),
+    }
+}
+
+/// Dispatches one command.
+pub fn run(env: &Env, command: Command) -> Result<Output> {
+    match command {
+        Command::Context(args) => commands::context::run(env, &args),
+        Command::State(args) => commands::state::run(env, &args),
+    }
+}
+
+/// Writes `error:` / `warning:` / `hint:` lines, coloured on a terminal.
+struct Stderr {
+    color: bool,
+}
+
+impl Stderr {
+    fn new(choice: ColorChoice) -> Self {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stderr().is_terminal()
+            }
+        };
+        Self { color }
+    }
+
+    fn label(&self, text: &str, code: &str) -> String {
+        if self.color {
+            format!("\x1b[1;{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn warning(&self, message: &str) {
+        let _ = writeln!(std::io::stderr(), "{} {message}", self.label("warning:", "33"));
+    }
+
+    fn error(&self, e: &Error) -> u8 {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{} {}", self.label("error:", "31"), e.message);
+        if let Some(h) = &e.hint {
+            let _ = writeln!(err, "{} {h}", self.label("hint:", "36"));
+        }
+        e.exit_code()
+    }
+}

@@ -1,0 +1,435 @@
+//! Computing what `megg context` delivers (SPEC §3.1): the chain, the current domain's info,
+//! knowledge in the mode its size allows, the active state, files, siblings and children.
+//! Rendering lives in `render::context`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::discovery::{self, Domain, Neighbour};
+use super::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
+use super::state::{self, StateDoc};
+use crate::clock::format_timestamp;
+use crate::fsx;
+use crate::Env;
+
+/// Files bigger than this are not read into memory at all.
+const READ_LIMIT: u64 = 64 * 1024 * 1024;
+/// Files above this many bytes are blocked without tokenizing (a token is at most 128 bytes).
+const BLOCKED_BYTES: u64 = BLOCKED_ABOVE as u64 * crate::tokens::MAX_TOKEN_BYTES;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Absolute target directory.
+    pub path: PathBuf,
+    pub topic: Option<String>,
+    /// Also compute the fallbacks a size budget may need (the digest of full knowledge).
+    pub with_fallbacks: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Context {
+    pub path: PathBuf,
+    pub chain: Vec<ChainLink>,
+    pub domain: Option<Domain>,
+    pub info: Option<String>,
+    pub knowledge: Option<Knowledge>,
+    pub state: Option<StateView>,
+    pub files: Vec<FileEntry>,
+    pub siblings: Vec<Neighbour>,
+    pub children: Vec<Neighbour>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainLink {
+    pub name: String,
+    pub dir: PathBuf,
+    pub info: PathBuf,
+    pub title: String,
+    /// A short excerpt of the body after the title.
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Full,
+    Summary,
+    Blocked,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Full => "full",
+            Mode::Summary => "summary",
+            Mode::Blocked => "blocked",
+        }
+    }
+
+    /// The mode knowledge of `tokens` tokens loads in (SPEC §3.1).
+    pub fn for_tokens(tokens: usize) -> Self {
+        if tokens < FULL_BELOW {
+            Mode::Full
+        } else if tokens <= BLOCKED_ABOVE {
+            Mode::Summary
+        } else {
+            Mode::Blocked
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Knowledge {
+    pub path: PathBuf,
+    pub mode: Mode,
+    pub tokens: usize,
+    pub entries: usize,
+    pub topic: Option<String>,
+    pub content: String,
+    pub warning: Option<String>,
+    /// Every topic with its entry count, most used first.
+    #[serde(skip)]
+    pub topics: Vec<(String, usize)>,
+    /// The summary digest when `content` is the full file and a budget may need it.
+    #[serde(skip)]
+    pub digest: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StateView {
+    pub path: PathBuf,
+    pub status: String,
+    pub updated: Option<String>,
+    pub tokens: usize,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub commits_since: Option<usize>,
+    pub expired: bool,
+    pub content: String,
+    /// Why it is expired, for people.
+    #[serde(skip)]
+    pub expired_reason: Option<String>,
+    #[serde(skip)]
+    pub age_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileEntry {
+    pub name: String,
+    pub path: PathBuf,
+    pub loaded: bool,
+}
+
+/// Builds the context for `req.path`. Fails only when the target is not a directory; every
+/// other problem becomes a warning.
+pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
+    let path = &req.path;
+    if !path.is_dir() {
+        return Err(crate::Error::failure(format!(
+            "{} is not a directory",
+            path.display()
+        ))
+        .with_hint("pass an existing directory"));
+    }
+    let mut warnings = Vec::new();
+    let chain_domains = discovery::chain(path, &env.ceilings);
+    let domain = discovery::current_domain(path, &env.ceilings);
+
+    let mut chain = Vec::with_capacity(chain_domains.len());
+    let mut info = None;
+    for d in &chain_domains {
+        let text = read_or_warn(&d.info_path(), &mut warnings).unwrap_or_default();
+        let body = body_of(&text);
+        if domain.as_ref().is_some_and(|cur| cur.dir == d.dir) {
+            info = Some(body.to_string());
+        }
+        let (title, excerpt) = title_and_excerpt(body, &d.name);
+        chain.push(ChainLink {
+            name: d.name.clone(),
+            dir: d.dir.clone(),
+            info: d.info_path(),
+            title,
+            excerpt,
+        });
+    }
+
+    let (mut knowledge, mut state, mut files, mut siblings) = (None, None, Vec::new(), Vec::new());
+    if let Some(d) = &domain {
+        knowledge = load_knowledge(env, d, req, &mut warnings);
+        state = load_state(env, d, &mut warnings).filter(|s| !s.expired);
+        files = discovery::megg_files(&d.megg)
+            .into_iter()
+            .map(|p| {
+                let name = discovery::dir_name(&p);
+                let loaded = match name.as_str() {
+                    "info.md" | "knowledge.md" => true,
+                    "state.md" => state.is_some(),
+                    _ => false,
+                };
+                FileEntry {
+                    name,
+                    path: p,
+                    loaded,
+                }
+            })
+            .collect();
+        let found = discovery::siblings(&d.dir);
+        warnings.extend(found.warnings);
+        siblings = found.domains;
+    }
+    let found = discovery::children(path);
+    warnings.extend(found.warnings);
+
+    Ok(Context {
+        path: path.clone(),
+        chain,
+        domain,
+        info,
+        knowledge,
+        state,
+        files,
+        siblings,
+        children: found.domains,
+        warnings,
+    })
+}
+
+/// The body of a markdown file without its frontmatter and leading blank lines.
+pub fn body_of(text: &str) -> &str {
+    crate::frontmatter::split(text)
+        .body
+        .trim_start_matches(['\n', '\r'])
+}
+
+fn read_or_warn(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
+    match fsx::read_text_limited(path, READ_LIMIT) {
+        Ok(Some(t)) => {
+            if t.lossy {
+                warnings.push(format!(
+                    "{} is not valid UTF-8; invalid bytes shown as U+FFFD",
+                    path.display()
+                ));
+            }
+            Some(t.text)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            warnings.push(e.message);
+            None
+        }
+    }
+}
+
+/// The first `# ` heading (else the domain name) and the first lines of prose after it.
+fn title_and_excerpt(body: &str, name: &str) -> (String, String) {
+    let mut title = None;
+    let mut excerpt = String::new();
+    for line in body.lines() {
+        let line = line.trim();
+        if title.is_none()
+            && let Some(t) = line.strip_prefix("# ")
+        {
+            title = Some(t.trim().to_string());
+            continue;
+        }
+        if line.is_empty() || line.starts_with('#') {
+            if !excerpt.is_empty() && line.starts_with('#') {
+                break;
+            }
+            continue;
+        }
+        if !excerpt.is_empty() {
+            excerpt.push(' ');
+        }
+        excerpt.push_str(line);
+        if excerpt.chars().count() >= 160 {
+            break;
+        }
+    }
+    if excerpt.chars().count() > 160 {
+        excerpt = excerpt.chars().take(159).collect::<String>() + "…";
+    }
+    (title.unwrap_or_else(|| name.to_string()), excerpt)
+}
+
+fn load_knowledge(
+    env: &Env,
+    d: &Domain,
+    req: &Request,
+    warnings: &mut Vec<String>,
+) -> Option<Knowledge> {
+    let path = d.knowledge_path();
+    let len = std::fs::metadata(&path).ok()?.len();
+    let shown = path.display().to_string();
+    if req.topic.is_none() && len > BLOCKED_BYTES {
+        // Blocked by size alone: no tokenizer. Topics still come from the headers.
+        let (lower, _) = crate::tokens::bounds(len);
+        let text = read_or_warn(&path, warnings).unwrap_or_default();
+        let entries = knowledge::parse(body_of(&text));
+        return Some(Knowledge {
+            mode: Mode::Blocked,
+            tokens: lower as usize,
+            entries: entries.len(),
+            topic: None,
+            content: knowledge::blocked_message(&entries, lower as usize, &shown, false),
+            warning: Some(format!(
+                "knowledge is at least {lower} tokens (over 16000): run `megg maintain`"
+            )),
+            topics: knowledge::topic_counts(&entries),
+            digest: None,
+            path,
+        });
+    }
+    let text = read_or_warn(&path, warnings)?;
+    let tokens = env.tokens.count(&text);
+    let body = body_of(&text);
+    let entries = knowledge::parse(body);
+    let topics = knowledge::topic_counts(&entries);
+    if let Some(topic) = &req.topic {
+        let picked = knowledge::filter(&entries, topic);
+        let content = if picked.is_empty() {
+            format!("No entries found for topic: {topic}")
+        } else {
+            knowledge::join(&picked)
+        };
+        return Some(Knowledge {
+            path,
+            mode: Mode::Full,
+            tokens,
+            entries: picked.len(),
+            topic: Some(topic.clone()),
+            content,
+            warning: None,
+            topics,
+            digest: None,
+        });
+    }
+    let mode = Mode::for_tokens(tokens);
+    let (content, warning, digest) = match mode {
+        Mode::Full => {
+            let digest = (req.with_fallbacks && body.len() > 2_000)
+                .then(|| knowledge::summary(&entries, tokens, &env.tokens));
+            (body.trim_end().to_string(), None, digest)
+        }
+        Mode::Summary => (
+            knowledge::summary(&entries, tokens, &env.tokens),
+            Some(format!(
+                "knowledge is {tokens} tokens (8000-16000): showing a summary; load a topic in full with `megg context --topic <topic>`"
+            )),
+            None,
+        ),
+        Mode::Blocked => (
+            knowledge::blocked_message(&entries, tokens, &shown, true),
+            Some(format!(
+                "knowledge is {tokens} tokens (over 16000): loading blocked; run `megg maintain`"
+            )),
+            None,
+        ),
+    };
+    Some(Knowledge {
+        path,
+        mode,
+        tokens,
+        entries: entries.len(),
+        topic: None,
+        content,
+        warning,
+        topics,
+        digest,
+    })
+}
+
+/// The domain's `state.md`, active or expired, with git facts when inside a repository.
+pub fn load_state(env: &Env, d: &Domain, warnings: &mut Vec<String>) -> Option<StateView> {
+    let path = d.state_path();
+    let text = read_or_warn(&path, warnings)?;
+    let doc = state::parse(&text, &path.display().to_string());
+    warnings.extend(doc.warnings.iter().cloned());
+    let expiry = state::expiry(&doc, env.clock.now());
+    let mut view = state_view(env, path, &doc);
+    view.expired = !expiry.is_active();
+    view.expired_reason = expiry.reason();
+    if expiry.is_active() {
+        git_notes(env, d, &doc, &mut view, warnings);
+    }
+    Some(view)
+}
+
+fn state_view(env: &Env, path: PathBuf, doc: &StateDoc) -> StateView {
+    StateView {
+        path,
+        status: doc.status.clone().unwrap_or_else(|| "active".into()),
+        updated: doc.updated.map(format_timestamp),
+        tokens: env.tokens.count(&doc.content),
+        branch: doc.branch.clone(),
+        head: doc.head.clone(),
+        commits_since: None,
+        expired: false,
+        content: doc.content.clone(),
+        expired_reason: None,
+        age_seconds: doc.updated.map(|u| (env.clock.now() - u).num_seconds()),
+    }
+}
+
+/// `commits_since` on the saved branch, and a warning when another branch is checked out.
+fn git_notes(env: &Env, d: &Domain, doc: &StateDoc, view: &mut StateView, warnings: &mut Vec<String>) {
+    let Some(branch) = &doc.branch else { return };
+    let Some(repo) = env.repo(&d.dir) else { return };
+    let div = doc
+        .updated
+        .and_then(|updated| repo.divergence(branch, doc.head.as_deref(), updated));
+    if let Some(div) = div {
+        if div.branch_exists {
+            view.commits_since = Some(div.commits);
+        } else {
+            warnings.push(format!(
+                "state was saved on branch '{branch}', which no longer exists"
+            ));
+        }
+        if div.rewritten {
+            warnings.push(format!(
+                "Branch '{branch}' was rewritten since state was saved"
+            ));
+        }
+    }
+    if let Some(current) = repo.current_branch()
+        && &current != branch
+    {
+        warnings.push(format!(
+            "state was saved on branch '{branch}' but '{current}' is checked out"
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_boundaries_are_exact() {
+        assert_eq!(Mode::for_tokens(0), Mode::Full);
+        assert_eq!(Mode::for_tokens(7_999), Mode::Full);
+        assert_eq!(Mode::for_tokens(8_000), Mode::Summary);
+        assert_eq!(Mode::for_tokens(16_000), Mode::Summary);
+        assert_eq!(Mode::for_tokens(16_001), Mode::Blocked);
+    }
+
+    #[test]
+    fn titles_and_excerpts() {
+        let (t, e) = title_and_excerpt("# Acme\n\n## Context\nCompany-wide rules.\nMore.\n## Rules\n1. x", "acme");
+        assert_eq!(t, "Acme");
+        assert_eq!(e, "Company-wide rules. More.");
+        let (t, e) = title_and_excerpt("no heading here", "dir");
+        assert_eq!((t.as_str(), e.as_str()), ("dir", "no heading here"));
+        let (_, e) = title_and_excerpt(&format!("# T\n{}", "word ".repeat(100)), "d");
+        assert!(e.chars().count() <= 160 && e.ends_with('…'));
+    }
+
+    #[test]
+    fn body_of_skips_frontmatter_and_blank_lines() {
+        assert_eq!(body_of("---\na: 1\n---\n\n# T\n"), "# T\n");
+        assert_eq!(body_of("# T\n"), "# T\n");
+    }
+}

@@ -1,0 +1,427 @@
+//! `knowledge.md`: the entry parser every command shares, topic matching, and the summary
+//! digest and blocked message of SPEC §3.1–3.2.
+//!
+//! The parser is tolerant of everything the TypeScript megg writes (v1.1 and v1.2 types,
+//! undated headers, extra blank lines, CRLF) and, unlike it, keeps entries whose bodies contain
+//! `created:` or `type:` lines.
+
+use std::collections::BTreeMap;
+
+use crate::tokens::Counter;
+
+/// Entry types of the TypeScript megg v1.1 and v1.2.
+pub const TYPES: [&str; 7] = [
+    "decision", "pattern", "gotcha", "context", "rule", "fact", "process",
+];
+
+/// Below this many knowledge tokens the file loads in full.
+pub const FULL_BELOW: usize = 8_000;
+/// Above this many knowledge tokens loading is blocked.
+pub const BLOCKED_ABOVE: usize = 16_000;
+/// The summary digest's size limit.
+pub const SUMMARY_MAX_TOKENS: usize = 2_000;
+
+/// One `## [date -] Title` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry<'a> {
+    pub date: Option<&'a str>,
+    pub title: &'a str,
+    pub kind: Option<&'a str>,
+    pub topics: Vec<&'a str>,
+    /// The entry's text exactly as in the file, from its header to its last non-blank line.
+    pub raw: &'a str,
+}
+
+/// The entries of a `knowledge.md` body (the text after its frontmatter).
+pub fn parse(body: &str) -> Vec<Entry<'_>> {
+    let mut entries: Vec<Entry<'_>> = Vec::new();
+    for chunk in chunks(body) {
+        match parse_entry(chunk) {
+            Some(entry) => entries.push(entry),
+            // A chunk without a header after an entry is that entry's text around a `---`
+            // rule the TypeScript megg let through: keep it with the entry.
+            None => {
+                if let Some(last) = entries.last_mut()
+                    && !chunk.trim().is_empty()
+                {
+                    last.raw = extend(body, last.raw, chunk);
+                }
+            }
+        }
+    }
+    entries
+}
+
+/// The chunks between lines that are exactly `---`, each trimmed of blank lines.
+fn chunks(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut pos = 0;
+    for line in body.split_inclusive('\n') {
+        if line.trim_end_matches(['\n', '\r']) == "---" {
+            out.push(trim_blank_lines(&body[start..pos]));
+            start = pos + line.len();
+        }
+        pos += line.len();
+    }
+    out.push(trim_blank_lines(&body[start..]));
+    out
+}
+
+fn trim_blank_lines(s: &str) -> &str {
+    let s = s.trim_end();
+    let mut start = 0;
+    for line in s.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        start += line.len();
+    }
+    &s[start..]
+}
+
+/// `raw` grown to the end of `next`, both slices of `body`.
+fn extend<'a>(body: &'a str, raw: &'a str, next: &'a str) -> &'a str {
+    let start = raw.as_ptr() as usize - body.as_ptr() as usize;
+    let end = next.as_ptr() as usize - body.as_ptr() as usize + next.len();
+    &body[start..end]
+}
+
+fn parse_entry(chunk: &str) -> Option<Entry<'_>> {
+    let mut lines = chunk.lines();
+    let header = lines.next()?.trim_end_matches('\r');
+    let header = header.strip_prefix("## ")?.trim();
+    let (date, title) = split_date(header);
+    let mut kind = None;
+    let mut topics = Vec::new();
+    for line in lines.take(6) {
+        let line = line.trim();
+        if let Some(v) = field(line, "Type") {
+            kind = Some(v);
+        } else if let Some(v) = field(line, "Topics") {
+            topics = v
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect();
+        }
+    }
+    Some(Entry {
+        date,
+        title,
+        kind,
+        topics,
+        raw: chunk,
+    })
+}
+
+/// `2026-01-17 - Title` → (date, title); a header without a leading date is all title.
+fn split_date(header: &str) -> (Option<&str>, &str) {
+    let bytes = header.as_bytes();
+    let dated = bytes.len() >= 10
+        && bytes[..10]
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() });
+    if !dated {
+        return (None, header);
+    }
+    let rest = header[10..].trim_start();
+    let title = ["- ", "— ", "– ", ": "]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))
+        .unwrap_or(rest)
+        .trim();
+    (Some(&header[..10]), if title.is_empty() { header } else { title })
+}
+
+/// The value of a `**Name:** value` line (also `**Name**: value`), any case.
+fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let rest = line.strip_prefix("**")?;
+    if rest.len() < name.len() || !rest[..name.len()].eq_ignore_ascii_case(name) {
+        return None;
+    }
+    let rest = &rest[name.len()..];
+    let rest = rest
+        .strip_prefix(":**")
+        .or_else(|| rest.strip_prefix("**:"))?;
+    Some(rest.trim())
+}
+
+/// Lower-cased alphanumeric words.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `topic` equals `query` or contains it as whole words, case-insensitively:
+/// `auth` matches `auth`, `Auth`, `auth-flow`, not `oauth`.
+pub fn topic_matches(topic: &str, query: &str) -> bool {
+    if topic.trim().to_lowercase() == query.trim().to_lowercase() {
+        return true;
+    }
+    let (t, q) = (words(topic), words(query));
+    !q.is_empty() && t.windows(q.len()).any(|w| w == q.as_slice())
+}
+
+/// The entries with a topic matching `query`.
+pub fn filter<'e, 'a>(entries: &'e [Entry<'a>], query: &str) -> Vec<&'e Entry<'a>> {
+    entries
+        .iter()
+        .filter(|e| e.topics.iter().any(|t| topic_matches(t, query)))
+        .collect()
+}
+
+/// Entries joined back the way the file separates them.
+pub fn join(entries: &[&Entry<'_>]) -> String {
+    entries
+        .iter()
+        .map(|e| e.raw)
+        .collect::<Vec<_>>()
+        .join("\n\n---\n\n")
+}
+
+/// Topics with their entry counts, most used first, then by name (case-insensitive, shown
+/// in their first spelling).
+pub fn topic_counts(entries: &[Entry<'_>]) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    for e in entries {
+        let mut seen = Vec::new();
+        for t in &e.topics {
+            let key = t.to_lowercase();
+            if seen.contains(&key) {
+                continue;
+            }
+            counts.entry(key.clone()).or_insert_with(|| (t.to_string(), 0)).1 += 1;
+            seen.push(key);
+        }
+    }
+    let mut v: Vec<(String, usize)> = counts.into_values().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.to_lowercase().cmp(&b.0.to_lowercase())));
+    v
+}
+
+/// `topic (n), topic (n)`.
+pub fn topic_list(counts: &[(String, usize)]) -> String {
+    counts
+        .iter()
+        .map(|(t, n)| format!("{t} ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn is_kind(e: &Entry<'_>, kinds: &[&str]) -> bool {
+    e.kind.is_some_and(|k| kinds.iter().any(|x| k.eq_ignore_ascii_case(x)))
+}
+
+fn line(e: &Entry<'_>) -> String {
+    let mut s = String::from("- ");
+    if let Some(d) = e.date {
+        s.push_str(d);
+        s.push(' ');
+    }
+    s.push_str(e.title);
+    if !e.topics.is_empty() {
+        s.push_str(&format!(" [{}]", e.topics.join(", ")));
+    }
+    s
+}
+
+/// Entries newest first; undated entries count as oldest; ties keep the later one in the file
+/// first (it was appended later).
+fn newest_first<'e, 'a>(entries: impl Iterator<Item = &'e Entry<'a>>) -> Vec<&'e Entry<'a>>
+where
+    'a: 'e,
+{
+    let mut v: Vec<(usize, &Entry<'a>)> = entries.enumerate().collect();
+    v.sort_by(|(ia, a), (ib, b)| b.date.cmp(&a.date).then(ib.cmp(ia)));
+    v.into_iter().map(|(_, e)| e).collect()
+}
+
+/// The summary digest: deterministic, within [`SUMMARY_MAX_TOKENS`], telling a reader what
+/// the knowledge covers and which topic to ask for.
+pub fn summary(entries: &[Entry<'_>], tokens: usize, counter: &Counter) -> String {
+    // Start generous and tighten until the digest fits; each step keeps it deterministic.
+    for limit in [12usize, 8, 5, 3, 2, 1, 0] {
+        let text = summary_with(entries, tokens, limit);
+        if text.len() <= SUMMARY_MAX_TOKENS || counter.count(&text) <= SUMMARY_MAX_TOKENS {
+            return text;
+        }
+    }
+    counter
+        .truncate(&summary_with(entries, tokens, 0), SUMMARY_MAX_TOKENS)
+        .text
+        .to_string()
+}
+
+fn summary_with(entries: &[Entry<'_>], tokens: usize, limit: usize) -> String {
+    let counts = topic_counts(entries);
+    let mut out = format!(
+        "Knowledge summary: {tokens} tokens in {} entries, too large to load in full.\n\
+         Load one topic in full with `megg context --topic <topic>`.\n",
+        entries.len()
+    );
+    let shown_topics = if limit == 0 { 40 } else { 200 };
+    out.push_str("\n### Topics\n");
+    out.push_str(&topic_list(&counts[..counts.len().min(shown_topics)]));
+    if counts.len() > shown_topics {
+        out.push_str(&format!(", … {} more", counts.len() - shown_topics));
+    }
+    out.push('\n');
+
+    let mut section = |title: &str, picked: Vec<&Entry<'_>>, max: usize| {
+        if picked.is_empty() {
+            return;
+        }
+        out.push_str(&format!("\n### {title}\n"));
+        for e in picked.iter().take(max) {
+            out.push_str(&line(e));
+            out.push('\n');
+        }
+        if picked.len() > max {
+            out.push_str(&format!("- … {} more\n", picked.len() - max));
+        }
+    };
+    let recent_decisions = newest_first(entries.iter().filter(|e| is_kind(e, &["decision"])));
+    section("Recent decisions", recent_decisions, limit);
+    let rules = newest_first(entries.iter().filter(|e| is_kind(e, &["rule", "pattern"])));
+    section("Rules and patterns", rules, limit);
+    // Every gotcha title: the cheapest insurance against repeating a known mistake.
+    let gotchas = newest_first(entries.iter().filter(|e| is_kind(e, &["gotcha"])));
+    let gotcha_max = if limit >= 5 { usize::MAX } else { limit * 4 };
+    section("Gotchas", gotchas, gotcha_max);
+    let processes = newest_first(entries.iter().filter(|e| is_kind(e, &["process"])));
+    section("Processes", processes, limit);
+    section("Most recent", newest_first(entries.iter()), limit.min(5));
+    out
+}
+
+/// What `blocked` mode delivers instead of the knowledge.
+pub fn blocked_message(entries: &[Entry<'_>], tokens: usize, path: &str, exact: bool) -> String {
+    let counts = topic_counts(entries);
+    let size = if exact {
+        format!("{tokens} tokens")
+    } else {
+        format!("at least {tokens} tokens")
+    };
+    let mut out = format!(
+        "Knowledge is blocked: {path} is {size} ({} entries), over the 16000-token limit.\n\
+         Run `megg maintain` to archive or consolidate it, or load one topic with \
+         `megg context --topic <topic>`.\n",
+        entries.len()
+    );
+    if !counts.is_empty() {
+        out.push_str(&format!("Topics: {}\n", topic_list(&counts)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TS_FILE_BODY: &str = "\n# Knowledge\n\n\n---\n\n## 2026-11-22 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nSessions use JWTs.\n\n---\n\n## 2026-11-22 - Stripe webhooks retry\n**Type:** gotcha\n**Topics:** payments, stripe\n\nBe idempotent.\n";
+
+    #[test]
+    fn parses_typescript_entries() {
+        let e = parse(TS_FILE_BODY);
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].date, Some("2026-11-22"));
+        assert_eq!(e[0].title, "Use JWT in httpOnly cookies");
+        assert_eq!(e[0].kind, Some("decision"));
+        assert_eq!(e[0].topics, ["auth", "security"]);
+        assert!(e[0].raw.starts_with("## 2026-11-22 - Use JWT"));
+        assert!(e[0].raw.ends_with("Sessions use JWTs."));
+        assert_eq!(e[1].kind, Some("gotcha"));
+    }
+
+    #[test]
+    fn tolerates_crlf_undated_headers_and_body_keys() {
+        let body = "# Knowledge\r\n---\r\n## Undated title\r\n**Type:** rule\r\n**Topics:** Auth-Flow\r\n\r\ncreated: 2026-01-01\r\ntype: knowledge\r\n---\r\n\r\n\r\n## 2026-01-02 - Two\r\n**Type:** fact\r\n**Topics:** x\r\n";
+        let e = parse(body);
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].date, None);
+        assert_eq!(e[0].title, "Undated title");
+        assert_eq!(e[0].topics, ["Auth-Flow"]);
+        assert!(e[0].raw.contains("type: knowledge"), "body keys are kept");
+        assert_eq!(e[1].title, "Two");
+    }
+
+    #[test]
+    fn a_headerless_chunk_stays_with_its_entry() {
+        let body = "## A\n**Type:** fact\n**Topics:** t\n\nbefore\n\n---\n\nafter the rule\n";
+        let e = parse(body);
+        assert_eq!(e.len(), 1);
+        assert!(e[0].raw.ends_with("after the rule"));
+    }
+
+    #[test]
+    fn topic_matching_is_whole_word_and_case_insensitive() {
+        assert!(topic_matches("auth", "auth"));
+        assert!(topic_matches("Auth", "auth"));
+        assert!(topic_matches("auth-flow", "auth"));
+        assert!(topic_matches("auth-flow", "Auth-Flow"));
+        assert!(!topic_matches("oauth", "auth"));
+        assert!(!topic_matches("authentication", "auth"));
+        assert!(!topic_matches("x", ""));
+    }
+
+    #[test]
+    fn topic_counts_sorted_by_count_then_name() {
+        let body = "## 2026-01-01 - a\n**Type:** fact\n**Topics:** db, Auth\n---\n## 2026-01-02 - b\n**Type:** fact\n**Topics:** auth, zeta\n";
+        let e = parse(body);
+        assert_eq!(topic_list(&topic_counts(&e)), "Auth (2), db (1), zeta (1)");
+    }
+
+    fn big_file(n: usize) -> String {
+        let mut s = String::from("# Knowledge\n");
+        for i in 0..n {
+            let kind = TYPES[i % TYPES.len()];
+            s.push_str(&format!(
+                "\n---\n\n## 2026-01-{:02} - Entry number {i} about things\n**Type:** {kind}\n**Topics:** topic{}, shared\n\n{}\n",
+                i % 28 + 1,
+                i % 9,
+                "Some words of explanation. ".repeat(20)
+            ));
+        }
+        s
+    }
+
+    #[test]
+    fn summary_is_deterministic_bounded_and_useful() {
+        let c = Counter::new(None);
+        let body = big_file(400);
+        let entries = parse(&body);
+        let a = summary(&entries, 12034, &c);
+        let b = summary(&entries, 12034, &c);
+        assert_eq!(a, b);
+        assert!(c.count(&a) <= SUMMARY_MAX_TOKENS, "{}", c.count(&a));
+        assert!(a.contains("12034 tokens in 400 entries"));
+        assert!(a.contains("shared (400)"));
+        assert!(a.contains("megg context --topic"));
+        assert!(a.contains("### Gotchas"));
+        assert!(a.contains("### Most recent"));
+    }
+
+    #[test]
+    fn summary_lists_every_gotcha_when_small() {
+        let c = Counter::new(None);
+        let body = big_file(30);
+        let entries = parse(&body);
+        let s = summary(&entries, 9000, &c);
+        let gotchas = entries.iter().filter(|e| e.kind == Some("gotcha")).count();
+        let section = s.split("### Gotchas\n").nth(1).unwrap().split("\n\n").next().unwrap();
+        assert_eq!(section.lines().count(), gotchas);
+    }
+
+    #[test]
+    fn blocked_message_names_maintain_and_topics() {
+        let entries = parse(TS_FILE_BODY);
+        let m = blocked_message(&entries, 20000, "/p/.megg/knowledge.md", true);
+        assert!(m.contains("megg maintain"));
+        assert!(m.contains("auth (1)"));
+        assert!(m.contains("20000 tokens"));
+    }
+}

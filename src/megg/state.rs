@@ -1,0 +1,210 @@
+//! `state.md`: the ephemeral handoff (SPEC §2.3) — reading, the expiry rule, and the file
+//! megg writes.
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::clock::{format_timestamp, parse_timestamp};
+use crate::frontmatter;
+
+/// Most tokens a state's content may have.
+pub const MAX_TOKENS: usize = 2_000;
+/// A state older than this is expired; exactly this old is still active.
+pub const EXPIRES_AFTER: Duration = Duration::hours(48);
+
+/// A `state.md` as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateDoc {
+    pub status: Option<String>,
+    pub updated: Option<DateTime<Utc>>,
+    /// `updated` exactly as written, for display.
+    pub updated_raw: Option<String>,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    /// The content as the caller gave it (the body without the blank line after the fence).
+    pub content: String,
+    pub warnings: Vec<String>,
+}
+
+/// Why a state is not active.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expiry {
+    Active,
+    Done,
+    /// Older than 48 h; the age in seconds.
+    Stale(i64),
+    /// `updated` missing or unreadable.
+    Undated,
+}
+
+impl Expiry {
+    pub fn is_active(self) -> bool {
+        self == Expiry::Active
+    }
+
+    /// Why an expired state is not loaded, for people.
+    pub fn reason(self) -> Option<String> {
+        match self {
+            Expiry::Active => None,
+            Expiry::Done => Some("marked done".into()),
+            Expiry::Stale(age) => Some(format!(
+                "{} h old; states expire after 48 h",
+                age / 3600
+            )),
+            Expiry::Undated => Some("it has no valid `updated` timestamp".into()),
+        }
+    }
+}
+
+/// Reads a state file. Never fails: a file megg cannot make sense of reads as an undated,
+/// hence expired, state with a warning, and is left as it is.
+pub fn parse(text: &str, path: &str) -> StateDoc {
+    let split = frontmatter::split(text);
+    let mut doc = StateDoc {
+        status: None,
+        updated: None,
+        updated_raw: None,
+        branch: None,
+        head: None,
+        content: String::new(),
+        warnings: Vec::new(),
+    };
+    let body = split.body;
+    doc.content = body
+        .strip_prefix("\r\n")
+        .or_else(|| body.strip_prefix('\n'))
+        .unwrap_or(body)
+        .to_string();
+    let Some(yaml) = split.yaml else {
+        doc.warnings
+            .push(format!("{path} has no frontmatter; treating it as expired"));
+        return doc;
+    };
+    let fields = match frontmatter::parse(yaml) {
+        Ok(f) => f,
+        Err(e) => {
+            doc.warnings.push(format!(
+                "{path} has invalid frontmatter ({e}); treating it as expired"
+            ));
+            return doc;
+        }
+    };
+    doc.status = fields.get_str("status");
+    doc.branch = fields.get_str("branch").filter(|b| !b.is_empty());
+    doc.head = fields.get_str("head").filter(|h| !h.is_empty());
+    doc.updated_raw = fields.get_str("updated");
+    if let Some(raw) = &doc.updated_raw {
+        match parse_timestamp(raw) {
+            Some(p) => {
+                doc.updated = Some(p.at);
+                if !p.exact {
+                    doc.warnings.push(format!(
+                        "{path}: `updated: {raw}` has no time zone; read as UTC"
+                    ));
+                }
+            }
+            None => doc
+                .warnings
+                .push(format!("{path}: `updated: {raw}` is not a timestamp")),
+        }
+    }
+    if let Some(s) = &doc.status
+        && s != "active"
+        && s != "done"
+    {
+        doc.warnings.push(format!(
+            "{path}: unknown status '{s}' (expected active or done); treated as active"
+        ));
+    }
+    doc
+}
+
+/// The expiry rule: done, undated, or more than 48 hours old.
+pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
+    if doc.status.as_deref() == Some("done") {
+        return Expiry::Done;
+    }
+    let Some(updated) = doc.updated else {
+        return Expiry::Undated;
+    };
+    let age = now - updated;
+    if age > EXPIRES_AFTER {
+        Expiry::Stale(age.num_seconds())
+    } else {
+        Expiry::Active
+    }
+}
+
+/// The bytes of a new `state.md`.
+pub fn render(content: &str, now: DateTime<Utc>, branch: Option<&str>, head: Option<&str>) -> String {
+    let mut yaml = format!("updated: {}\nstatus: active\n", format_timestamp(now));
+    if let Some(b) = branch {
+        yaml = frontmatter::set(&yaml, "branch", b, "\n");
+    }
+    if let Some(h) = head {
+        yaml = frontmatter::set(&yaml, "head", h, "\n");
+    }
+    frontmatter::join(&yaml, &format!("\n{content}"), "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    const TS_STATE: &str = "---\nupdated: 2026-11-22T09:43:11.616Z\nstatus: active\n---\n\n## Working On\nCheckout redesign\n\n## Context\nFiles: api/src/cart.rs";
+
+    #[test]
+    fn reads_the_typescript_format() {
+        let d = parse(TS_STATE, "state.md");
+        assert_eq!(d.status.as_deref(), Some("active"));
+        assert_eq!(d.updated_raw.as_deref(), Some("2026-11-22T09:43:11.616Z"));
+        assert!(d.content.starts_with("## Working On\n"));
+        assert!(d.content.ends_with("cart.rs"));
+        assert_eq!(d.branch, None);
+        assert!(d.warnings.is_empty());
+    }
+
+    #[test]
+    fn expiry_boundary_is_exactly_48_hours() {
+        let d = parse(&render("x", at("2026-01-17T10:30:00Z"), None, None), "s");
+        assert_eq!(expiry(&d, at("2026-01-19T10:30:00Z")), Expiry::Active);
+        assert_eq!(
+            expiry(&d, at("2026-01-19T10:30:01Z")),
+            Expiry::Stale(48 * 3600 + 1)
+        );
+        assert_eq!(expiry(&d, at("2026-01-17T10:30:00Z")), Expiry::Active);
+    }
+
+    #[test]
+    fn done_and_undated_are_expired() {
+        let mut d = parse(TS_STATE, "s");
+        d.status = Some("done".into());
+        assert_eq!(expiry(&d, at("2026-11-22T10:00:00Z")), Expiry::Done);
+        let d = parse("---\nstatus: active\n---\nx", "s");
+        assert_eq!(expiry(&d, at("2026-11-22T10:00:00Z")), Expiry::Undated);
+        let d = parse("---\nupdated: [broken\n---\nx", "s");
+        assert_eq!(d.warnings.len(), 1);
+        assert_eq!(expiry(&d, at("2026-11-22T10:00:00Z")), Expiry::Undated);
+    }
+
+    #[test]
+    fn render_round_trips_content_and_git_fields() {
+        let text = render("## Working On\nA\n", at("2026-01-17T10:30:00Z"), Some("yes"), Some("abc"));
+        assert!(text.starts_with("---\nupdated: 2026-01-17T10:30:00Z\nstatus: active\nbranch: \"yes\"\nhead: abc\n---\n\n"));
+        let d = parse(&text, "s");
+        assert_eq!(d.content, "## Working On\nA\n");
+        assert_eq!(d.branch.as_deref(), Some("yes"));
+        assert_eq!(d.head.as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn empty_branch_values_are_no_branch() {
+        for b in ["branch: \"\"", "branch: null", "branch:"] {
+            let d = parse(&format!("---\nupdated: 2026-01-17T10:30:00Z\n{b}\n---\nx"), "s");
+            assert_eq!(d.branch, None, "{b}");
+        }
+    }
+}

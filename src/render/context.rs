@@ -1,0 +1,490 @@
+//! Renders a computed [`Context`] as markdown, optionally within a character budget, and as
+//! the Claude Code SessionStart hook document (SPEC §3.3).
+//!
+//! The budget exists because Claude Code silently replaces an `additionalContext` over 10,000
+//! characters with a 2 KB preview. When everything does not fit, parts are degraded in a fixed
+//! order, and the context itself says what was left out and the command that shows it.
+
+use std::fmt::Write as _;
+
+use crate::megg::context::{Context, Mode};
+
+/// Default hook budget, in UTF-16 code units.
+pub const DEFAULT_MAX_CHARS: usize = 9_500;
+/// Smallest budget accepted.
+pub const MIN_MAX_CHARS: usize = 2_000;
+/// Claude Code's own limit; budgets above it defeat the purpose.
+pub const CLAUDE_CODE_LIMIT: usize = 10_000;
+
+/// Characters as Claude Code counts them: UTF-16 code units.
+pub fn char_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KnowledgeLevel {
+    AsComputed,
+    Summary,
+    Topics,
+}
+
+/// How much of each part to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    excerpts: bool,
+    lists: bool,
+    knowledge: KnowledgeLevel,
+    /// Most characters of the info body, when cut.
+    info_max: Option<usize>,
+    /// Most characters of the state content, when cut.
+    state_max: Option<usize>,
+    /// Warnings shown to the model (hook format).
+    warnings: bool,
+}
+
+const FULL_PLAN: Plan = Plan {
+    excerpts: true,
+    lists: true,
+    knowledge: KnowledgeLevel::AsComputed,
+    info_max: None,
+    state_max: None,
+    warnings: false,
+};
+
+/// What a render delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub text: String,
+    /// The knowledge mode actually delivered: `full`, `summary`, `blocked` or `topics`.
+    pub knowledge_mode: Option<&'static str>,
+    /// What was left out, in words, for the user-facing message.
+    pub cuts: Vec<String>,
+}
+
+/// Renders markdown; with `max_chars`, degrades in the order of SPEC §3.3 until it fits.
+pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) -> Rendered {
+    let mut plan = Plan {
+        warnings: with_warnings,
+        ..FULL_PLAN
+    };
+    let mut text = render(ctx, &plan);
+    if let Some(max) = max_chars {
+        let fits = |t: &str| char_len(t) <= max;
+        let k = ctx.knowledge.as_ref();
+        let can_summarize = k.is_some_and(|k| k.mode == Mode::Full && k.digest.is_some());
+        let steps: [&dyn Fn(&mut Plan) -> bool; 5] = [
+            &|p| std::mem::replace(&mut p.excerpts, false),
+            &|p| std::mem::replace(&mut p.lists, false),
+            &|p| {
+                if can_summarize && p.knowledge == KnowledgeLevel::AsComputed {
+                    p.knowledge = KnowledgeLevel::Summary;
+                    true
+                } else {
+                    false
+                }
+            },
+            &|p| {
+                let change = k.is_some() && p.knowledge != KnowledgeLevel::Topics;
+                if change {
+                    p.knowledge = KnowledgeLevel::Topics;
+                }
+                change
+            },
+            &|p| std::mem::replace(&mut p.warnings, false),
+        ];
+        for step in steps {
+            if fits(&text) {
+                break;
+            }
+            if step(&mut plan) {
+                text = render(ctx, &plan);
+            }
+        }
+        // Then the info body, then the state: cut at line boundaries to what is left.
+        if !fits(&text)
+            && let Some(info) = &ctx.info
+        {
+            let over = char_len(&text) - max;
+            plan.info_max = Some(char_len(info).saturating_sub(over + 200));
+            text = render(ctx, &plan);
+        }
+        if !fits(&text)
+            && let Some(state) = &ctx.state
+        {
+            let over = char_len(&text) - max;
+            plan.state_max = Some(char_len(&state.content).saturating_sub(over + 200));
+            text = render(ctx, &plan);
+        }
+        if !fits(&text) {
+            text = hard_cut(&text, max);
+        }
+    }
+    Rendered {
+        knowledge_mode: ctx.knowledge.as_ref().map(|k| delivered_mode(k.mode, &plan)),
+        cuts: cut_notes(ctx, &plan),
+        text,
+    }
+}
+
+fn delivered_mode(computed: Mode, plan: &Plan) -> &'static str {
+    match plan.knowledge {
+        KnowledgeLevel::AsComputed => computed.as_str(),
+        KnowledgeLevel::Summary => "summary",
+        KnowledgeLevel::Topics => "topics",
+    }
+}
+
+/// The longest prefix of `s` made of whole lines within `max` characters.
+fn cut_lines(s: &str, max: usize) -> (&str, usize) {
+    let mut used = 0;
+    let mut end = 0;
+    for line in s.split_inclusive('\n') {
+        let n = char_len(line);
+        if used + n > max {
+            break;
+        }
+        used += n;
+        end += line.len();
+    }
+    let kept = &s[..end];
+    (kept, s[end..].lines().count())
+}
+
+/// Last resort when even the degraded parts do not fit: whole lines, plus a marker.
+fn hard_cut(text: &str, max: usize) -> String {
+    let marker = "\n[… cut to fit the context limit; run `megg context` for everything]";
+    let (kept, _) = cut_lines(text, max.saturating_sub(char_len(marker)));
+    let mut out = kept.trim_end().to_string();
+    if char_len(&out) + char_len(marker) > max {
+        out = out.chars().take(max.saturating_sub(char_len(marker) + 1)).collect();
+    }
+    out.push_str(marker);
+    out
+}
+
+/// A path or argument quoted for a POSIX shell when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@,".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
+    let target = shell_quote(&ctx.path.display().to_string());
+    let mut notes = Vec::new();
+    let ancestors = ctx.chain.len().saturating_sub(usize::from(ctx.info.is_some()));
+    if !plan.excerpts && ancestors > 0 {
+        notes.push(format!(
+            "ancestor domains shown by title only; their info.md files are listed in Domain Chain (run `megg context {target}`)"
+        ));
+    }
+    if !plan.lists && (!ctx.siblings.is_empty() || !ctx.children.is_empty()) {
+        notes.push(format!(
+            "sibling and child domains shown as counts; run `megg context {target} --format json` to list them"
+        ));
+    }
+    if let Some(k) = &ctx.knowledge {
+        let path = shell_quote(&k.path.display().to_string());
+        match plan.knowledge {
+            KnowledgeLevel::AsComputed => {}
+            KnowledgeLevel::Summary => notes.push(format!(
+                "knowledge delivered as a summary instead of in full ({} tokens): {path}; run `megg context {target} --topic <topic>` for a topic in full",
+                k.tokens
+            )),
+            KnowledgeLevel::Topics => notes.push(format!(
+                "knowledge delivered as topics only ({} tokens): {path}; run `megg context {target} --topic <topic>` for a topic in full",
+                k.tokens
+            )),
+        }
+    }
+    if plan.info_max.is_some()
+        && let Some(d) = &ctx.domain
+    {
+        notes.push(format!(
+            "info.md cut short: read {} for all of it",
+            shell_quote(&d.info_path().display().to_string())
+        ));
+    }
+    if plan.state_max.is_some()
+        && let Some(d) = &ctx.domain
+    {
+        notes.push(format!(
+            "session state cut short: run `megg -C {} state show` for all of it",
+            shell_quote(&d.dir.display().to_string())
+        ));
+    }
+    if !plan.warnings && !ctx.warnings.is_empty() {
+        notes.push(format!("{} warning(s) left out", ctx.warnings.len()));
+    }
+    notes
+}
+
+fn render(ctx: &Context, plan: &Plan) -> String {
+    let mut out = String::with_capacity(8 * 1024);
+    if ctx.domain.is_none() && ctx.chain.is_empty() {
+        let _ = writeln!(
+            out,
+            "No .megg found at or above {}.\nRun `megg init` to create one.",
+            ctx.path.display()
+        );
+        return out;
+    }
+    let notes = cut_notes(ctx, plan);
+    if !notes.is_empty() {
+        out.push_str("> **Context trimmed to fit the size limit.** Left out:\n");
+        for n in &notes {
+            let _ = writeln!(out, "> - {n}");
+        }
+        out.push('\n');
+    }
+
+    if !ctx.chain.is_empty() {
+        out.push_str("## Domain Chain\n\n");
+        for link in &ctx.chain {
+            let _ = write!(out, "- **{}**: {}", link.name, link.title);
+            // The current domain's info follows in full; ancestors get an excerpt.
+            let is_current = ctx.domain.as_ref().is_some_and(|d| d.dir == link.dir);
+            if !is_current {
+                if !plan.excerpts {
+                    let _ = write!(out, " ({})", link.info.display());
+                } else if !link.excerpt.is_empty() {
+                    let _ = write!(out, " — {}", link.excerpt);
+                }
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+
+    if let Some(d) = &ctx.domain {
+        let _ = writeln!(out, "## Current Context: {}\n", d.name);
+        match &ctx.info {
+            Some(info) => match plan.info_max {
+                None => push_block(&mut out, info),
+                Some(max) => {
+                    let (kept, left) = keep_title(info, max);
+                    push_block(&mut out, kept);
+                    let _ = writeln!(
+                        out,
+                        "[… info.md cut here: {left} more lines in {}]\n",
+                        d.info_path().display()
+                    );
+                }
+            },
+            None => {
+                let _ = writeln!(out, "(no info.md; run `megg init` to describe this domain)\n");
+            }
+        }
+    }
+
+    if let Some(k) = &ctx.knowledge {
+        match plan.knowledge {
+            KnowledgeLevel::AsComputed => {
+                let heading = match &k.topic {
+                    Some(t) => format!("topic '{t}', {} entries", k.entries),
+                    None => format!("{}, {} tokens", k.mode.as_str(), k.tokens),
+                };
+                let _ = writeln!(out, "## Knowledge ({heading})\n");
+                push_block(&mut out, &k.content);
+            }
+            KnowledgeLevel::Summary => {
+                let _ = writeln!(out, "## Knowledge (summary, {} tokens)\n", k.tokens);
+                push_block(&mut out, k.digest.as_deref().unwrap_or(&k.content));
+            }
+            KnowledgeLevel::Topics => {
+                let _ = writeln!(out, "## Knowledge (topics only, {} tokens, {} entries)\n", k.tokens, k.entries);
+                let topics = crate::megg::knowledge::topic_list(&k.topics);
+                let _ = writeln!(
+                    out,
+                    "Topics: {}\nFile: {}\nLoad a topic in full: `megg context --topic <topic>`\n",
+                    if topics.is_empty() { "(none)".into() } else { topics },
+                    k.path.display()
+                );
+            }
+        }
+    }
+
+    if let Some(s) = &ctx.state {
+        out.push_str("## Session State\n\n");
+        let mut meta = String::new();
+        if let Some(u) = &s.updated {
+            let _ = write!(meta, "Last updated: {u}");
+            if let Some(age) = s.age_seconds {
+                let _ = write!(meta, " ({} ago)", crate::clock::human_age(age));
+            }
+        }
+        if let Some(b) = &s.branch {
+            let _ = write!(meta, "; branch {b}");
+        }
+        if let Some(n) = s.commits_since {
+            let _ = write!(meta, "; {n} commit{} since", if n == 1 { "" } else { "s" });
+        }
+        if !meta.is_empty() {
+            let _ = writeln!(out, "*{meta}*\n");
+        }
+        match plan.state_max {
+            None => push_block(&mut out, &s.content),
+            Some(max) => {
+                let (kept, left) = cut_lines(&s.content, max);
+                push_block(&mut out, kept);
+                let _ = writeln!(out, "[… state cut here: {left} more lines in {}]\n", s.path.display());
+            }
+        }
+    }
+
+    for (title, list) in [("Other Domains", &ctx.siblings), ("Subdomains", &ctx.children)] {
+        if list.is_empty() {
+            continue;
+        }
+        if plan.lists {
+            let _ = writeln!(out, "## {title}\n");
+            for n in list {
+                let rel = n.dir.strip_prefix(&ctx.path).unwrap_or(&n.dir);
+                if rel == std::path::Path::new(&n.name) || !n.dir.starts_with(&ctx.path) {
+                    let _ = writeln!(out, "- {}", n.name);
+                } else {
+                    let _ = writeln!(out, "- {} ({})", n.name, rel.display());
+                }
+            }
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "## {title}: {}\n", list.len());
+        }
+    }
+
+    let unloaded: Vec<_> = ctx.files.iter().filter(|f| !f.loaded).collect();
+    if !unloaded.is_empty() {
+        out.push_str("## Also in .megg (not loaded)\n\n");
+        for f in unloaded {
+            let _ = writeln!(out, "- {}", f.path.display());
+        }
+        out.push('\n');
+    }
+
+    if plan.warnings && !ctx.warnings.is_empty() {
+        out.push_str("## Warnings\n\n");
+        for w in &ctx.warnings {
+            let _ = writeln!(out, "- {w}");
+        }
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The info body cut to `max` characters at a line boundary, always keeping its first line
+/// (the title).
+fn keep_title(info: &str, max: usize) -> (&str, usize) {
+    let first = info.split_inclusive('\n').next().unwrap_or("");
+    let (kept, left) = cut_lines(info, max.max(char_len(first)));
+    (kept, left)
+}
+
+fn push_block(out: &mut String, block: &str) {
+    out.push_str(block.trim_end());
+    out.push_str("\n\n");
+}
+
+/// The user-facing `systemMessage`: what was loaded and how, what is available, trims,
+/// warnings, and the collaborative learning reminder.
+pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
+    let mut out = String::new();
+    if ctx.domain.is_none() && ctx.chain.is_empty() {
+        let _ = writeln!(
+            out,
+            "MEGG: no .megg found at or above {} (run `megg init` to create one)",
+            ctx.path.display()
+        );
+    } else {
+        out.push_str("MEGG loaded:\n");
+        for link in &ctx.chain {
+            let _ = writeln!(out, "  {}", link.info.display());
+        }
+        if let (Some(k), Some(mode)) = (&ctx.knowledge, r.knowledge_mode) {
+            let _ = writeln!(out, "  {} ({mode}, {} tokens)", k.path.display(), k.tokens);
+        }
+        if let Some(s) = &ctx.state {
+            let _ = writeln!(out, "  {} (state, {} tokens)", s.path.display(), s.tokens);
+        }
+        let unloaded: Vec<_> = ctx.files.iter().filter(|f| !f.loaded).collect();
+        if !unloaded.is_empty() {
+            out.push_str("Available (not loaded):\n");
+            for f in unloaded {
+                let _ = writeln!(out, "  {}", f.path.display());
+            }
+        }
+    }
+    if !r.cuts.is_empty() {
+        out.push_str("Trimmed to fit the hook limit:\n");
+        for c in &r.cuts {
+            let _ = writeln!(out, "  - {c}");
+        }
+    }
+    for w in ctx.warnings.iter().chain(extra) {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out.push_str(
+        "\nGood teams remember what works: when something is worth keeping, the agent asks before saving it with `megg learn`.",
+    );
+    out
+}
+
+/// The hook document.
+pub fn hook_json(system_message: &str, additional_context: &str) -> String {
+    serde_json::json!({
+        "systemMessage": system_message,
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": additional_context,
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_counting() {
+        assert_eq!(char_len("abc"), 3);
+        assert_eq!(char_len("é"), 1);
+        assert_eq!(char_len("😀"), 2);
+    }
+
+    #[test]
+    fn cut_lines_keeps_whole_lines() {
+        assert_eq!(cut_lines("ab\ncd\nef\n", 6), ("ab\ncd\n", 1));
+        assert_eq!(cut_lines("ab\ncd\n", 2), ("", 2));
+    }
+
+    #[test]
+    fn hard_cut_fits() {
+        let text = "line\n".repeat(1000);
+        let out = hard_cut(&text, 2000);
+        assert!(char_len(&out) <= 2000);
+        assert!(out.ends_with("for everything]"));
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(shell_quote("/a/b.md"), "/a/b.md");
+        assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+    }
+
+    #[test]
+    fn hook_json_is_valid() {
+        let s = hook_json("m \"q\"", "c\n");
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        assert_eq!(v["systemMessage"], "m \"q\"");
+    }
+}

@@ -1,0 +1,4 @@
+//! Human and JSON renderers of the result structs the domain computes.
+
+pub mod context;
+pub mod state;

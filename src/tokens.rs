@@ -1,0 +1,311 @@
+//! Token counting: OpenAI `cl100k_base`, `encode_ordinary` semantics, exact. The only module
+//! that touches the tokenizer.
+//!
+//! Loading the tokenizer costs more than everything else megg does at session start (SPEC
+//! §8), so callers first use [`bounds`] when the answer follows from the byte length alone, and
+//! counts are cached by content hash (plus megg's version) in the user's cache directory —
+//! never inside a project. The cache is bounded and skipped silently when it cannot be used.
+//!
+//! The crate is `bpe-openai`: identical counts to tiktoken's `encode_ordinary` (checked by the
+//! corpus test in `tests/cli/tokens.rs`) and a third of tiktoken-rs's start-up time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// A cl100k token is 1 to 128 bytes.
+pub const MAX_TOKEN_BYTES: u64 = 128;
+
+/// Entries kept in the cache file; the oldest half goes when it is full.
+const CACHE_CAPACITY: usize = 1024;
+
+/// The range of token counts a text of `len` bytes can have: `ceil(len/128) ..= len`.
+pub fn bounds(len: u64) -> (u64, u64) {
+    (len.div_ceil(MAX_TOKEN_BYTES), len)
+}
+
+/// Counts tokens, remembering counts across runs.
+#[derive(Debug)]
+pub struct Counter {
+    cache: Mutex<Cache>,
+}
+
+#[derive(Debug, Default)]
+struct Cache {
+    file: Option<PathBuf>,
+    loaded: bool,
+    entries: HashMap<u128, usize>,
+    order: Vec<u128>,
+    dirty: bool,
+}
+
+impl Counter {
+    /// A counter caching in `dir` (`None`: no persistent cache).
+    pub fn new(dir: Option<PathBuf>) -> Self {
+        let file = dir.map(|d| d.join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION"))));
+        Self {
+            cache: Mutex::new(Cache {
+                file,
+                ..Cache::default()
+            }),
+        }
+    }
+
+    /// The counter for this process: `MEGG_CACHE_DIR`, else the platform's user cache dir.
+    pub fn from_env() -> Self {
+        Self::new(default_cache_dir())
+    }
+
+    /// Exact cl100k token count of `text`.
+    pub fn count(&self, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        let key = xxhash_rust::xxh3::xxh3_128(text.as_bytes());
+        let mut cache = match self.cache.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        cache.load();
+        if let Some(&n) = cache.entries.get(&key) {
+            return n;
+        }
+        let n = count_uncached(text);
+        cache.insert(key, n);
+        n
+    }
+
+    /// Writes new counts to the cache file. Failures are ignored: the cache is an optimisation.
+    pub fn flush(&self) {
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.save();
+        }
+    }
+
+    /// Cuts `text` to at most `max` tokens at the last line boundary that fits, else the last
+    /// word boundary, else a character boundary.
+    pub fn truncate<'t>(&self, text: &'t str, max: usize) -> Truncated<'t> {
+        let original = self.count(text);
+        if original <= max {
+            return Truncated {
+                text,
+                tokens: original,
+                original,
+            };
+        }
+        let fits = |end: usize| count_uncached(&text[..end]) <= max;
+        let lines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+        let words: Vec<usize> = text
+            .char_indices()
+            .filter(|(_, c)| c.is_whitespace())
+            .map(|(i, _)| i)
+            .collect();
+        let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let end = [lines, words, chars]
+            .into_iter()
+            .find_map(|cuts| last_fitting(&cuts, &fits))
+            .unwrap_or(0);
+        let cut = text[..end].trim_end();
+        Truncated {
+            text: cut,
+            tokens: self.count(cut),
+            original,
+        }
+    }
+}
+
+/// The largest cut in `cuts` (ascending byte offsets) for which `fits` holds, by binary search
+/// (token counts of prefixes grow with the prefix), confirmed by stepping back if needed.
+fn last_fitting(cuts: &[usize], fits: &impl Fn(usize) -> bool) -> Option<usize> {
+    let cuts: Vec<usize> = cuts.iter().copied().filter(|&c| c > 0).collect();
+    let (mut lo, mut hi) = (0usize, cuts.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if fits(cuts[mid]) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    cuts[..lo].iter().rev().copied().find(|&c| fits(c))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncated<'t> {
+    pub text: &'t str,
+    pub tokens: usize,
+    /// Tokens before truncation.
+    pub original: usize,
+}
+
+impl Truncated<'_> {
+    pub fn was_cut(&self) -> bool {
+        self.tokens < self.original
+    }
+}
+
+fn count_uncached(text: &str) -> usize {
+    bpe_openai::cl100k_base().count(text)
+}
+
+/// `MEGG_CACHE_DIR`, else `$XDG_CACHE_HOME/megg`, else `~/Library/Caches/megg` (macOS) or
+/// `~/.cache/megg`. An empty `MEGG_CACHE_DIR` disables the cache.
+fn default_cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("MEGG_CACHE_DIR") {
+        return (!dir.is_empty()).then(|| PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
+        return Some(PathBuf::from(dir).join("megg"));
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
+    Some(if cfg!(target_os = "macos") {
+        home.join("Library/Caches/megg")
+    } else {
+        home.join(".cache/megg")
+    })
+}
+
+impl Cache {
+    fn load(&mut self) {
+        if self.loaded {
+            return;
+        }
+        self.loaded = true;
+        let Some(file) = &self.file else { return };
+        let Ok(text) = std::fs::read_to_string(file) else {
+            return;
+        };
+        for line in text.lines() {
+            let mut parts = line.split('\t');
+            let (Some(k), Some(v), None) = (parts.next(), parts.next(), parts.next()) else {
+                continue;
+            };
+            if let (Ok(k), Ok(v)) = (u128::from_str_radix(k, 16), v.parse::<usize>())
+                && self.entries.insert(k, v).is_none()
+            {
+                self.order.push(k);
+            }
+        }
+    }
+
+    fn insert(&mut self, key: u128, tokens: usize) {
+        if self.entries.insert(key, tokens).is_none() {
+            self.order.push(key);
+        }
+        self.dirty = true;
+    }
+
+    fn save(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let Some(file) = &self.file else { return };
+        if self.order.len() > CACHE_CAPACITY {
+            let drop = self.order.len() - CACHE_CAPACITY / 2;
+            for k in self.order.drain(..drop) {
+                self.entries.remove(&k);
+            }
+        }
+        let mut out = String::with_capacity(self.order.len() * 40);
+        for k in &self.order {
+            out.push_str(&format!("{k:032x}\t{}\n", self.entries[k]));
+        }
+        if let Some(dir) = file.parent()
+            && std::fs::create_dir_all(dir).is_ok()
+        {
+            let _ = crate::fsx::write_atomic(file, out.as_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_known_strings() {
+        let c = Counter::new(None);
+        assert_eq!(c.count(""), 0);
+        assert_eq!(c.count("hello world"), 2);
+        // Special-token text is ordinary text (encode_ordinary).
+        assert_eq!(c.count("<|endoftext|>"), 7);
+    }
+
+    #[test]
+    fn byte_bounds() {
+        assert_eq!(bounds(0), (0, 0));
+        assert_eq!(bounds(128), (1, 128));
+        assert_eq!(bounds(129), (2, 129));
+        assert_eq!(bounds(2_048_000), (16_000, 2_048_000));
+    }
+
+    #[test]
+    fn cache_persists_and_is_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Counter::new(Some(dir.path().to_path_buf()));
+        assert_eq!(c.count("alpha beta gamma"), 3);
+        c.flush();
+        let file = dir.path().join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), 1);
+        // A planted (wrong) count proves the second counter reads the cache, not the tokenizer.
+        let key = xxhash_rust::xxh3::xxh3_128(b"alpha beta gamma");
+        std::fs::write(&file, format!("{key:032x}\t99\ngarbage line\n")).unwrap();
+        let c2 = Counter::new(Some(dir.path().to_path_buf()));
+        assert_eq!(c2.count("alpha beta gamma"), 99);
+    }
+
+    #[test]
+    fn cache_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Counter::new(Some(dir.path().to_path_buf()));
+        for i in 0..(CACHE_CAPACITY + 5) {
+            c.count(&format!("entry {i}"));
+        }
+        c.flush();
+        let file = dir.path().join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
+        let lines = std::fs::read_to_string(file).unwrap().lines().count();
+        assert!(lines <= CACHE_CAPACITY, "{lines}");
+    }
+
+    #[test]
+    fn unwritable_cache_is_skipped_silently() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, "").unwrap();
+        let c = Counter::new(Some(blocker.join("sub")));
+        assert_eq!(c.count("hello world"), 2);
+        c.flush();
+    }
+
+    #[test]
+    fn truncate_cuts_at_a_line_boundary() {
+        let c = Counter::new(None);
+        let text = "line one here\nline two here\nline three here\n";
+        let t = c.truncate(text, 7);
+        assert!(t.was_cut());
+        assert!(t.tokens <= 7);
+        assert_eq!(t.text, "line one here\nline two here");
+    }
+
+    #[test]
+    fn truncate_falls_back_to_words_then_chars() {
+        let c = Counter::new(None);
+        let t = c.truncate("alpha beta gamma delta epsilon", 3);
+        assert!(t.tokens <= 3);
+        assert!("alpha beta gamma delta epsilon".starts_with(t.text));
+        assert!(!t.text.ends_with(' '));
+        let long = "x".repeat(5000);
+        let t = c.truncate(&long, 10);
+        assert!(t.tokens <= 10 && !t.text.is_empty());
+    }
+
+    #[test]
+    fn truncate_leaves_fitting_text_alone() {
+        let c = Counter::new(None);
+        let t = c.truncate("short", 2000);
+        assert!(!t.was_cut());
+        assert_eq!(t.text, "short");
+    }
+}
