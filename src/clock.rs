@@ -75,7 +75,11 @@ pub fn parse_timestamp(text: &str) -> Option<Parsed> {
             exact: true,
         });
     }
-    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
             return Some(Parsed {
                 at: Utc.from_utc_datetime(&naive),

@@ -55,7 +55,11 @@ impl Error {
 
     /// An I/O error that names the path it happened on.
     pub fn io(action: &str, path: &Path, err: &std::io::Error) -> Self {
-        let mut e = Self::failure(format!("cannot {action} {}: {}", path.display(), plain(err)));
+        let mut e = Self::failure(format!(
+            "cannot {action} {}: {}",
+            path.display(),
+            plain(err)
+        ));
         if err.kind() == std::io::ErrorKind::PermissionDenied {
             e = e.with_hint("check the file's permissions and owner");
         }

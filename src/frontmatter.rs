@@ -139,9 +139,7 @@ pub fn scalar(value: &str) -> String {
         return value.to_string();
     }
     match serde_saphyr::to_string(&value) {
-        Ok(s) if !s.contains('\n') || s.trim_end().lines().count() == 1 => {
-            s.trim_end().to_string()
-        }
+        Ok(s) if !s.contains('\n') || s.trim_end().lines().count() == 1 => s.trim_end().to_string(),
         // Multi-line values never come from megg; keep them on one line, JSON-quoted
         // (valid YAML double-quoted scalar).
         _ => serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into()),
@@ -201,7 +199,9 @@ fn is_key_line(line: &str, key: &str) -> bool {
     };
     rest.starts_with(':')
         || rest.starts_with(" :")
-        || line.strip_prefix(&format!("\"{key}\"")).is_some_and(|r| r.starts_with(':'))
+        || line
+            .strip_prefix(&format!("\"{key}\""))
+            .is_some_and(|r| r.starts_with(':'))
 }
 
 #[cfg(test)]
@@ -212,7 +212,10 @@ mod tests {
     fn split_keeps_the_body_byte_for_byte() {
         let text = "---\nupdated: 2026-01-17T10:30:00Z\nstatus: active\n---\n\n## Working On\nX";
         let s = split(text);
-        assert_eq!(s.yaml, Some("updated: 2026-01-17T10:30:00Z\nstatus: active\n"));
+        assert_eq!(
+            s.yaml,
+            Some("updated: 2026-01-17T10:30:00Z\nstatus: active\n")
+        );
         assert_eq!(s.body, "\n## Working On\nX");
         assert_eq!(join(s.yaml.unwrap(), s.body, s.newline), text);
     }
@@ -281,7 +284,8 @@ mod tests {
 
     #[test]
     fn set_changes_only_its_key() {
-        let yaml = "custom: keep me\nupdated: 2026-01-01T00:00:00.123Z\nstatus: active\n# comment\n";
+        let yaml =
+            "custom: keep me\nupdated: 2026-01-01T00:00:00.123Z\nstatus: active\n# comment\n";
         let out = set(yaml, "status", "done", "\n");
         assert_eq!(
             out,

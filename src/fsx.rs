@@ -182,7 +182,10 @@ mod tests {
         fs::write(&p, "x").unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&p, b"y").unwrap();
-        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
     }
 
     #[test]
@@ -204,7 +207,12 @@ mod tests {
         fs::write(&real, "old").unwrap();
         std::os::unix::fs::symlink("real.md", &link).unwrap();
         write_atomic(&link, b"new").unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read(&real).unwrap(), b"new");
     }
 
@@ -235,7 +243,10 @@ mod tests {
         let lp = dir.path().join("locks/x.lock");
         let held = Lock::acquire(&lp).unwrap();
         let other = File::options().write(true).open(held.path()).unwrap();
-        assert!(other.try_lock().is_err(), "second lock must fail while held");
+        assert!(
+            other.try_lock().is_err(),
+            "second lock must fail while held"
+        );
         drop(held);
         assert!(other.try_lock().is_ok());
     }

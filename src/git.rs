@@ -15,7 +15,9 @@ pub struct Repo {
 
 impl std::fmt::Debug for Repo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Repo").field("git_dir", &self.repo.path()).finish()
+        f.debug_struct("Repo")
+            .field("git_dir", &self.repo.path())
+            .finish()
     }
 }
 
@@ -69,7 +71,12 @@ impl Repo {
     pub fn current_branch(&self) -> Option<String> {
         let head = self.repo.find_reference("HEAD").ok()?;
         let target = head.symbolic_target().ok().flatten()?;
-        Some(target.strip_prefix("refs/heads/").unwrap_or(target).to_string())
+        Some(
+            target
+                .strip_prefix("refs/heads/")
+                .unwrap_or(target)
+                .to_string(),
+        )
     }
 
     /// The commit HEAD points at.
@@ -165,12 +172,16 @@ impl Repo {
             return (0, false);
         }
         let since = since.timestamp();
-        let newer = walk
-            .filter_map(Result::ok)
-            .map_while(|oid| {
-                let time = self.repo.find_commit(oid).ok()?.committer().when().seconds();
-                (time > since).then_some(())
-            });
+        let newer = walk.filter_map(Result::ok).map_while(|oid| {
+            let time = self
+                .repo
+                .find_commit(oid)
+                .ok()?
+                .committer()
+                .when()
+                .seconds();
+            (time > since).then_some(())
+        });
         count_capped(newer)
     }
 }
@@ -242,7 +253,9 @@ mod tests {
         commit(&repo, "feat", 3000, "b");
         let r = Repo::discover(dir.path(), &[]).unwrap();
 
-        let d = r.divergence("feat", Some(&base.to_string()), at(0)).unwrap();
+        let d = r
+            .divergence("feat", Some(&base.to_string()), at(0))
+            .unwrap();
         assert_eq!((d.commits, d.basis, d.rewritten), (2, Basis::Head, false));
 
         let d = r.divergence("feat", None, at(1500)).unwrap();

@@ -200,7 +200,11 @@ impl Stderr {
     }
 
     fn warning(&self, message: &str) {
-        let _ = writeln!(std::io::stderr(), "{} {message}", self.label("warning:", "33"));
+        let _ = writeln!(
+            std::io::stderr(),
+            "{} {message}",
+            self.label("warning:", "33")
+        );
     }
 
     fn error(&self, e: &Error) -> u8 {

@@ -246,7 +246,9 @@ mod tests {
         let c = Counter::new(Some(dir.path().to_path_buf()));
         assert_eq!(c.count("alpha beta gamma"), 3);
         c.flush();
-        let file = dir.path().join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
+        let file = dir
+            .path()
+            .join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
         let text = std::fs::read_to_string(&file).unwrap();
         assert_eq!(text.lines().count(), 1);
         // A planted (wrong) count proves the second counter reads the cache, not the tokenizer.
@@ -264,7 +266,9 @@ mod tests {
             c.count(&format!("entry {i}"));
         }
         c.flush();
-        let file = dir.path().join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
+        let file = dir
+            .path()
+            .join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
         let lines = std::fs::read_to_string(file).unwrap().lines().count();
         assert!(lines <= CACHE_CAPACITY, "{lines}");
     }

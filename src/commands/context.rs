@@ -115,15 +115,17 @@ fn hook(env: &Env, args: &Args, mut problems: Vec<String>) -> String {
 /// The hook budget: `--max-chars`, else `MEGG_HOOK_MAX_CHARS`, else the default; clamped to
 /// the minimum, with a warning above Claude Code's own limit.
 fn hook_budget(flag: Option<usize>, problems: &mut Vec<String>) -> usize {
-    let from_env = std::env::var(MAX_CHARS_ENV).ok().and_then(|v| match v.trim().parse() {
-        Ok(n) => Some(n),
-        Err(_) => {
-            problems.push(format!(
-                "{MAX_CHARS_ENV}='{v}' is not a number; using {DEFAULT_MAX_CHARS}"
-            ));
-            None
-        }
-    });
+    let from_env = std::env::var(MAX_CHARS_ENV)
+        .ok()
+        .and_then(|v| match v.trim().parse() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.push(format!(
+                    "{MAX_CHARS_ENV}='{v}' is not a number; using {DEFAULT_MAX_CHARS}"
+                ));
+                None
+            }
+        });
     let max = flag.or(from_env).unwrap_or(DEFAULT_MAX_CHARS);
     if max < MIN_MAX_CHARS {
         problems.push(format!(
@@ -237,12 +239,25 @@ mod tests {
     #[test]
     fn hook_invocations_are_recognised() {
         assert!(is_hook_invocation(&os(&["megg", "context", "--json"])));
-        assert!(is_hook_invocation(&os(&["megg", "-C", "x", "context", "p", "--json"])));
-        assert!(is_hook_invocation(&os(&["megg", "context", "--format", "hook"])));
-        assert!(is_hook_invocation(&os(&["megg", "context", "--format=hook", "--bogus"])));
+        assert!(is_hook_invocation(&os(&[
+            "megg", "-C", "x", "context", "p", "--json"
+        ])));
+        assert!(is_hook_invocation(&os(&[
+            "megg", "context", "--format", "hook"
+        ])));
+        assert!(is_hook_invocation(&os(&[
+            "megg",
+            "context",
+            "--format=hook",
+            "--bogus"
+        ])));
         assert!(!is_hook_invocation(&os(&["megg", "context"])));
-        assert!(!is_hook_invocation(&os(&["megg", "context", "--format", "json"])));
-        assert!(!is_hook_invocation(&os(&["megg", "-C", "context", "state", "--json"])));
+        assert!(!is_hook_invocation(&os(&[
+            "megg", "context", "--format", "json"
+        ])));
+        assert!(!is_hook_invocation(&os(&[
+            "megg", "-C", "context", "state", "--json"
+        ])));
         assert!(!is_hook_invocation(&os(&["megg", "state", "--json"])));
     }
 

@@ -9,7 +9,7 @@ use crate::megg::context::load_state;
 use crate::megg::discovery::{self, Domain};
 use crate::megg::{lock_path, state};
 use crate::render::state as render;
-use crate::{fsx, Env, Error, Output, Result};
+use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -35,7 +35,7 @@ pub enum Action {
 #[derive(Debug, Clone, clap::Args)]
 pub struct WriteArgs {
     /// The state content (markdown: Working On / Progress / Next / Context)
-    #[arg(long, conflicts_with = "file")]
+    #[arg(long, conflicts_with = "file", allow_hyphen_values = true)]
     pub content: Option<String>,
 
     /// Read the content from this file
@@ -82,9 +82,8 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
         }
         text.text
     } else if env.stdin_is_tty {
-        return Err(Error::failure("no state content given").with_hint(
-            "pass --content TEXT or --file FILE, or pipe the content on stdin",
-        ));
+        return Err(Error::failure("no state content given")
+            .with_hint("pass --content TEXT or --file FILE, or pipe the content on stdin"));
     } else {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -101,8 +100,10 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
         }
     };
     if content.trim().is_empty() {
-        return Err(Error::failure("the state content is empty; nothing written")
-            .with_hint("to clear the state, run `megg state clear`"));
+        return Err(
+            Error::failure("the state content is empty; nothing written")
+                .with_hint("to clear the state, run `megg state clear`"),
+        );
     }
     Ok((content, warnings))
 }
@@ -126,7 +127,12 @@ pub fn write(
     let branch = repo.as_ref().and_then(|r| r.current_branch());
     let head = repo.as_ref().and_then(|r| r.head_commit());
     let path = domain.state_path();
-    let bytes = state::render(cut.text, env.clock.now(), branch.as_deref(), head.as_deref());
+    let bytes = state::render(
+        cut.text,
+        env.clock.now(),
+        branch.as_deref(),
+        head.as_deref(),
+    );
     {
         let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
         fsx::write_atomic(&path, bytes.as_bytes())?;

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::discovery::{self, Domain, Neighbour};
 use super::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
 use super::state::{self, StateDoc};
+use crate::Env;
 use crate::clock::format_timestamp;
 use crate::fsx;
-use crate::Env;
 
 /// Files bigger than this are not read into memory at all.
 const READ_LIMIT: u64 = 64 * 1024 * 1024;
@@ -127,11 +127,10 @@ pub struct FileEntry {
 pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
     let path = &req.path;
     if !path.is_dir() {
-        return Err(crate::Error::failure(format!(
-            "{} is not a directory",
-            path.display()
-        ))
-        .with_hint("pass an existing directory"));
+        return Err(
+            crate::Error::failure(format!("{} is not a directory", path.display()))
+                .with_hint("pass an existing directory"),
+        );
     }
     let mut warnings = Vec::new();
     let chain_domains = discovery::chain(path, &env.ceilings);
@@ -374,7 +373,13 @@ fn state_view(env: &Env, path: PathBuf, doc: &StateDoc) -> StateView {
 }
 
 /// `commits_since` on the saved branch, and a warning when another branch is checked out.
-fn git_notes(env: &Env, d: &Domain, doc: &StateDoc, view: &mut StateView, warnings: &mut Vec<String>) {
+fn git_notes(
+    env: &Env,
+    d: &Domain,
+    doc: &StateDoc,
+    view: &mut StateView,
+    warnings: &mut Vec<String>,
+) {
     let Some(branch) = &doc.branch else { return };
     let Some(repo) = env.repo(&d.dir) else { return };
     let div = doc
@@ -418,7 +423,10 @@ mod tests {
 
     #[test]
     fn titles_and_excerpts() {
-        let (t, e) = title_and_excerpt("# Acme\n\n## Context\nCompany-wide rules.\nMore.\n## Rules\n1. x", "acme");
+        let (t, e) = title_and_excerpt(
+            "# Acme\n\n## Context\nCompany-wide rules.\nMore.\n## Rules\n1. x",
+            "acme",
+        );
         assert_eq!(t, "Acme");
         assert_eq!(e, "Company-wide rules. More.");
         let (t, e) = title_and_excerpt("no heading here", "dir");

@@ -187,7 +187,11 @@ fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            warnings.push(format!("skipped unreadable directory {}: {}", dir.display(), e.kind()));
+            warnings.push(format!(
+                "skipped unreadable directory {}: {}",
+                dir.display(),
+                e.kind()
+            ));
             return Vec::new();
         }
     };
@@ -241,7 +245,10 @@ mod tests {
     #[test]
     fn absolute_is_lexical() {
         let base = Path::new("/a/b");
-        assert_eq!(absolute(base, Path::new("../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(
+            absolute(base, Path::new("../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
         assert_eq!(absolute(base, Path::new("/x/../y")), PathBuf::from("/y"));
         assert_eq!(absolute(base, Path::new(".")), PathBuf::from("/a/b"));
     }
@@ -292,9 +299,17 @@ mod tests {
         ]);
         std::os::unix::fs::symlink(t.path().join("acme"), t.path().join("acme/shop/loop")).unwrap();
         let shop = t.path().join("acme/shop");
-        let sib: Vec<_> = siblings(&shop).domains.into_iter().map(|d| d.name).collect();
+        let sib: Vec<_> = siblings(&shop)
+            .domains
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
         assert_eq!(sib, ["billing"]);
-        let kids: Vec<_> = children(&shop).domains.into_iter().map(|d| d.name).collect();
+        let kids: Vec<_> = children(&shop)
+            .domains
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
         assert_eq!(kids, ["c", "checkout"]);
     }
 

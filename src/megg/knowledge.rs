@@ -119,10 +119,13 @@ fn parse_entry(chunk: &str) -> Option<Entry<'_>> {
 fn split_date(header: &str) -> (Option<&str>, &str) {
     let bytes = header.as_bytes();
     let dated = bytes.len() >= 10
-        && bytes[..10]
-            .iter()
-            .enumerate()
-            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() });
+        && bytes[..10].iter().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                *b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
     if !dated {
         return (None, header);
     }
@@ -132,7 +135,10 @@ fn split_date(header: &str) -> (Option<&str>, &str) {
         .find_map(|sep| rest.strip_prefix(sep))
         .unwrap_or(rest)
         .trim();
-    (Some(&header[..10]), if title.is_empty() { header } else { title })
+    (
+        Some(&header[..10]),
+        if title.is_empty() { header } else { title },
+    )
 }
 
 /// The value of a `**Name:** value` line (also `**Name**: value`), any case.
@@ -194,12 +200,18 @@ pub fn topic_counts(entries: &[Entry<'_>]) -> Vec<(String, usize)> {
             if seen.contains(&key) {
                 continue;
             }
-            counts.entry(key.clone()).or_insert_with(|| (t.to_string(), 0)).1 += 1;
+            counts
+                .entry(key.clone())
+                .or_insert_with(|| (t.to_string(), 0))
+                .1 += 1;
             seen.push(key);
         }
     }
     let mut v: Vec<(String, usize)> = counts.into_values().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.to_lowercase().cmp(&b.0.to_lowercase())));
+    v.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then_with(|| a.0.to_lowercase().cmp(&b.0.to_lowercase()))
+    });
     v
 }
 
@@ -213,7 +225,8 @@ pub fn topic_list(counts: &[(String, usize)]) -> String {
 }
 
 fn is_kind(e: &Entry<'_>, kinds: &[&str]) -> bool {
-    e.kind.is_some_and(|k| kinds.iter().any(|x| k.eq_ignore_ascii_case(x)))
+    e.kind
+        .is_some_and(|k| kinds.iter().any(|x| k.eq_ignore_ascii_case(x)))
 }
 
 fn line(e: &Entry<'_>) -> String {
@@ -412,7 +425,13 @@ mod tests {
         let entries = parse(&body);
         let s = summary(&entries, 9000, &c);
         let gotchas = entries.iter().filter(|e| e.kind == Some("gotcha")).count();
-        let section = s.split("### Gotchas\n").nth(1).unwrap().split("\n\n").next().unwrap();
+        let section = s
+            .split("### Gotchas\n")
+            .nth(1)
+            .unwrap()
+            .split("\n\n")
+            .next()
+            .unwrap();
         assert_eq!(section.lines().count(), gotchas);
     }
 

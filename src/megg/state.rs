@@ -46,10 +46,7 @@ impl Expiry {
         match self {
             Expiry::Active => None,
             Expiry::Done => Some("marked done".into()),
-            Expiry::Stale(age) => Some(format!(
-                "{} h old; states expire after 48 h",
-                age / 3600
-            )),
+            Expiry::Stale(age) => Some(format!("{} h old; states expire after 48 h", age / 3600)),
             Expiry::Undated => Some("it has no valid `updated` timestamp".into()),
         }
     }
@@ -135,7 +132,12 @@ pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
 }
 
 /// The bytes of a new `state.md`.
-pub fn render(content: &str, now: DateTime<Utc>, branch: Option<&str>, head: Option<&str>) -> String {
+pub fn render(
+    content: &str,
+    now: DateTime<Utc>,
+    branch: Option<&str>,
+    head: Option<&str>,
+) -> String {
     let mut yaml = format!("updated: {}\nstatus: active\n", format_timestamp(now));
     if let Some(b) = branch {
         yaml = frontmatter::set(&yaml, "branch", b, "\n");
@@ -192,7 +194,12 @@ mod tests {
 
     #[test]
     fn render_round_trips_content_and_git_fields() {
-        let text = render("## Working On\nA\n", at("2026-01-17T10:30:00Z"), Some("yes"), Some("abc"));
+        let text = render(
+            "## Working On\nA\n",
+            at("2026-01-17T10:30:00Z"),
+            Some("yes"),
+            Some("abc"),
+        );
         assert!(text.starts_with("---\nupdated: 2026-01-17T10:30:00Z\nstatus: active\nbranch: \"yes\"\nhead: abc\n---\n\n"));
         let d = parse(&text, "s");
         assert_eq!(d.content, "## Working On\nA\n");
@@ -203,7 +210,10 @@ mod tests {
     #[test]
     fn empty_branch_values_are_no_branch() {
         for b in ["branch: \"\"", "branch: null", "branch:"] {
-            let d = parse(&format!("---\nupdated: 2026-01-17T10:30:00Z\n{b}\n---\nx"), "s");
+            let d = parse(
+                &format!("---\nupdated: 2026-01-17T10:30:00Z\n{b}\n---\nx"),
+                "s",
+            );
             assert_eq!(d.branch, None, "{b}");
         }
     }

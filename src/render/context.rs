@@ -120,7 +120,10 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
         }
     }
     Rendered {
-        knowledge_mode: ctx.knowledge.as_ref().map(|k| delivered_mode(k.mode, &plan)),
+        knowledge_mode: ctx
+            .knowledge
+            .as_ref()
+            .map(|k| delivered_mode(k.mode, &plan)),
         cuts: cut_notes(ctx, &plan),
         text,
     }
@@ -156,7 +159,10 @@ fn hard_cut(text: &str, max: usize) -> String {
     let (kept, _) = cut_lines(text, max.saturating_sub(char_len(marker)));
     let mut out = kept.trim_end().to_string();
     if char_len(&out) + char_len(marker) > max {
-        out = out.chars().take(max.saturating_sub(char_len(marker) + 1)).collect();
+        out = out
+            .chars()
+            .take(max.saturating_sub(char_len(marker) + 1))
+            .collect();
     }
     out.push_str(marker);
     out
@@ -165,8 +171,7 @@ fn hard_cut(text: &str, max: usize) -> String {
 /// A path or argument quoted for a POSIX shell when it needs it.
 pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@,".contains(&b))
     {
         s.to_string()
@@ -178,7 +183,10 @@ pub fn shell_quote(s: &str) -> String {
 fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
     let target = shell_quote(&ctx.path.display().to_string());
     let mut notes = Vec::new();
-    let ancestors = ctx.chain.len().saturating_sub(usize::from(ctx.info.is_some()));
+    let ancestors = ctx
+        .chain
+        .len()
+        .saturating_sub(usize::from(ctx.info.is_some()));
     if !plan.excerpts && ancestors > 0 {
         notes.push(format!(
             "ancestor domains shown by title only; their info.md files are listed in Domain Chain (run `megg context {target}`)"
@@ -278,7 +286,10 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                 }
             },
             None => {
-                let _ = writeln!(out, "(no info.md; run `megg init` to describe this domain)\n");
+                let _ = writeln!(
+                    out,
+                    "(no info.md; run `megg init` to describe this domain)\n"
+                );
             }
         }
     }
@@ -298,12 +309,20 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                 push_block(&mut out, k.digest.as_deref().unwrap_or(&k.content));
             }
             KnowledgeLevel::Topics => {
-                let _ = writeln!(out, "## Knowledge (topics only, {} tokens, {} entries)\n", k.tokens, k.entries);
+                let _ = writeln!(
+                    out,
+                    "## Knowledge (topics only, {} tokens, {} entries)\n",
+                    k.tokens, k.entries
+                );
                 let topics = crate::megg::knowledge::topic_list(&k.topics);
                 let _ = writeln!(
                     out,
                     "Topics: {}\nFile: {}\nLoad a topic in full: `megg context --topic <topic>`\n",
-                    if topics.is_empty() { "(none)".into() } else { topics },
+                    if topics.is_empty() {
+                        "(none)".into()
+                    } else {
+                        topics
+                    },
                     k.path.display()
                 );
             }
@@ -333,12 +352,19 @@ fn render(ctx: &Context, plan: &Plan) -> String {
             Some(max) => {
                 let (kept, left) = cut_lines(&s.content, max);
                 push_block(&mut out, kept);
-                let _ = writeln!(out, "[… state cut here: {left} more lines in {}]\n", s.path.display());
+                let _ = writeln!(
+                    out,
+                    "[… state cut here: {left} more lines in {}]\n",
+                    s.path.display()
+                );
             }
         }
     }
 
-    for (title, list) in [("Other Domains", &ctx.siblings), ("Subdomains", &ctx.children)] {
+    for (title, list) in [
+        ("Other Domains", &ctx.siblings),
+        ("Subdomains", &ctx.children),
+    ] {
         if list.is_empty() {
             continue;
         }

@@ -29,7 +29,11 @@ pub struct Cleared {
 }
 
 pub fn written_text(w: &Written) -> String {
-    format!("State saved to {} ({} tokens)\n", w.path.display(), w.tokens)
+    format!(
+        "State saved to {} ({} tokens)\n",
+        w.path.display(),
+        w.tokens
+    )
 }
 
 pub fn cleared_text(c: &Cleared) -> String {
