@@ -397,7 +397,7 @@ fn seed003_json_output_for_hook() {
 /// Copies the TypeScript megg's fixture tree into a temp dir.
 fn ts_fixture() -> Project {
     let p = Project::new();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/ts-megg-v1.1/acme");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ts-megg-v1.1/acme");
     copy_tree(&src, &p.path("acme"));
     p
 }
@@ -421,7 +421,7 @@ fn typescript_fixture_loads_the_same_context() {
     let expected: Value = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/fixtures/ts-megg-v1.1/context-hook-output.json"),
+                .join("tests/fixtures/ts-megg-v1.1/context-hook-output.json"),
         )
         .unwrap(),
     )

@@ -21,29 +21,16 @@ fn corpus() -> Vec<String> {
         "\n".repeat(50) + "x",
         "word ".repeat(3_000),
     ];
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for rel in [
-        "SPEC.md",
-        "STYLE.md",
-        "seeds/003_f9d19bdbfbca29c0.txt",
-        "seeds/004_9f75cb8231d533cb.txt",
-        "fixtures/ts-megg-v1.1/acme/shop/.megg/knowledge.md",
-        "fixtures/ts-megg-v1.1/acme/shop/.megg/state.md",
-        "fixtures/ts-megg-v1.1/context-hook-output.json",
-    ] {
-        if let Ok(t) = std::fs::read_to_string(fixtures.join(rel)) {
-            texts.push(t);
-        }
-    }
-    for src in [
+        "tests/fixtures/ts-megg-v1.1/acme/shop/.megg/knowledge.md",
+        "tests/fixtures/ts-megg-v1.1/acme/shop/.megg/state.md",
+        "tests/fixtures/ts-megg-v1.1/context-hook-output.json",
         "src/render/context.rs",
         "src/megg/knowledge.rs",
         "Cargo.toml",
     ] {
-        texts.push(
-            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(src))
-                .unwrap(),
-        );
+        texts.push(std::fs::read_to_string(root.join(rel)).unwrap());
     }
     texts
 }
