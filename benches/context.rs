@@ -7,6 +7,8 @@
 //! is read with Python's `resource.getrusage(RUSAGE_CHILDREN)` around one run, so `python3`
 //! must be on PATH for that row.
 
+#![allow(clippy::print_stdout)] // a benchmark reports on stdout
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
