@@ -41,4 +41,8 @@ pub enum Command {
     Context(commands::context::Args),
     /// Read, write or clear the session handoff in .megg/state.md
     State(commands::state::Args),
+    /// Save, list, resume and finish workflow checkpoints (.<slug>.local.md)
+    Checkpoint(commands::checkpoint::Args),
+    /// Make git ignore checkpoints and the per-developer state
+    Gitignore(commands::gitignore::Args),
 }

@@ -66,6 +66,23 @@ impl Repo {
         self.repo.commondir().to_path_buf()
     }
 
+    /// In a linked worktree, the main worktree's top directory; `None` otherwise.
+    pub fn main_worktree_root(&self) -> Option<PathBuf> {
+        if !self.repo.is_worktree() {
+            return None;
+        }
+        let common = self.repo.commondir();
+        let common = common.to_string_lossy();
+        let common = Path::new(common.trim_end_matches('/'));
+        (common.file_name()? == ".git").then(|| common.parent().map(Path::to_path_buf))?
+    }
+
+    /// Whether git ignores `rel` (relative to the work tree), by any rule it applies:
+    /// `.gitignore` files, `.git/info/exclude` and the global excludes file.
+    pub fn is_ignored(&self, rel: &Path) -> bool {
+        self.repo.is_path_ignored(rel).unwrap_or(false)
+    }
+
     /// The checked-out branch's short name, also when it has no commits yet; `None` when HEAD
     /// is detached.
     pub fn current_branch(&self) -> Option<String> {
@@ -271,6 +288,39 @@ mod tests {
         let d = r.divergence("gone", None, at(0)).unwrap();
         assert!(!d.branch_exists);
         assert!(r.divergence("", None, at(0)).is_none());
+    }
+
+    #[test]
+    fn linked_worktrees_know_the_main_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        let repo = Repository::init(&main).unwrap();
+        commit(&repo, "master", 1000, "one");
+        repo.set_head("refs/heads/master").unwrap();
+        let wt_path = dir.path().join("wt");
+        repo.worktree("wt", &wt_path, None).unwrap();
+        let r = Repo::discover(&wt_path, &[]).unwrap();
+        let got = r.main_worktree_root().unwrap();
+        assert_eq!(
+            std::fs::canonicalize(got).unwrap(),
+            std::fs::canonicalize(&main).unwrap()
+        );
+        assert!(
+            Repo::discover(&main, &[])
+                .unwrap()
+                .main_worktree_root()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn ignore_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join(".gitignore"), ".*.local.md\n").unwrap();
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+        assert!(r.is_ignored(Path::new(".x.local.md")));
+        assert!(!r.is_ignored(Path::new("x.md")));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod frontmatter;
 pub mod fsx;
 pub mod git;
 pub mod megg;
+pub mod prompt;
 pub mod render;
 pub mod tokens;
 
@@ -38,6 +39,8 @@ pub struct Env {
     /// `MEGG_CEILING_DIRS`.
     pub ceilings: Vec<PathBuf>,
     pub stdin_is_tty: bool,
+    /// stdin and stderr are both terminals: prompts may ask.
+    pub interactive: bool,
 }
 
 impl Env {
@@ -66,6 +69,7 @@ impl Env {
             tokens: Counter::from_env(),
             ceilings: megg::discovery::ceilings_from_env(),
             stdin_is_tty: std::io::stdin().is_terminal(),
+            interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         })
     }
 
@@ -170,6 +174,8 @@ pub fn run(env: &Env, command: Command) -> Result<Output> {
     match command {
         Command::Context(args) => commands::context::run(env, &args),
         Command::State(args) => commands::state::run(env, &args),
+        Command::Checkpoint(args) => commands::checkpoint::run(env, &args),
+        Command::Gitignore(args) => commands::gitignore::run(env, &args),
     }
 }
 

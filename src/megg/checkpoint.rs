@@ -105,7 +105,12 @@ pub fn classify(text: &str) -> Kind {
     else {
         return Kind::Corrupt("`feature` and `plan_file` must be text".into());
     };
-    let time = |key: &str| fields.get_str(key).and_then(|v| parse_timestamp(&v)).map(|p| p.at);
+    let time = |key: &str| {
+        fields
+            .get_str(key)
+            .and_then(|v| parse_timestamp(&v))
+            .map(|p| p.at)
+    };
     Kind::Checkpoint(Checkpoint {
         feature,
         plan_file,
@@ -277,7 +282,12 @@ pub struct Opt {
     pub recommended: bool,
 }
 
-const fn opt(id: &'static str, label: &'static str, description: &'static str, recommended: bool) -> Opt {
+const fn opt(
+    id: &'static str,
+    label: &'static str,
+    description: &'static str,
+    recommended: bool,
+) -> Opt {
     Opt {
         id,
         label,
@@ -294,7 +304,12 @@ pub fn options(tier: Staleness, plan_exists: bool) -> Vec<Opt> {
     if !plan_exists {
         return vec![
             opt("fresh", "Start fresh", fresh, true),
-            opt("new-path", "Enter a new path", "Point the saved state at the plan's new location", false),
+            opt(
+                "new-path",
+                "Enter a new path",
+                "Point the saved state at the plan's new location",
+                false,
+            ),
             opt("view", "View", view, false),
         ];
     }
@@ -348,7 +363,9 @@ pub fn scan(roots: &[PathBuf]) -> Scan {
         let mut names: Vec<String> = entries
             .filter_map(Result::ok)
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with('.') && n.ends_with(".local.md") && n.len() > ".local.md".len() + 1)
+            .filter(|n| {
+                n.starts_with('.') && n.ends_with(".local.md") && n.len() > ".local.md".len() + 1
+            })
             .collect();
         names.sort();
         for name in names {
@@ -373,8 +390,12 @@ pub fn scan(roots: &[PathBuf]) -> Scan {
             }
         }
     }
-    scan.checkpoints
-        .sort_by(|a, b| b.checkpoint.updated.cmp(&a.checkpoint.updated).then(a.file.cmp(&b.file)));
+    scan.checkpoints.sort_by(|a, b| {
+        b.checkpoint
+            .updated
+            .cmp(&a.checkpoint.updated)
+            .then(a.file.cmp(&b.file))
+    });
     scan
 }
 
@@ -440,7 +461,12 @@ pub struct Progress {
 
 /// Describes a found checkpoint at `now`, with its divergence when `repo` is given. Warnings
 /// for the age, the branch and an unknown phase go to `warnings`.
-pub fn describe(found: &Found, now: DateTime<Utc>, repo: Option<&Repo>, warnings: &mut Vec<String>) -> View {
+pub fn describe(
+    found: &Found,
+    now: DateTime<Utc>,
+    repo: Option<&Repo>,
+    warnings: &mut Vec<String>,
+) -> View {
     let cp = &found.checkpoint;
     let raw_age = cp.updated.map(|u| now - u);
     if raw_age.is_some_and(|a| a < Duration::zero()) {
@@ -454,14 +480,23 @@ pub fn describe(found: &Found, now: DateTime<Utc>, repo: Option<&Repo>, warnings
     let tier = Staleness::of(age);
     if matches!(tier, Staleness::Stale | Staleness::Abandoned) {
         warnings.push(match age {
-            Some(a) => format!("This state is {} days old and may be outdated", a.num_days()),
-            None => format!("This state has no valid `updated` time ('{}') and may be outdated", found.file),
+            Some(a) => format!(
+                "This state is {} days old and may be outdated",
+                a.num_days()
+            ),
+            None => format!(
+                "This state has no valid `updated` time ('{}') and may be outdated",
+                found.file
+            ),
         });
     }
     if let Some(p) = &cp.phase
         && !is_known_phase(p)
     {
-        warnings.push(format!("'{}' has an unknown phase '{p}' (kept as it is)", found.file));
+        warnings.push(format!(
+            "'{}' has an unknown phase '{p}' (kept as it is)",
+            found.file
+        ));
     }
     let divergence = match (&cp.branch, repo) {
         (Some(b), Some(r)) => r.divergence(b, cp.head.as_deref(), cp.updated.unwrap_or(now)),
@@ -480,7 +515,9 @@ pub fn describe(found: &Found, now: DateTime<Utc>, repo: Option<&Repo>, warnings
             } else {
                 d.commits.to_string()
             };
-            warnings.push(format!("Branch '{b}' has {n} new commits since state was saved."));
+            warnings.push(format!(
+                "Branch '{b}' has {n} new commits since state was saved."
+            ));
         }
     }
     let plan_path = found.root.join(&cp.plan_file);
@@ -520,14 +557,23 @@ mod tests {
 
     #[test]
     fn new_checkpoint_has_the_seed_format() {
-        let text = render_new("user-authentication-flow", PLAN, "plan-complete", "", "", at("2026-01-15T10:30:00Z"));
+        let text = render_new(
+            "user-authentication-flow",
+            PLAN,
+            "plan-complete",
+            "",
+            "",
+            at("2026-01-15T10:30:00Z"),
+        );
         assert_eq!(
             text,
             format!(
                 "---\nfeature: user-authentication-flow\nplan_file: {PLAN}\nphase: plan-complete\nbranch: \"\"\nhead: \"\"\nstarted: 2026-01-15T10:30:00Z\nupdated: 2026-01-15T10:30:00Z\n---\n## Progress\n- [x] Plan created: {PLAN}\n- [ ] Branch created\n- [ ] Implementation\n- [ ] Tests passing\n- [ ] Review complete\n- [ ] Compound documented\n"
             )
         );
-        let Kind::Checkpoint(cp) = classify(&text) else { panic!() };
+        let Kind::Checkpoint(cp) = classify(&text) else {
+            panic!()
+        };
         assert_eq!(cp.feature, "user-authentication-flow");
         assert_eq!(cp.branch, None);
         assert_eq!(cp.items.len(), 6);
@@ -539,9 +585,18 @@ mod tests {
         assert_eq!(classify("no frontmatter"), Kind::NotOurs);
         assert_eq!(classify("---\nsetting: true\n---\nbody"), Kind::NotOurs);
         assert_eq!(classify("---\n: [bad\n---\n"), Kind::NotOurs);
-        assert!(matches!(classify("---\nfeature: x\nplan_file: [bad\n---\n"), Kind::Corrupt(_)));
-        assert!(matches!(classify("---\nfeature: [a]\nplan_file: p.md\n---\n"), Kind::Corrupt(_)));
-        assert!(matches!(classify("---\nfeature: x\nplan_file: p.md\n---\n"), Kind::Checkpoint(_)));
+        assert!(matches!(
+            classify("---\nfeature: x\nplan_file: [bad\n---\n"),
+            Kind::Corrupt(_)
+        ));
+        assert!(matches!(
+            classify("---\nfeature: [a]\nplan_file: p.md\n---\n"),
+            Kind::Corrupt(_)
+        ));
+        assert!(matches!(
+            classify("---\nfeature: x\nplan_file: p.md\n---\n"),
+            Kind::Checkpoint(_)
+        ));
     }
 
     #[test]
@@ -562,11 +617,26 @@ mod tests {
     #[test]
     fn options_per_tier() {
         let ids = |o: Vec<Opt>| o.iter().map(|o| (o.id, o.recommended)).collect::<Vec<_>>();
-        assert_eq!(ids(options(Staleness::Fresh, true)), [("resume", true), ("fresh", false), ("view", false)]);
-        assert_eq!(ids(options(Staleness::Recent, true)), [("resume", false), ("fresh", false), ("view", false)]);
-        assert_eq!(ids(options(Staleness::Stale, true)), [("resume", false), ("fresh", false), ("view", false)]);
-        assert_eq!(ids(options(Staleness::Abandoned, true)), [("fresh", true), ("resume", false), ("view", false)]);
-        assert_eq!(ids(options(Staleness::Fresh, false)), [("fresh", true), ("new-path", false), ("view", false)]);
+        assert_eq!(
+            ids(options(Staleness::Fresh, true)),
+            [("resume", true), ("fresh", false), ("view", false)]
+        );
+        assert_eq!(
+            ids(options(Staleness::Recent, true)),
+            [("resume", false), ("fresh", false), ("view", false)]
+        );
+        assert_eq!(
+            ids(options(Staleness::Stale, true)),
+            [("resume", false), ("fresh", false), ("view", false)]
+        );
+        assert_eq!(
+            ids(options(Staleness::Abandoned, true)),
+            [("fresh", true), ("resume", false), ("view", false)]
+        );
+        assert_eq!(
+            ids(options(Staleness::Fresh, false)),
+            [("fresh", true), ("new-path", false), ("view", false)]
+        );
         for tier in [Staleness::Fresh, Staleness::Abandoned] {
             for o in options(tier, true) {
                 let words = o.label.split_whitespace().count();

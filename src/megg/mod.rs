@@ -1,9 +1,12 @@
 //! The domain: what `.megg` directories, knowledge, state and context are, as pure functions
 //! over data plus the reads they need. Commands orchestrate these; renderers format them.
 
+pub mod checkpoint;
 pub mod context;
 pub mod discovery;
+pub mod gitignore;
 pub mod knowledge;
+pub mod slug;
 pub mod state;
 
 use std::path::{Path, PathBuf};

@@ -3,10 +3,7 @@
 /// The slug of `plan_file`, or `None` when nothing is left (an empty slug is an error).
 /// The result only ever holds `[a-z0-9-]`, so it can never name a path outside the root.
 pub fn slug(plan_file: &str) -> Option<String> {
-    let base = plan_file
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or(plan_file);
+    let base = plan_file.rsplit(['/', '\\']).next().unwrap_or(plan_file);
     let mut s = base.strip_suffix(".md").unwrap_or(base);
     if let Some(rest) = strip_date(s) {
         s = rest;
@@ -52,10 +49,13 @@ pub fn file_name(slug: &str) -> String {
 fn strip_date(s: &str) -> Option<&str> {
     let b = s.as_bytes();
     let ok = b.len() > 11
-        && b[..10]
-            .iter()
-            .enumerate()
-            .all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+        && b[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
         && b[10] == b'-';
     ok.then(|| &s[11..])
 }
@@ -77,8 +77,14 @@ mod tests {
                 "docs/plans/2026-01-15-feat-user-authentication-flow-plan.md",
                 "user-authentication-flow",
             ),
-            ("docs/plans/2026-03-08-001-fix-login-redirect-plan.md", "login-redirect"),
-            ("plans/2026-08-13-1405-refactor-db-layer-plan.md", "db-layer"),
+            (
+                "docs/plans/2026-03-08-001-fix-login-redirect-plan.md",
+                "login-redirect",
+            ),
+            (
+                "plans/2026-08-13-1405-refactor-db-layer-plan.md",
+                "db-layer",
+            ),
             ("docs/plans/2026-01-15-feat-search-plan-2.md", "search-2"),
             ("notes/My Big_Idea.md", "my-big-idea"),
         ] {
@@ -99,10 +105,17 @@ mod tests {
 
     #[test]
     fn hostile_names_cannot_escape() {
-        for plan in ["../../etc/passwd.md", "a/../../..md", "..", "x/.hidden.md", "É t é.md"] {
+        for plan in [
+            "../../etc/passwd.md",
+            "a/../../..md",
+            "..",
+            "x/.hidden.md",
+            "É t é.md",
+        ] {
             if let Some(s) = slug(plan) {
                 assert!(
-                    s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                    s.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
                     "{plan} -> {s}"
                 );
                 assert!(!s.starts_with('-') && !s.ends_with('-'));

@@ -1,0 +1,855 @@
+//! `megg checkpoint save | list | show | update | resume | finish` (SPEC §4): workflow
+//! checkpoints `.<slug>.local.md` in the project root.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Subcommand, ValueEnum};
+
+use crate::git::Repo;
+use crate::megg::checkpoint::{self as cp, Changes, Found, Kind, Scan, View};
+use crate::megg::slug;
+use crate::prompt::{Prompter, Terminal};
+use crate::render::checkpoint as render;
+use crate::{Env, Error, Output, Result, fsx};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+
+    /// Print one JSON document
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum Action {
+    /// Save a checkpoint for a finished plan (/workflows:plan)
+    Save {
+        /// The plan file
+        plan_file: PathBuf,
+        /// Phase to record [default: plan-complete]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(cp::PHASES))]
+        phase: Option<String>,
+        /// Branch the work happens on
+        #[arg(long)]
+        branch: Option<String>,
+        /// Replace a checkpoint of another plan with the same slug
+        #[arg(long)]
+        force: bool,
+    },
+    /// List every checkpoint, newest first
+    List,
+    /// Show one checkpoint
+    Show {
+        /// Slug or plan file
+        target: String,
+    },
+    /// Change phase, branch or checklist items
+    Update {
+        /// Slug or plan file
+        target: String,
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(cp::PHASES))]
+        phase: Option<String>,
+        #[arg(long)]
+        branch: Option<String>,
+        /// Check the item whose text starts with ITEM (case-insensitive); repeatable
+        #[arg(long = "check", value_name = "ITEM")]
+        check: Vec<String>,
+        /// Uncheck an item; repeatable
+        #[arg(long = "uncheck", value_name = "ITEM")]
+        uncheck: Vec<String>,
+    },
+    /// Find a saved session and offer to resume it (/workflows:work)
+    Resume {
+        /// Slug or plan file [default: any checkpoint]
+        target: Option<String>,
+        /// The workflow command asking (warns on a phase mismatch)
+        #[arg(long = "for", value_name = "COMMAND", value_parser = clap::builder::PossibleValuesParser::new(cp::COMMANDS))]
+        for_command: Option<String>,
+        /// Act without asking
+        #[arg(long, value_enum)]
+        choice: Option<Choice>,
+        /// With --choice resume: the plan's new path (relinks the checkpoint)
+        #[arg(long, value_name = "NEW")]
+        plan_file: Option<PathBuf>,
+    },
+    /// The lifecycle is complete: delete the checkpoint
+    Finish {
+        /// Slug or plan file
+        target: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Choice {
+    Resume,
+    Fresh,
+    View,
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let project = Project::of(env);
+    match &args.action {
+        Action::Save {
+            plan_file,
+            phase,
+            branch,
+            force,
+        } => save(
+            env,
+            &project,
+            plan_file,
+            phase.as_deref(),
+            branch.as_deref(),
+            *force,
+            args.json,
+        ),
+        Action::List => list(env, &project, args.json),
+        Action::Show { target } => show(env, &project, target, args.json),
+        Action::Update {
+            target,
+            phase,
+            branch,
+            check,
+            uncheck,
+        } => update(
+            env,
+            &project,
+            target,
+            phase.as_deref(),
+            branch.as_deref(),
+            check,
+            uncheck,
+            args.json,
+        ),
+        Action::Resume {
+            target,
+            for_command,
+            choice,
+            plan_file,
+        } => {
+            let req = ResumeRequest {
+                target: target.clone(),
+                for_command: for_command.clone(),
+                choice: *choice,
+                new_plan: plan_file.clone(),
+                json: args.json,
+            };
+            if env.interactive && choice.is_none() && !args.json {
+                resume(env, &project, &req, Some(&mut Terminal::new()))
+            } else {
+                resume(env, &project, &req, None)
+            }
+        }
+        Action::Finish { target } => finish(env, &project, target, args.json),
+    }
+}
+
+/// Where checkpoints live: the project root and, from a linked worktree, the main one's.
+pub struct Project {
+    pub root: PathBuf,
+    pub roots: Vec<PathBuf>,
+    pub repo: Option<Repo>,
+}
+
+impl Project {
+    pub fn of(env: &Env) -> Self {
+        let repo = env.repo(&env.cwd);
+        let root = repo
+            .as_ref()
+            .and_then(Repo::workdir)
+            .map(|w| same_dir_as_walked(&env.cwd, w))
+            .unwrap_or_else(|| env.cwd.clone());
+        let mut roots = vec![root.clone()];
+        if let Some(main) = repo.as_ref().and_then(Repo::main_worktree_root)
+            && !same_file(&main, &root)
+        {
+            roots.push(main);
+        }
+        Self { root, roots, repo }
+    }
+
+    /// `path` relative to the root, `/`-separated; `None` when it is outside the root.
+    fn relative(&self, path: &Path) -> Option<String> {
+        let rel = path
+            .strip_prefix(&self.root)
+            .ok()
+            .map(Path::to_path_buf)
+            .or_else(|| {
+                let root = std::fs::canonicalize(&self.root).ok()?;
+                let canonical = std::fs::canonicalize(path).ok().or_else(|| {
+                    let parent = std::fs::canonicalize(path.parent()?).ok()?;
+                    Some(parent.join(path.file_name()?))
+                })?;
+                canonical.strip_prefix(root).ok().map(Path::to_path_buf)
+            })?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("/"))
+    }
+
+    fn is_ignored(&self, file: &Path) -> bool {
+        match (&self.repo, self.relative(file)) {
+            (Some(repo), Some(rel)) => repo.is_ignored(Path::new(&rel)),
+            _ => false,
+        }
+    }
+
+    fn lock(&self, file: &Path) -> Result<fsx::Lock> {
+        fsx::Lock::acquire(&crate::megg::lock_path(self.repo.as_ref(), file))
+    }
+}
+
+/// The work tree top as the user walked to it: if the starting directory lies under the same
+/// directory reached through symlinks, keep that spelling.
+fn same_dir_as_walked(cwd: &Path, workdir: PathBuf) -> PathBuf {
+    cwd.ancestors()
+        .find(|a| same_file(a, &workdir))
+        .map(Path::to_path_buf)
+        .unwrap_or(workdir)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// The checkpoint a SLUG|PLAN_FILE argument names.
+fn find<'s>(env: &Env, project: &Project, scan: &'s Scan, target: &str) -> Option<&'s Found> {
+    let target = target.trim();
+    let as_plan = project.relative(&env.resolve(Path::new(target)));
+    let as_slug = slug::slug(target);
+    scan.checkpoints.iter().find(|f| {
+        let c = &f.checkpoint;
+        f.file == slug::file_name(target)
+            || c.feature == target
+            || normalize(&c.plan_file) == normalize(target)
+            || as_plan
+                .as_deref()
+                .is_some_and(|p| normalize(&c.plan_file) == p)
+            || (target.ends_with(".md") && as_slug.is_some() && slug::slug(&c.plan_file) == as_slug)
+    })
+}
+
+/// A stored `plan_file` with `./` and `\` noise removed.
+fn normalize(plan: &str) -> String {
+    let p = plan.replace('\\', "/");
+    p.trim_start_matches("./").to_string()
+}
+
+fn not_found(target: &str, scan: &Scan) -> Error {
+    let known: Vec<&str> = scan.checkpoints.iter().map(|f| f.file.as_str()).collect();
+    let hint = if known.is_empty() {
+        "there are no checkpoints; `megg checkpoint save PLAN_FILE` creates one".to_string()
+    } else {
+        format!("known checkpoints: {}", known.join(", "))
+    };
+    Error::failure(format!("no checkpoint matches '{target}'")).with_hint(hint)
+}
+
+fn scan_project(project: &Project) -> Scan {
+    cp::scan(&project.roots)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn save(
+    env: &Env,
+    project: &Project,
+    plan_file: &Path,
+    phase: Option<&str>,
+    branch: Option<&str>,
+    force: bool,
+    json: bool,
+) -> Result<Output> {
+    let plan_abs = env.resolve(plan_file);
+    if !plan_abs.is_file() {
+        return Err(
+            Error::failure(format!("plan file not found: {}", plan_file.display()))
+                .with_hint("save a checkpoint after the plan file is written"),
+        );
+    }
+    let rel = project.relative(&plan_abs).ok_or_else(|| {
+        Error::failure(format!(
+            "plan file {} is outside the project root {}",
+            plan_abs.display(),
+            project.root.display()
+        ))
+        .with_hint("plans live inside the project; run megg from the project or move the plan")
+    })?;
+    let slug = slug::slug(&rel)
+        .ok_or_else(|| Error::failure(format!("no feature slug can be made from '{rel}'")))?;
+    let file = slug::file_name(&slug);
+    let path = project.root.join(&file);
+    let now = env.clock.now();
+    let head = branch.and_then(|b| project.repo.as_ref()?.branch_tip(b));
+    let mut warnings = Vec::new();
+
+    let _lock = project.lock(&path)?;
+    let existing = fsx::read_text(&path)?;
+    let (bytes, created) = match existing.as_ref().map(|t| cp::classify(&t.text)) {
+        Some(Kind::Checkpoint(old)) if normalize(&old.plan_file) == rel => {
+            let new_phase = phase.unwrap_or("plan-complete");
+            if let (Some(old_phase), Some(new_rank)) = (&old.phase, cp::phase_rank(new_phase))
+                && cp::phase_rank(old_phase).is_some_and(|r| r > new_rank)
+            {
+                warnings.push(format!(
+                    "phase moves backwards from '{old_phase}' to '{new_phase}'"
+                ));
+            }
+            let changes = Changes {
+                phase: Some(new_phase.to_string()),
+                branch: branch.map(str::to_string),
+                head: branch.map(|_| head.clone().unwrap_or_default()),
+                updated: Some(now),
+                ..Changes::default()
+            };
+            (
+                cp::edit(
+                    &existing
+                        .as_ref()
+                        .map(|t| t.text.clone())
+                        .unwrap_or_default(),
+                    &changes,
+                ),
+                false,
+            )
+        }
+        Some(other) if !force => {
+            let what = match other {
+                Kind::Checkpoint(old) => format!("belongs to another plan ({})", old.plan_file),
+                Kind::NotOurs => "is another tool's file".to_string(),
+                Kind::Corrupt(e) => format!("is corrupt ({e})"),
+            };
+            return Err(Error::failure(format!("{file} {what}; nothing written"))
+                .with_hint("pass --force to replace it (its old bytes are kept in quarantine)"));
+        }
+        Some(_) => {
+            // --force: keep the old bytes, then start over.
+            let moved = cp::quarantine(&path, project.repo.as_ref(), now)?;
+            warnings.push(format!(
+                "replaced {file}; the old file was moved to {}",
+                moved.display()
+            ));
+            let text = cp::render_new(
+                &slug,
+                &rel,
+                phase.unwrap_or("plan-complete"),
+                branch.unwrap_or(""),
+                head.as_deref().unwrap_or(""),
+                now,
+            );
+            (text, true)
+        }
+        None => {
+            let text = cp::render_new(
+                &slug,
+                &rel,
+                phase.unwrap_or("plan-complete"),
+                branch.unwrap_or(""),
+                head.as_deref().unwrap_or(""),
+                now,
+            );
+            (text, true)
+        }
+    };
+    fsx::write_atomic(&path, bytes.as_bytes())?;
+    drop(_lock);
+
+    let gitignored = project.is_ignored(&path);
+    let announcement = if gitignored {
+        format!("Progress saved to {file} (gitignored)")
+    } else {
+        format!("Progress saved to {file} (NOT gitignored — run: megg gitignore)")
+    };
+    let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
+        return Err(Error::failure(format!(
+            "{file} did not read back as a checkpoint"
+        )));
+    };
+    let found = Found {
+        root: project.root.clone(),
+        file,
+        path,
+        checkpoint,
+    };
+    let view = cp::describe(&found, now, project.repo.as_ref(), &mut Vec::new());
+    let result = render::Saved {
+        checkpoint: view,
+        created,
+        gitignored,
+        announcement,
+        warnings,
+    };
+    Ok(if json {
+        Output::json(&result)
+    } else {
+        Output::text(format!("{}\n", result.announcement)).with_warnings(result.warnings)
+    })
+}
+
+fn list(env: &Env, project: &Project, json: bool) -> Result<Output> {
+    let scan = scan_project(project);
+    let mut warnings = scan.warnings.clone();
+    let views: Vec<View> = scan
+        .checkpoints
+        .iter()
+        .map(|f| cp::describe(f, env.clock.now(), project.repo.as_ref(), &mut warnings))
+        .collect();
+    let result = render::Listed {
+        checkpoints: views,
+        corrupt: scan
+            .corrupt
+            .iter()
+            .map(|(p, e)| render::CorruptFile {
+                file: p.display().to_string(),
+                error: e.clone(),
+            })
+            .collect(),
+        ignored: scan
+            .ignored
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        warnings,
+    };
+    Ok(if json {
+        Output::json(&result)
+    } else {
+        Output::text(render::listed_text(&result)).with_warnings(result.warnings)
+    })
+}
+
+fn show(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
+    let scan = scan_project(project);
+    let found = find(env, project, &scan, target).ok_or_else(|| not_found(target, &scan))?;
+    let mut warnings = Vec::new();
+    let view = cp::describe(found, env.clock.now(), project.repo.as_ref(), &mut warnings);
+    let text = fsx::read_text(&found.path)?
+        .map(|t| t.text)
+        .unwrap_or_default();
+    Ok(if json {
+        Output::json(&render::Shown {
+            checkpoint: view,
+            text,
+            warnings,
+        })
+    } else {
+        Output::text(text).with_warnings(warnings)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn update(
+    env: &Env,
+    project: &Project,
+    target: &str,
+    phase: Option<&str>,
+    branch: Option<&str>,
+    check: &[String],
+    uncheck: &[String],
+    json: bool,
+) -> Result<Output> {
+    let scan = scan_project(project);
+    let found = find(env, project, &scan, target).ok_or_else(|| not_found(target, &scan))?;
+    let path = found.path.clone();
+    let _lock = project.lock(&path)?;
+    // Re-read under the lock: another agent may have changed it since the scan.
+    let text = fsx::read_text(&path)?
+        .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?
+        .text;
+    let Kind::Checkpoint(current) = cp::classify(&text) else {
+        return Err(Error::failure(format!(
+            "{} is no longer a readable checkpoint",
+            found.file
+        )));
+    };
+    let pick = |queries: &[String]| -> Result<Vec<usize>> {
+        queries
+            .iter()
+            .map(|q| {
+                cp::match_item(&current.items, q).ok_or_else(|| {
+                    let items: Vec<String> = current
+                        .items
+                        .iter()
+                        .map(|i| format!("'{}'", i.text))
+                        .collect();
+                    Error::failure(format!("no checklist item starts with '{q}'"))
+                        .with_hint(format!("items: {}", items.join(", ")))
+                })
+            })
+            .collect()
+    };
+    let (check, uncheck) = (pick(check)?, pick(uncheck)?);
+    let branch_now = branch.map(str::to_string).or(current.branch.clone());
+    let head = branch_now
+        .as_deref()
+        .and_then(|b| project.repo.as_ref()?.branch_tip(b));
+    let changes = Changes {
+        phase: phase.map(str::to_string),
+        branch: branch.map(str::to_string),
+        head: branch_now.as_ref().map(|_| head.unwrap_or_default()),
+        updated: Some(env.clock.now()),
+        check,
+        uncheck,
+        ..Changes::default()
+    };
+    let bytes = cp::edit(&text, &changes);
+    fsx::write_atomic(&path, bytes.as_bytes())?;
+    drop(_lock);
+    let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
+        return Err(Error::failure("the updated checkpoint did not read back"));
+    };
+    let mut warnings = Vec::new();
+    let view = cp::describe(
+        &Found {
+            checkpoint,
+            ..found.clone()
+        },
+        env.clock.now(),
+        project.repo.as_ref(),
+        &mut warnings,
+    );
+    let result = render::Updated {
+        checkpoint: view,
+        warnings,
+    };
+    Ok(if json {
+        Output::json(&result)
+    } else {
+        Output::text(render::updated_text(&result.checkpoint)).with_warnings(result.warnings)
+    })
+}
+
+fn finish(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
+    let scan = scan_project(project);
+    let found = find(env, project, &scan, target).ok_or_else(|| not_found(target, &scan))?;
+    {
+        let _lock = project.lock(&found.path)?;
+        fsx::remove_file(&found.path)?;
+    }
+    Ok(if json {
+        Output::json(&serde_json::json!({ "finished": found.file }))
+    } else {
+        Output::text(format!(
+            "Workflow complete: removed {} ('{}')\n",
+            found.file, found.checkpoint.feature
+        ))
+    })
+}
+
+pub struct ResumeRequest {
+    pub target: Option<String>,
+    pub for_command: Option<String>,
+    pub choice: Option<Choice>,
+    pub new_plan: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// Resume (SPEC §4.4). With a prompter (a terminal and no `--choice`/`--json`) it asks;
+/// otherwise it reports the options, or carries out `--choice`.
+pub fn resume(
+    env: &Env,
+    project: &Project,
+    req: &ResumeRequest,
+    mut prompter: Option<&mut dyn Prompter>,
+) -> Result<Output> {
+    let now = env.clock.now();
+    let mut scan = scan_project(project);
+    let mut warnings = std::mem::take(&mut scan.warnings);
+    let mut corrupt = Vec::new();
+    for (path, error) in std::mem::take(&mut scan.corrupt) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let repo = project.repo.as_ref();
+        match cp::quarantine(&path, repo, now) {
+            Ok(to) => {
+                warnings.push(format!(
+                    "State file '{name}' is corrupt (invalid YAML) — moved to {}; starting fresh",
+                    to.display()
+                ));
+                corrupt.push(render::CorruptFile { file: name, error });
+            }
+            Err(e) => warnings.push(format!(
+                "State file '{name}' is corrupt and could not be moved: {}",
+                e.message
+            )),
+        }
+    }
+
+    let mut report = render::Resumed {
+        status: "none",
+        checkpoint: None,
+        candidates: Vec::new(),
+        question: None,
+        options: Vec::new(),
+        warnings: Vec::new(),
+        corrupt,
+        action: None,
+        message: None,
+    };
+
+    let chosen: Option<&Found> = match &req.target {
+        Some(t) => match find(env, project, &scan, t) {
+            Some(f) => Some(f),
+            None => {
+                report.message = Some(format!("No saved state for {t}; starting fresh"));
+                None
+            }
+        },
+        None => match scan.checkpoints.len() {
+            0 => None,
+            1 => scan.checkpoints.first(),
+            _ => {
+                let picked = match prompter.as_deref_mut() {
+                    Some(p) => pick_candidate(p, &scan.checkpoints)?,
+                    None => None,
+                };
+                if picked.is_none() {
+                    report.status = "multiple";
+                    report.candidates = scan
+                        .checkpoints
+                        .iter()
+                        .map(|f| cp::describe(f, now, project.repo.as_ref(), &mut Vec::new()))
+                        .collect();
+                    report.message = Some(format!(
+                        "{} saved sessions; pick one with `megg checkpoint resume <slug>`",
+                        scan.checkpoints.len()
+                    ));
+                    report.warnings = warnings;
+                    return Ok(finish_output(report, req.json));
+                }
+                picked
+            }
+        },
+    };
+    let Some(found) = chosen else {
+        report
+            .message
+            .get_or_insert_with(|| "No saved state; starting fresh".into());
+        report.warnings = warnings;
+        return Ok(finish_output(report, req.json));
+    };
+
+    let view = cp::describe(found, now, project.repo.as_ref(), &mut warnings);
+    if !view.plan_exists {
+        warnings.push(format!("Plan file not found: {}", view.plan_file));
+    }
+    if let (Some(cmd), Some(phase)) = (&req.for_command, &view.phase)
+        && cp::phase_command(phase).is_some_and(|expected| expected != cmd)
+    {
+        let expected = cp::phase_command(phase).unwrap_or("work");
+        warnings.push(format!(
+            "State file shows phase '{phase}'. You may want /workflows:{expected}"
+        ));
+    }
+    report.status = "found";
+    report.question = Some(format!("Found previous session for '{}'", view.feature));
+    report.options = cp::options(view.staleness, view.plan_exists);
+    report.warnings = warnings;
+    report.checkpoint = Some(view);
+
+    let mut new_plan = req.new_plan.clone();
+    let choice = match (req.choice, prompter) {
+        (Some(c), _) => Some(c),
+        (None, Some(p)) => {
+            let picked = ask(p, &report, found)?;
+            if let Some((_, Some(path))) = &picked {
+                new_plan = Some(path.clone());
+            }
+            picked.map(|(c, _)| c)
+        }
+        (None, None) => None,
+    };
+    match choice {
+        None => Ok(finish_output(report, req.json)),
+        Some(Choice::View) => {
+            let text = fsx::read_text(&found.path)?
+                .map(|t| t.text)
+                .unwrap_or_default();
+            report.action = Some("viewed");
+            report.message = Some(text);
+            Ok(finish_output(report, req.json))
+        }
+        Some(Choice::Fresh) => {
+            {
+                let _lock = project.lock(&found.path)?;
+                fsx::remove_file(&found.path)?;
+            }
+            report.action = Some("started-fresh");
+            report.message = Some(format!("Started fresh: removed {}", found.file));
+            Ok(finish_output(report, req.json))
+        }
+        Some(Choice::Resume) => {
+            let view = resume_in_place(
+                env,
+                project,
+                found,
+                req.for_command.as_deref(),
+                new_plan.as_deref(),
+            )?;
+            report.message = Some(render::resumed_text(&view));
+            report.checkpoint = Some(view);
+            report.action = Some("resumed");
+            Ok(finish_output(report, req.json))
+        }
+    }
+}
+
+/// Marks a checkpoint resumed: `updated` now, `head` the branch tip, `plan-complete` → `work`
+/// when resumed for work, and a relinked plan file when given.
+fn resume_in_place(
+    env: &Env,
+    project: &Project,
+    found: &Found,
+    for_command: Option<&str>,
+    new_plan: Option<&Path>,
+) -> Result<View> {
+    let plan_file = match new_plan {
+        Some(p) => {
+            let abs = env.resolve(p);
+            if !abs.is_file() {
+                return Err(Error::failure(format!(
+                    "plan file not found: {}",
+                    p.display()
+                )));
+            }
+            Some(project.relative(&abs).ok_or_else(|| {
+                Error::failure(format!(
+                    "plan file {} is outside the project root",
+                    abs.display()
+                ))
+            })?)
+        }
+        None => None,
+    };
+    let _lock = project.lock(&found.path)?;
+    let text = fsx::read_text(&found.path)?
+        .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?
+        .text;
+    let Kind::Checkpoint(current) = cp::classify(&text) else {
+        return Err(Error::failure(format!(
+            "{} is no longer a readable checkpoint",
+            found.file
+        )));
+    };
+    let head = current
+        .branch
+        .as_deref()
+        .and_then(|b| project.repo.as_ref()?.branch_tip(b));
+    let phase = (for_command == Some("work") && current.phase.as_deref() == Some("plan-complete"))
+        .then(|| "work".to_string());
+    let changes = Changes {
+        plan_file,
+        phase,
+        head: current.branch.as_ref().map(|_| head.unwrap_or_default()),
+        updated: Some(env.clock.now()),
+        ..Changes::default()
+    };
+    let bytes = cp::edit(&text, &changes);
+    fsx::write_atomic(&found.path, bytes.as_bytes())?;
+    let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
+        return Err(Error::failure("the resumed checkpoint did not read back"));
+    };
+    Ok(cp::describe(
+        &Found {
+            checkpoint,
+            ..found.clone()
+        },
+        env.clock.now(),
+        project.repo.as_ref(),
+        &mut Vec::new(),
+    ))
+}
+
+/// On a terminal with several checkpoints: the newest four and "Other…".
+fn pick_candidate<'s>(p: &mut dyn Prompter, all: &'s [Found]) -> Result<Option<&'s Found>> {
+    let label = |f: &Found| format!("{} ({})", f.checkpoint.feature, f.file);
+    let mut items: Vec<String> = all.iter().take(4).map(label).collect();
+    let more = all.len() > 4;
+    if more {
+        items.push("Other…".into());
+    }
+    let picked = p
+        .select("Several saved sessions; which one?", &items, 0)?
+        .ok_or_else(Error::interrupted)?;
+    if more && picked == 4 {
+        let items: Vec<String> = all.iter().map(label).collect();
+        let picked = p
+            .select("Which saved session?", &items, 0)?
+            .ok_or_else(Error::interrupted)?;
+        return Ok(all.get(picked));
+    }
+    Ok(all.get(picked))
+}
+
+/// The resume question on a terminal. `view` shows the file and asks again; `new-path` asks
+/// for the path. Esc / Ctrl-C: interrupted, nothing changed.
+fn ask(
+    p: &mut dyn Prompter,
+    report: &render::Resumed,
+    found: &Found,
+) -> Result<Option<(Choice, Option<PathBuf>)>> {
+    p.show(&render::report_text(report));
+    let items: Vec<String> = report
+        .options
+        .iter()
+        .map(|o| {
+            if o.recommended {
+                format!("{} (recommended) — {}", o.label, o.description)
+            } else {
+                format!("{} — {}", o.label, o.description)
+            }
+        })
+        .collect();
+    let default = report
+        .options
+        .iter()
+        .position(|o| o.recommended)
+        .unwrap_or(0);
+    loop {
+        let question = report.question.as_deref().unwrap_or("Resume?");
+        let i = p
+            .select(question, &items, default)?
+            .ok_or_else(Error::interrupted)?;
+        match report.options[i].id {
+            "view" => {
+                let text = fsx::read_text(&found.path)?
+                    .map(|t| t.text)
+                    .unwrap_or_default();
+                p.show(&text);
+            }
+            "new-path" => {
+                let path = p
+                    .input("New plan file path")?
+                    .ok_or_else(Error::interrupted)?;
+                return Ok(Some((Choice::Resume, Some(PathBuf::from(path)))));
+            }
+            "fresh" => return Ok(Some((Choice::Fresh, None))),
+            _ => return Ok(Some((Choice::Resume, None))),
+        }
+    }
+}
+
+fn finish_output(report: render::Resumed, json: bool) -> Output {
+    if json {
+        Output::json(&report)
+    } else {
+        let text = match report.action {
+            Some(_) => report.message.clone().unwrap_or_default(),
+            None => render::report_text(&report),
+        };
+        let mut text = text;
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Output::text(text).with_warnings(report.warnings)
+    }
+}

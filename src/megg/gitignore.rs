@@ -1,0 +1,74 @@
+//! The `.gitignore` block that keeps per-developer state out of git (SPEC §4.6).
+
+/// The block's comment line.
+pub const HEADER: &str = "# megg: per-developer session state (not shared)";
+/// The patterns the block ensures.
+pub const PATTERNS: [&str; 2] = [".*.local.md", "**/.megg/state.md"];
+
+/// `existing` with the missing lines of the block appended; every existing byte is kept.
+/// Returns the new text and the lines added (empty when nothing was missing).
+pub fn ensure(existing: &str) -> (String, Vec<&'static str>) {
+    let has = |wanted: &str| existing.lines().any(|l| l.trim_end() == wanted);
+    let missing: Vec<&str> = PATTERNS.iter().copied().filter(|p| !has(p)).collect();
+    if missing.is_empty() {
+        return (existing.to_string(), Vec::new());
+    }
+    let mut out = existing.to_string();
+    let newline = if existing.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push_str(newline);
+    }
+    let mut added = Vec::new();
+    if !has(HEADER) {
+        out.push_str(HEADER);
+        out.push_str(newline);
+        added.push(HEADER);
+    }
+    for p in &missing {
+        out.push_str(p);
+        out.push_str(newline);
+    }
+    added.extend(missing);
+    (out, added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_the_block_to_an_empty_file() {
+        let (out, added) = ensure("");
+        assert_eq!(out, format!("{HEADER}\n.*.local.md\n**/.megg/state.md\n"));
+        assert_eq!(added.len(), 3);
+    }
+
+    #[test]
+    fn keeps_every_byte_and_adds_a_newline_first() {
+        let (out, _) = ensure("target/\n*.log");
+        assert!(out.starts_with("target/\n*.log\n# megg"));
+        let (again, added) = ensure(&out);
+        assert_eq!(again, out);
+        assert!(added.is_empty());
+    }
+
+    #[test]
+    fn only_missing_lines_are_added() {
+        let (out, added) = ensure("node_modules\n.*.local.md\n");
+        assert_eq!(added, [HEADER, "**/.megg/state.md"]);
+        assert_eq!(
+            out,
+            format!("node_modules\n.*.local.md\n{HEADER}\n**/.megg/state.md\n")
+        );
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf() {
+        let (out, _) = ensure("a\r\n");
+        assert!(out.ends_with(".*.local.md\r\n**/.megg/state.md\r\n"));
+    }
+}
