@@ -1,6 +1,7 @@
 //! One integration test binary driving the real `megg` binary against temp directories and
 //! real git repositories built with git2.
 
+mod checkpoint;
 mod context;
 mod hook;
 mod state;
@@ -80,6 +81,8 @@ impl Project {
         let mut cmd = megg_command();
         cmd.current_dir(self.path(rel))
             .env("MEGG_CACHE_DIR", self.cache.path())
+            // A HOME of its own: no global git config or excludes from the machine.
+            .env("HOME", self.cache.path())
             .env("MEGG_CEILING_DIRS", self.root().parent().unwrap());
         cmd
     }
@@ -126,6 +129,7 @@ pub fn megg_command() -> Command {
         "MEGG_CACHE_DIR",
         "MEGG_TEST_PANIC",
         "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
         "PWD",
         "GIT_DIR",
         "GIT_WORK_TREE",
