@@ -853,3 +853,142 @@ fn finish_output(report: render::Resumed, json: bool) -> Output {
         Output::text(text).with_warnings(report.warnings)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+    use crate::prompt::Scripted;
+    use crate::tokens::Counter;
+
+    const PLAN: &str = "docs/plans/2026-01-15-feat-auth-plan.md";
+
+    fn env_at(dir: &Path, now: &str) -> Env {
+        Env {
+            cwd: dir.to_path_buf(),
+            clock: Clock::fixed(chrono::DateTime::parse_from_rfc3339(now).unwrap().into()),
+            tokens: Counter::new(None),
+            ceilings: vec![dir.parent().unwrap().to_path_buf()],
+            stdin_is_tty: true,
+            interactive: true,
+        }
+    }
+
+    /// A project with one checkpoint saved at 2026-01-15T10:00:00Z.
+    fn saved() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("docs/plans")).unwrap();
+        std::fs::write(dir.path().join(PLAN), "# plan\n").unwrap();
+        let env = env_at(dir.path(), "2026-01-15T10:00:00Z");
+        save(
+            &env,
+            &Project::of(&env),
+            Path::new(PLAN),
+            None,
+            None,
+            false,
+            false,
+        )
+        .unwrap();
+        dir
+    }
+
+    fn ask_with(dir: &Path, now: &str, answers: &[&str]) -> (Result<Output>, Scripted) {
+        let env = env_at(dir, now);
+        let mut script = Scripted::new(answers);
+        let req = ResumeRequest {
+            target: None,
+            for_command: Some("work".into()),
+            choice: None,
+            new_plan: None,
+            json: false,
+        };
+        let out = resume(&env, &Project::of(&env), &req, Some(&mut script));
+        (out, script)
+    }
+
+    fn file(dir: &Path) -> String {
+        std::fs::read_to_string(dir.join(".auth.local.md")).unwrap()
+    }
+
+    #[test]
+    fn view_shows_the_file_and_asks_again_then_resume() {
+        let dir = saved();
+        let before = file(dir.path());
+        let (out, script) = ask_with(dir.path(), "2026-01-15T11:00:00Z", &["View", "Resume"]);
+        let out = out.unwrap();
+        assert!(
+            out.stdout.starts_with("Resumed 'auth' (phase work)"),
+            "{}",
+            out.stdout
+        );
+        assert!(script.transcript[0].contains("Found previous session for 'auth'"));
+        assert!(script.transcript[1].contains("default=Resume (recommended)"));
+        assert_eq!(script.transcript[2], before, "view shows the file");
+        assert!(
+            script.transcript[3].starts_with("? Found previous session for 'auth'"),
+            "asks again"
+        );
+        assert!(file(dir.path()).contains("phase: work\n"));
+    }
+
+    #[test]
+    fn escape_changes_nothing_and_is_an_interruption() {
+        let dir = saved();
+        let before = file(dir.path());
+        let (out, _) = ask_with(dir.path(), "2026-01-15T11:00:00Z", &["<esc>"]);
+        let err = out.unwrap_err();
+        assert_eq!(err.exit_code(), 130);
+        assert_eq!(file(dir.path()), before);
+    }
+
+    #[test]
+    fn start_fresh_deletes_and_abandoned_preselects_it() {
+        let dir = saved();
+        let (out, script) = ask_with(dir.path(), "2026-03-01T00:00:00Z", &["Start fresh"]);
+        assert!(out.unwrap().stdout.starts_with("Started fresh"));
+        assert!(script.transcript[1].contains("default=Start fresh (recommended)"));
+        assert!(!dir.path().join(".auth.local.md").exists());
+    }
+
+    #[test]
+    fn a_new_path_relinks_a_moved_plan() {
+        let dir = saved();
+        std::fs::rename(dir.path().join(PLAN), dir.path().join("docs/moved.md")).unwrap();
+        let (out, _) = ask_with(
+            dir.path(),
+            "2026-01-15T11:00:00Z",
+            &["Enter a new path", "docs/moved.md"],
+        );
+        out.unwrap();
+        assert!(file(dir.path()).contains("plan_file: docs/moved.md\n"));
+    }
+
+    #[test]
+    fn several_checkpoints_ask_which_one_first() {
+        let dir = saved();
+        std::fs::write(
+            dir.path()
+                .join("docs/plans/2026-01-16-feat-billing-plan.md"),
+            "x",
+        )
+        .unwrap();
+        let env = env_at(dir.path(), "2026-01-15T10:30:00Z");
+        save(
+            &env,
+            &Project::of(&env),
+            Path::new("docs/plans/2026-01-16-feat-billing-plan.md"),
+            None,
+            None,
+            false,
+            false,
+        )
+        .unwrap();
+        let (out, script) = ask_with(dir.path(), "2026-01-15T11:00:00Z", &["auth", "Resume"]);
+        assert!(out.unwrap().stdout.contains("Resumed 'auth'"));
+        assert!(
+            script.transcript[0].contains("billing (.billing.local.md) | auth (.auth.local.md)"),
+            "newest first"
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The interactive resume prompt in a real pseudo-terminal: tmux runs megg, sends keys, and
+//! reads the screen. `.ci/run` installs tmux; without it these tests fail under CI and are
+//! skipped (with a message) elsewhere.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::{Git, NOW, Project};
+
+const PLAN: &str = "docs/plans/2026-01-15-feat-pty-flow-plan.md";
+const FILE: &str = ".pty-flow.local.md";
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `megg args` in a detached session, in `dir`, recording its exit code.
+    fn start(p: &Project, args: &str) -> Option<Self> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "tmux is required under CI"
+            );
+            eprintln!("skipped: tmux not installed");
+            return None;
+        }
+        let socket = format!(
+            "megg-test-{}",
+            std::process::id() ^ p.root().as_os_str().len() as u32 ^ rand_suffix()
+        );
+        let megg = assert_cmd::cargo::cargo_bin("megg");
+        let script = format!(
+            "cd '{}' && env -u NO_COLOR MEGG_NOW={} MEGG_CACHE_DIR= HOME='{}' '{}' {args}; echo $? > '{}'; sleep 60",
+            p.root().display(),
+            "2026-11-22T13:00:00Z",
+            p.root().display(),
+            megg.display(),
+            p.path("exit-code").display()
+        );
+        let ok = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "sh",
+                "-c",
+                &script,
+            ])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Some(Self { socket })
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-J"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits (bounded) until the screen shows `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "never saw {text:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let ok = Command::new("tmux")
+                .args(["-L", &self.socket, "send-keys", k])
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+            std::thread::sleep(Duration::from_millis(80));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn rand_suffix() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0)
+}
+
+fn exit_code(p: &Project) -> i32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(p.path("exit-code"))
+            && let Ok(n) = s.trim().parse()
+        {
+            return n;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "megg did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn saved() -> Project {
+    let p = Project::new();
+    Git::init(p.root(), "main").commit("main", crate::epoch(NOW) - 3600, "init");
+    p.write(PLAN, "# PTY flow\n");
+    p.ok("", &["checkpoint", "save", PLAN]);
+    p
+}
+
+fn checkpoint(p: &Project) -> String {
+    std::fs::read_to_string(Path::new(&p.path(FILE))).unwrap_or_default()
+}
+
+#[test]
+fn pty_prompt_view_then_resume_with_the_preselected_option() {
+    let p = saved();
+    let Some(t) = Tmux::start(&p, "checkpoint resume --for work") else {
+        return;
+    };
+    let screen = t.wait_for("Found previous session for 'pty-flow'");
+    assert!(screen.contains("Resume (recommended)"), "{screen}");
+    // Down twice to "View", Enter: the file is shown and the question comes back.
+    t.keys(&["Down", "Down", "Enter"]);
+    t.wait_for("- [ ] Branch created");
+    let again = t.screen();
+    assert!(
+        again
+            .matches("Found previous session for 'pty-flow'")
+            .count()
+            >= 2,
+        "{again}"
+    );
+    // Enter on the preselected (recommended) option: Resume.
+    t.keys(&["Enter"]);
+    t.wait_for("Resumed 'pty-flow' (phase work)");
+    assert_eq!(exit_code(&p), 0);
+    let text = checkpoint(&p);
+    assert!(text.contains("phase: work\n"), "{text}");
+    assert!(text.contains("updated: 2026-11-22T13:00:00Z\n"), "{text}");
+}
+
+#[test]
+fn pty_escape_changes_nothing_and_exits_130() {
+    let p = saved();
+    let before = checkpoint(&p);
+    let Some(t) = Tmux::start(&p, "checkpoint resume") else {
+        return;
+    };
+    t.wait_for("Found previous session");
+    t.keys(&["Escape"]);
+    assert_eq!(exit_code(&p), 130);
+    assert_eq!(checkpoint(&p), before);
+}
+
+#[test]
+fn pty_ctrl_c_changes_nothing_and_exits_130() {
+    let p = saved();
+    let before = checkpoint(&p);
+    let Some(t) = Tmux::start(&p, "checkpoint resume") else {
+        return;
+    };
+    t.wait_for("Found previous session");
+    t.keys(&["Down", "C-c"]);
+    assert_eq!(exit_code(&p), 130);
+    assert_eq!(checkpoint(&p), before);
+}
+
+#[test]
+fn pty_start_fresh_deletes() {
+    let p = saved();
+    let Some(t) = Tmux::start(&p, "checkpoint resume") else {
+        return;
+    };
+    t.wait_for("Found previous session");
+    t.keys(&["Down", "Enter"]);
+    t.wait_for("Started fresh");
+    assert_eq!(exit_code(&p), 0);
+    assert!(!p.path(FILE).exists());
+}
+
+/// With `--json` on a terminal megg never prompts: it prints the report and exits.
+#[test]
+fn pty_json_never_prompts() {
+    let p = saved();
+    let Some(t) = Tmux::start(&p, "checkpoint resume --json") else {
+        return;
+    };
+    let screen = t.wait_for("\"action\": null");
+    assert!(
+        !screen.contains("Resume (recommended) —"),
+        "no prompt drawn"
+    );
+    assert_eq!(exit_code(&p), 0);
+}
