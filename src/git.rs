@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use git2::{BranchType, Oid, Repository, RepositoryOpenFlags, Sort};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use git2::{BranchType, Oid, Repository, RepositoryOpenFlags};
 
 /// Most commits one divergence count will walk (SPEC §4.5).
 pub const WALK_CAP: usize = 100_000;
@@ -179,27 +181,47 @@ impl Repo {
     }
 
     /// Commits reachable from `tip` whose committer time is after `since` (what
-    /// `git log --since` counts), at most [`WALK_CAP`]. Walking newest first, the walk ends at
-    /// the first older commit.
+    /// `git log --since` counts), at most [`WALK_CAP`]. Newest first through a heap, so the
+    /// walk ends at the first commit that is not newer: work is proportional to the answer,
+    /// not to the history (libgit2's time-sorted revwalk prepares the whole history first).
     fn count_since(&self, tip: Oid, since: DateTime<Utc>) -> (usize, bool) {
-        let Ok(mut walk) = self.repo.revwalk() else {
-            return (0, false);
-        };
-        if walk.set_sorting(Sort::TIME).is_err() || walk.push(tip).is_err() {
-            return (0, false);
-        }
         let since = since.timestamp();
-        let newer = walk.filter_map(Result::ok).map_while(|oid| {
-            let time = self
-                .repo
-                .find_commit(oid)
-                .ok()?
-                .committer()
-                .when()
-                .seconds();
-            (time > since).then_some(())
-        });
-        count_capped(newer)
+        let time_of = |oid: Oid| {
+            self.repo.find_commit(oid).ok().map(|c| {
+                let time = c.committer().when().seconds();
+                (time, c)
+            })
+        };
+        let mut heap = BinaryHeap::new();
+        let mut seen = HashSet::new();
+        let mut commits = HashMap::new();
+        if let Some((t, c)) = time_of(tip) {
+            heap.push((t, tip));
+            commits.insert(tip, c);
+            seen.insert(tip);
+        }
+        let mut count = 0;
+        while let Some((time, oid)) = heap.pop() {
+            if time <= since {
+                break;
+            }
+            count += 1;
+            if count > WALK_CAP {
+                return (WALK_CAP, true);
+            }
+            let Some(commit) = commits.remove(&oid) else {
+                continue;
+            };
+            for parent in commit.parent_ids() {
+                if seen.insert(parent)
+                    && let Some((t, c)) = time_of(parent)
+                {
+                    heap.push((t, parent));
+                    commits.insert(parent, c);
+                }
+            }
+        }
+        (count, false)
     }
 }
 

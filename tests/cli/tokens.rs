@@ -28,11 +28,57 @@ fn corpus() -> Vec<String> {
         "tests/fixtures/ts-megg-v1.1/context-hook-output.json",
         "src/render/context.rs",
         "src/megg/knowledge.rs",
+        "src/megg/checkpoint.rs",
+        "README.md",
+        "CHANGELOG.md",
         "Cargo.toml",
     ] {
         texts.push(std::fs::read_to_string(root.join(rel)).unwrap());
     }
+    texts.extend((0..40).map(soup));
     texts
+}
+
+/// Deterministic pseudo-random text mixing scripts, digits, whitespace runs, punctuation and
+/// contractions: the places where pre-tokenizer regexes differ.
+fn soup(seed: u64) -> String {
+    const PIECES: [&str; 24] = [
+        " ",
+        "  ",
+        "\n",
+        "\r\n",
+        "\t",
+        "'s",
+        "'LL",
+        "word",
+        "Word",
+        "123",
+        "4567",
+        "é",
+        "ß",
+        "東京",
+        "😀",
+        "👍🏽",
+        "—",
+        "...",
+        "!!",
+        "{}",
+        "<|endoftext|>",
+        "\u{a0}",
+        "x_y",
+        "αβγ",
+    ];
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut out = String::new();
+    for _ in 0..(50 + seed as usize * 13) {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        out.push_str(PIECES[(state >> 33) as usize % PIECES.len()]);
+    }
+    out
 }
 
 #[test]
