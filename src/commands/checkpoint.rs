@@ -291,8 +291,8 @@ fn save(
     let mut warnings = Vec::new();
 
     let _lock = project.lock(&path)?;
-    let existing = fsx::read_text(&path)?;
-    let (bytes, created) = match existing.as_ref().map(|t| cp::classify(&t.text)) {
+    let existing = fsx::read_text(&path)?.map(|t| t.text);
+    let (bytes, created) = match existing.as_deref().map(cp::classify) {
         Some(Kind::Checkpoint(old)) if normalize(&old.plan_file) == rel => {
             let new_phase = phase.unwrap_or("plan-complete");
             if let (Some(old_phase), Some(new_rank)) = (&old.phase, cp::phase_rank(new_phase))
@@ -310,13 +310,7 @@ fn save(
                 ..Changes::default()
             };
             (
-                cp::edit(
-                    &existing
-                        .as_ref()
-                        .map(|t| t.text.clone())
-                        .unwrap_or_default(),
-                    &changes,
-                ),
+                cp::edit(existing.as_deref().unwrap_or_default(), &changes),
                 false,
             )
         }
@@ -329,32 +323,18 @@ fn save(
             return Err(Error::failure(format!("{file} {what}; nothing written"))
                 .with_hint("pass --force to replace it (its old bytes are kept in quarantine)"));
         }
-        Some(_) => {
-            // --force: keep the old bytes, then start over.
-            let moved = cp::quarantine(&path, project.repo.as_ref(), now)?;
-            warnings.push(format!(
-                "replaced {file}; the old file was moved to {}",
-                moved.display()
-            ));
-            let text = cp::render_new(
-                &slug,
-                &rel,
-                phase.unwrap_or("plan-complete"),
-                branch.unwrap_or(""),
-                head.as_deref().unwrap_or(""),
-                now,
-            );
-            (text, true)
-        }
-        None => {
-            let text = cp::render_new(
-                &slug,
-                &rel,
-                phase.unwrap_or("plan-complete"),
-                branch.unwrap_or(""),
-                head.as_deref().unwrap_or(""),
-                now,
-            );
+        replaced => {
+            if replaced.is_some() {
+                // --force: keep the old bytes, then start over.
+                let moved = cp::quarantine(&path, project.repo.as_ref(), now)?;
+                warnings.push(format!(
+                    "replaced {file}; the old file was moved to {}",
+                    moved.display()
+                ));
+            }
+            let phase = phase.unwrap_or("plan-complete");
+            let head = head.as_deref().unwrap_or("");
+            let text = cp::render_new(&slug, &rel, phase, branch.unwrap_or(""), head, now);
             (text, true)
         }
     };

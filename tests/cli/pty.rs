@@ -226,3 +226,17 @@ fn pty_json_never_prompts() {
     );
     assert_eq!(exit_code(&p), 0);
 }
+
+/// `state write` with nothing to read and stdin on a terminal fails at once with a hint.
+#[test]
+fn pty_state_write_never_waits_for_a_terminal() {
+    let p = Project::new();
+    p.domain("", "P");
+    let Some(t) = Tmux::start(&p, "state write") else {
+        return;
+    };
+    let screen = t.wait_for("hint: pass --content");
+    assert!(screen.contains("error: no state content given"), "{screen}");
+    assert_eq!(exit_code(&p), 1);
+    assert!(!p.path(".megg/state.md").exists());
+}
