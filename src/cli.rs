@@ -45,4 +45,10 @@ pub enum Command {
     Checkpoint(commands::checkpoint::Args),
     /// Make git ignore checkpoints and the per-developer state
     Gitignore(commands::gitignore::Args),
+    /// Append a knowledge entry to the current domain's knowledge.md
+    Learn(commands::learn::Args),
+    /// Create .megg/info.md for a directory
+    Init(commands::init::Args),
+    /// Report on knowledge health below a directory; archive old entries
+    Maintain(commands::maintain::Args),
 }

@@ -85,6 +85,16 @@ impl Repo {
         self.repo.is_path_ignored(rel).unwrap_or(false)
     }
 
+    /// The URL of remote `name`, as configured (may hold credentials: callers strip them).
+    pub fn remote_url(&self, name: &str) -> Option<String> {
+        self.repo
+            .find_remote(name)
+            .ok()?
+            .url()
+            .ok()
+            .map(str::to_string)
+    }
+
     /// The checked-out branch's short name, also when it has no commits yet; `None` when HEAD
     /// is detached.
     pub fn current_branch(&self) -> Option<String> {

@@ -176,6 +176,9 @@ pub fn run(env: &Env, command: Command) -> Result<Output> {
         Command::State(args) => commands::state::run(env, &args),
         Command::Checkpoint(args) => commands::checkpoint::run(env, &args),
         Command::Gitignore(args) => commands::gitignore::run(env, &args),
+        Command::Learn(args) => commands::learn::run(env, &args),
+        Command::Init(args) => commands::init::run(env, &args),
+        Command::Maintain(args) => commands::maintain::run(env, &args),
     }
 }
 

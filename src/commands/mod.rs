@@ -4,4 +4,7 @@
 pub mod checkpoint;
 pub mod context;
 pub mod gitignore;
+pub mod init;
+pub mod learn;
+pub mod maintain;
 pub mod state;

@@ -209,6 +209,57 @@ fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
     dirs
 }
 
+/// `root` and every directory below it, up to `max_depth` levels, that holds `.megg/`, in walk
+/// order. Skips what [`children`] skips. Each directory is listed once: `.megg` is seen in its
+/// parent's listing, so the walk costs one `read_dir` per directory and no extra `stat`.
+pub fn domains_below(root: &Path, max_depth: usize) -> Found {
+    let mut found = Found::default();
+    walk_all(root, 0, max_depth, &mut found);
+    found
+}
+
+fn walk_all(dir: &Path, depth: usize, max_depth: usize, found: &mut Found) {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            found.warnings.push(format!(
+                "skipped unreadable directory {}: {}",
+                dir.display(),
+                e.kind()
+            ));
+            return;
+        }
+    };
+    let mut subdirs = Vec::new();
+    let mut is_domain = false;
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if name == ".megg" {
+            is_domain = kind.is_dir() || (kind.is_symlink() && entry.path().is_dir());
+            continue;
+        }
+        let name = name.to_string_lossy();
+        if kind.is_dir() && !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref()) {
+            subdirs.push(entry.path());
+        }
+    }
+    if is_domain {
+        found.domains.push(Neighbour {
+            name: dir_name(dir),
+            dir: dir.to_path_buf(),
+        });
+    }
+    if depth < max_depth {
+        subdirs.sort();
+        for sub in subdirs {
+            walk_all(&sub, depth + 1, max_depth, found);
+        }
+    }
+}
+
 /// Every `*.md` file in a `.megg/` directory, sorted by name.
 pub fn megg_files(megg: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(megg) else {
@@ -311,6 +362,25 @@ mod tests {
             .map(|d| d.name)
             .collect();
         assert_eq!(kids, ["c", "checkout"]);
+    }
+
+    #[test]
+    fn domains_below_walks_to_the_depth_limit() {
+        let t = tree(&[
+            "r/.megg/info.md",
+            "r/a/.megg/info.md",
+            "r/a/b/c/.megg/x.md",
+            "r/node_modules/p/.megg/info.md",
+        ]);
+        let names = |depth| {
+            domains_below(&t.path().join("r"), depth)
+                .domains
+                .into_iter()
+                .map(|d| d.name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(10), ["r", "a", "c"]);
+        assert_eq!(names(1), ["r", "a"]);
     }
 
     #[test]

@@ -331,6 +331,113 @@ pub fn blocked_message(entries: &[Entry<'_>], tokens: usize, path: &str, exact: 
     out
 }
 
+/// Past this many knowledge tokens `learn` says `megg maintain` is due.
+pub const MAINTAIN_DUE: usize = 12_000;
+
+/// A new entry, as `learn` takes it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NewEntry {
+    pub date: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub topics: Vec<String>,
+    #[serde(skip)]
+    pub content: String,
+}
+
+/// Checks and normalizes `learn`'s arguments; the error says what to fix.
+pub fn new_entry(
+    date: &str,
+    title: &str,
+    kind: &str,
+    topics: &str,
+    content: &str,
+) -> Result<NewEntry, (String, String)> {
+    let title = title.trim();
+    if title.is_empty() || title.contains(['\n', '\r']) {
+        return Err((
+            "the title must be one non-empty line".into(),
+            "pass a short title, e.g. \"Use JWT in httpOnly cookies\"".into(),
+        ));
+    }
+    let kind = kind.trim().to_lowercase();
+    if !TYPES.contains(&kind.as_str()) {
+        return Err((
+            format!("unknown type '{kind}'"),
+            format!("valid types: {}", TYPES.join(", ")),
+        ));
+    }
+    let topics: Vec<String> = topics
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    if topics.is_empty() {
+        return Err((
+            "no topics given".into(),
+            "pass comma-separated topics, e.g. \"auth, security\"".into(),
+        ));
+    }
+    if content.trim().is_empty() {
+        return Err((
+            "the content is empty".into(),
+            "say what was learned and why".into(),
+        ));
+    }
+    if content.lines().any(|l| l.trim_end_matches('\r') == "---") {
+        return Err((
+            "the content has a line that is exactly `---`, which would split the entry when read back".into(),
+            "use `***` for a horizontal rule".into(),
+        ));
+    }
+    Ok(NewEntry {
+        date: date.to_string(),
+        title: title.to_string(),
+        kind,
+        topics,
+        content: content.trim_end().to_string(),
+    })
+}
+
+/// The header of a new `knowledge.md`.
+pub fn new_file(now: &str) -> String {
+    format!("---\ncreated: {now}\nupdated: {now}\ntype: knowledge\n---\n\n# Knowledge\n")
+}
+
+/// `existing` (or a new file) with `entry` appended and `updated` set to `now`; every other
+/// byte is kept.
+pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
+    let base = match existing {
+        Some(text) if !text.trim().is_empty() => {
+            let split = crate::frontmatter::split(text);
+            match split.yaml {
+                Some(yaml) => crate::frontmatter::join(
+                    &crate::frontmatter::set(yaml, "updated", now, split.newline),
+                    split.body,
+                    split.newline,
+                ),
+                None => text.to_string(),
+            }
+        }
+        _ => new_file(now),
+    };
+    let mut out = base;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\n---\n\n## {} - {}\n**Type:** {}\n**Topics:** {}\n\n{}\n",
+        entry.date,
+        entry.title,
+        entry.kind,
+        entry.topics.join(", "),
+        entry.content
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,6 +540,58 @@ mod tests {
             .next()
             .unwrap();
         assert_eq!(section.lines().count(), gotchas);
+    }
+
+    #[test]
+    fn new_entries_are_checked() {
+        let ok = new_entry(
+            "2026-01-17",
+            " JWT ",
+            "Decision",
+            " auth , ,security",
+            "why\n",
+        )
+        .unwrap();
+        assert_eq!((ok.title.as_str(), ok.kind.as_str()), ("JWT", "decision"));
+        assert_eq!(ok.topics, ["auth", "security"]);
+        let (msg, hint) = new_entry("d", "t", "idea", "x", "c").unwrap_err();
+        assert!(msg.contains("unknown type 'idea'") && hint.contains("decision, pattern, gotcha"));
+        assert!(
+            new_entry("d", "t", "fact", " , ", "c")
+                .unwrap_err()
+                .0
+                .contains("no topics")
+        );
+        let (msg, hint) = new_entry("d", "t", "fact", "x", "a\n---\nb").unwrap_err();
+        assert!(msg.contains("---") && hint.contains("***"));
+        assert!(new_entry("d", "two\nlines", "fact", "x", "c").is_err());
+        assert!(new_entry("d", "t", "fact", "x", "  ").is_err());
+    }
+
+    #[test]
+    fn append_round_trips_and_keeps_bytes() {
+        let e = new_entry(
+            "2026-01-17",
+            "A",
+            "fact",
+            "x, y",
+            "body\ncreated: not a key",
+        )
+        .unwrap();
+        let first = append(None, &e, "2026-01-17T10:00:00Z");
+        assert!(first.starts_with("---\ncreated: 2026-01-17T10:00:00Z\n"));
+        let existing = "---\ncreated: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-01T00:00:00.5Z\ntype: knowledge\nmine: 1\n---\n\n# Knowledge\n\n\n---\n\n## Old\n**Type:** rule\n**Topics:** z\n\nold"; // no final newline
+        let out = append(Some(existing), &e, "2026-01-17T10:00:00Z");
+        assert!(out.contains("created: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-17T10:00:00Z\ntype: knowledge\nmine: 1\n"));
+        assert!(out.contains(
+            "\n\n## Old\n**Type:** rule\n**Topics:** z\n\nold\n\n---\n\n## 2026-01-17 - A\n"
+        ));
+        let entries = parse(crate::frontmatter::split(&out).body);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(
+            entries[1].raw,
+            "## 2026-01-17 - A\n**Type:** fact\n**Topics:** x, y\n\nbody\ncreated: not a key"
+        );
     }
 
     #[test]

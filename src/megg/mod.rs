@@ -5,7 +5,9 @@ pub mod checkpoint;
 pub mod context;
 pub mod discovery;
 pub mod gitignore;
+pub mod init;
 pub mod knowledge;
+pub mod maintain;
 pub mod slug;
 pub mod state;
 

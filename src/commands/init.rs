@@ -1,0 +1,92 @@
+//! `megg init [PATH] [--info TEXT] [--force]` (SPEC §6): create a domain's `.megg/info.md`.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::clock::format_timestamp;
+use crate::megg::discovery::dir_name;
+use crate::megg::init::{self, Detected};
+use crate::{Env, Error, Output, Result, fsx};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The directory to make a domain [default: the current directory]
+    pub path: Option<PathBuf>,
+    /// The info.md text instead of the template
+    #[arg(long, allow_hyphen_values = true)]
+    pub info: Option<String>,
+    /// Replace an existing info.md
+    #[arg(long)]
+    pub force: bool,
+    /// Print one JSON document
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Initialized {
+    path: String,
+    created: bool,
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let dir = args
+        .path
+        .as_deref()
+        .map_or_else(|| env.cwd.clone(), |p| env.resolve(p));
+    if !dir.is_dir() {
+        return Err(Error::failure(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    let megg = dir.join(".megg");
+    let path = megg.join("info.md");
+    let existed = path.exists();
+    if existed && !args.force {
+        return Err(Error::failure(format!(
+            "{} already exists; not overwriting it",
+            path.display()
+        ))
+        .with_hint("pass --force to replace it"));
+    }
+    let detected = detect(env, &dir);
+    let body = init::body(&dir_name(&dir), args.info.as_deref(), &detected);
+    std::fs::create_dir_all(&megg).map_err(|e| Error::io("create", &megg, &e))?;
+    fsx::write_atomic(
+        &path,
+        init::render(&format_timestamp(env.clock.now()), &body).as_bytes(),
+    )?;
+    let result = Initialized {
+        path: path.display().to_string(),
+        created: !existed,
+    };
+    Ok(if args.json {
+        Output::json(&result)
+    } else {
+        let verb = if existed { "Replaced" } else { "Created" };
+        Output::text(format!("{verb} {}\n", result.path))
+    })
+}
+
+/// Name and description from the first manifest found, and the origin remote.
+fn detect(env: &Env, dir: &std::path::Path) -> Detected {
+    let mut d = Detected::default();
+    for file in ["Cargo.toml", "package.json", "pyproject.toml"] {
+        let Ok(Some(t)) = fsx::read_text_limited(&dir.join(file), 1024 * 1024) else {
+            continue;
+        };
+        if let Some((name, description)) = init::from_manifest(file, &t.text) {
+            d.name = name;
+            d.description = description;
+            d.source = Some(file);
+            break;
+        }
+    }
+    d.remote = env
+        .repo(dir)
+        .and_then(|r| r.remote_url("origin"))
+        .map(|u| init::strip_credentials(&u));
+    d
+}

@@ -1,0 +1,211 @@
+//! `megg maintain [PATH] [--json] [--archive-before DATE]` (SPEC §6): a health report over
+//! every `.megg` at or below PATH, and archiving of old entries.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::clock::format_timestamp;
+use crate::megg::discovery::{self, Domain};
+use crate::megg::maintain::{self, DomainReport};
+use crate::megg::{lock_path, state};
+use crate::{Env, Error, Output, Result, fsx};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Where to look [default: the current domain's directory]
+    pub path: Option<PathBuf>,
+    /// Move entries dated before DATE (YYYY-MM-DD) into .megg/archive/knowledge-<year>.md
+    #[arg(long, value_name = "DATE", value_parser = parse_date)]
+    pub archive_before: Option<NaiveDate>,
+    /// Print one JSON document
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_date(s: &str) -> std::result::Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map_err(|_| format!("'{s}' is not a date (YYYY-MM-DD)"))
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Archived {
+    title: String,
+    date: String,
+    to: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Report {
+    domains: Vec<DomainReport>,
+    actions: Vec<String>,
+    archived: Vec<Archived>,
+    warnings: Vec<String>,
+}
+
+/// Environment variable for a test-only failure between the archive writes and the live
+/// file's write, proving an interruption there loses nothing.
+const FAIL_POINT: &str = "MEGG_TEST_FAIL";
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let root = match &args.path {
+        Some(p) => env.resolve(p),
+        None => discovery::current_domain(&env.cwd, &env.ceilings)
+            .map_or_else(|| env.cwd.clone(), |d| d.dir),
+    };
+    if !root.is_dir() {
+        return Err(Error::failure(format!(
+            "{} is not a directory",
+            root.display()
+        )));
+    }
+    let found = discovery::domains_below(&root, maintain::MAX_DEPTH);
+    let mut warnings = found.warnings;
+    let today = env.clock.now().date_naive();
+    let mut archived = Vec::new();
+    let mut domains = Vec::with_capacity(found.domains.len());
+    for n in &found.domains {
+        let domain = Domain {
+            name: n.name.clone(),
+            dir: n.dir.clone(),
+            megg: n.dir.join(".megg"),
+        };
+        if let Some(before) = args.archive_before {
+            archive(env, &domain, before, &mut archived)?;
+        }
+        domains.push(report(env, &domain, today, &mut warnings));
+    }
+    let result = Report {
+        actions: maintain::actions(&domains, today),
+        domains,
+        archived,
+        warnings,
+    };
+    Ok(if args.json {
+        Output::json(&result)
+    } else {
+        Output::text(text(&result)).with_warnings(result.warnings)
+    })
+}
+
+fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -> DomainReport {
+    let mut r = DomainReport {
+        dir: d.dir.clone(),
+        ..DomainReport::default()
+    };
+    let path = d.knowledge_path();
+    match fsx::read_text_limited(&path, 64 * 1024 * 1024) {
+        Ok(Some(t)) => {
+            if t.lossy {
+                r.problems.push("knowledge.md is not valid UTF-8".into());
+            }
+            let tokens = env.tokens.count(&t.text);
+            maintain::analyse(&mut r, &t.text, tokens, today);
+            r.knowledge = Some(path);
+        }
+        Ok(None) => {}
+        Err(e) => warnings.push(e.message),
+    }
+    if let Ok(Some(t)) = fsx::read_text_limited(&d.state_path(), 1024 * 1024) {
+        let doc = state::parse(&t.text, &d.state_path().display().to_string());
+        r.expired_state = !state::expiry(&doc, env.clock.now()).is_active();
+    }
+    r
+}
+
+/// Moves entries dated before `before` out of `d`'s knowledge: each archive file is written
+/// atomically first, the live file last, under the live file's lock.
+fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived>) -> Result<()> {
+    let path = d.knowledge_path();
+    let repo = env.repo(&d.dir);
+    let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
+    let Some(text) = fsx::read_text(&path)? else {
+        return Ok(());
+    };
+    if text.lossy {
+        return Err(Error::failure(format!(
+            "{} is not valid UTF-8; not archiving from it",
+            path.display()
+        )));
+    }
+    let split = crate::frontmatter::split(&text.text);
+    let plan = maintain::plan_archive(split.body, before);
+    if plan.by_year.is_empty() {
+        return Ok(());
+    }
+    let now = format_timestamp(env.clock.now());
+    let dir = d.megg.join("archive");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, &e))?;
+    for (year, entries) in &plan.by_year {
+        let file = dir.join(format!("knowledge-{year}.md"));
+        let existing = fsx::read_text(&file)?.map(|t| t.text);
+        let (new_text, _) = maintain::append_to_archive(existing.as_deref(), *year, entries, &now);
+        fsx::write_atomic(&file, new_text.as_bytes())?;
+        for e in entries {
+            archived.push(Archived {
+                title: e.title.to_string(),
+                date: e.date.unwrap_or_default().to_string(),
+                to: file.display().to_string(),
+            });
+        }
+    }
+    if std::env::var_os(FAIL_POINT).is_some_and(|v| v == "archive-before-live") {
+        return Err(Error::failure("test-only failure after the archive writes"));
+    }
+    let live = match split.yaml {
+        Some(yaml) => crate::frontmatter::join(
+            &crate::frontmatter::set(yaml, "updated", &now, split.newline),
+            &plan.remaining_body,
+            split.newline,
+        ),
+        None => plan.remaining_body.clone(),
+    };
+    fsx::write_atomic(&path, live.as_bytes())
+}
+
+fn text(r: &Report) -> String {
+    let mut out = String::new();
+    if r.domains.is_empty() {
+        out.push_str("No .megg directories found\n");
+    }
+    for d in &r.domains {
+        let _ = write!(out, "{}: ", d.dir.display());
+        match &d.knowledge {
+            Some(_) => {
+                let _ = write!(out, "{} entries, {} tokens", d.entries, d.tokens);
+                if d.bloated {
+                    out.push_str(" (bloated)");
+                }
+            }
+            None => out.push_str("no knowledge.md"),
+        }
+        if !d.stale.is_empty() {
+            let _ = write!(out, ", {} stale", d.stale.len());
+        }
+        if d.expired_state {
+            out.push_str(", expired state.md");
+        }
+        out.push('\n');
+        for p in &d.problems {
+            let _ = writeln!(out, "  problem: {p}");
+        }
+    }
+    for a in &r.archived {
+        let _ = writeln!(
+            out,
+            "archived: {} {} → {}",
+            a.date,
+            a.title,
+            Path::new(&a.to).display()
+        );
+    }
+    if !r.actions.is_empty() {
+        out.push_str("\nSuggested actions:\n");
+        for a in &r.actions {
+            let _ = writeln!(out, "- {a}");
+        }
+    }
+    out
+}

@@ -1,0 +1,205 @@
+//! The `info.md` `megg init` writes (SPEC §6): a template prefilled with what the project
+//! says about itself.
+
+/// What could be detected about a project.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Detected {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// Where it came from, e.g. `Cargo.toml`.
+    pub source: Option<&'static str>,
+    pub remote: Option<String>,
+}
+
+/// Name and description from a manifest's text, by file name.
+pub fn from_manifest(file: &'static str, text: &str) -> Option<(Option<String>, Option<String>)> {
+    let (name, description) = match file {
+        "package.json" => {
+            let v: serde_json::Value = serde_json::from_str(text).ok()?;
+            let get = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            (get("name"), get("description"))
+        }
+        "Cargo.toml" => (
+            toml_key(text, &["package"], "name"),
+            toml_key(text, &["package"], "description"),
+        ),
+        "pyproject.toml" => {
+            let tables = ["project", "tool.poetry"];
+            (
+                toml_key(text, &tables, "name"),
+                toml_key(text, &tables, "description"),
+            )
+        }
+        _ => return None,
+    };
+    let clean = |s: Option<String>| s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    let (name, description) = (clean(name), clean(description));
+    (name.is_some() || description.is_some()).then_some((name, description))
+}
+
+/// A `key = "value"` string in one of `tables` of a TOML file. Two keys with basic strings
+/// are all init needs; a full TOML parser would be a dependency for nothing.
+fn toml_key(text: &str, tables: &[&str], key: &str) -> Option<String> {
+    let mut in_table = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let name = header.trim_end_matches(']').trim();
+            in_table = tables.contains(&name);
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        if k.trim() != key {
+            continue;
+        }
+        let v = v.trim();
+        let quote = v.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+        let mut out = String::new();
+        let mut chars = v[1..].chars();
+        while let Some(c) = chars.next() {
+            match c {
+                // Basic strings ("…") have escapes; literal strings ('…') do not.
+                '\\' if quote == '"' => out.push(chars.next()?),
+                c if c == quote => return Some(out),
+                c => out.push(c),
+            }
+        }
+        return None;
+    }
+    None
+}
+
+/// A remote URL without credentials: `https://user:token@host/x` → `https://host/x`.
+/// An ssh user (`git@host:x`, `ssh://git@host/x`) is not a secret and stays.
+pub fn strip_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let Some(at) = authority.rfind('@') else {
+        return url.to_string();
+    };
+    let userinfo = &authority[..at];
+    let keep_user = scheme.starts_with("ssh") && !userinfo.contains(':');
+    if keep_user {
+        return url.to_string();
+    }
+    format!("{scheme}://{}{path}", &authority[at + 1..])
+}
+
+/// The body of a new `info.md`: `--info` text, or the template.
+pub fn body(dir_name: &str, info: Option<&str>, d: &Detected) -> String {
+    let name = d.name.as_deref().unwrap_or(dir_name);
+    if let Some(text) = info {
+        let text = text.trim();
+        return if text.starts_with("# ") {
+            format!("{text}\n")
+        } else {
+            format!("# {name}\n\n{text}\n")
+        };
+    }
+    let mut context = match (&d.description, d.source) {
+        (Some(desc), Some(src)) => format!("{desc} (from {src})\n"),
+        (Some(desc), None) => format!("{desc}\n"),
+        _ => "What this project is, who it is for, and how it is built.\n".to_string(),
+    };
+    if let Some(remote) = &d.remote {
+        context.push_str(&format!("Repository: {remote}\n"));
+    }
+    format!(
+        "# {name}\n\n## Context\n{context}\n## Rules\n- Conventions every change here must follow.\n\n## Learning\nPermanent knowledge lives in knowledge.md: the agent asks before saving an entry with\n`megg learn TITLE TYPE TOPICS CONTENT`.\n\n## Files\n- Key files and where things live.\n"
+    )
+}
+
+/// The whole `info.md`.
+pub fn render(now: &str, body: &str) -> String {
+    format!("---\ncreated: {now}\nupdated: {now}\ntype: context\n---\n\n{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifests() {
+        let cargo = "[workspace]\nname = \"no\"\n[package]\nname = \"megg\"\nversion = \"1.1.0\"\ndescription = \"Continuity \\\"for\\\" agents\"\n[dependencies]\nname = \"dep\"\n";
+        assert_eq!(
+            from_manifest("Cargo.toml", cargo),
+            Some((
+                Some("megg".into()),
+                Some("Continuity \"for\" agents".into())
+            ))
+        );
+        let pkg = r#"{"name": "@acme/shop", "description": "Storefront"}"#;
+        assert_eq!(
+            from_manifest("package.json", pkg),
+            Some((Some("@acme/shop".into()), Some("Storefront".into())))
+        );
+        let py = "[tool.poetry]\nname = 'svc'\n";
+        assert_eq!(
+            from_manifest("pyproject.toml", py),
+            Some((Some("svc".into()), None))
+        );
+        assert_eq!(from_manifest("package.json", "{not json"), None);
+        assert_eq!(
+            from_manifest("Cargo.toml", "[package]\nversion = \"1\"\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn credentials_are_stripped() {
+        assert_eq!(
+            strip_credentials("https://user:ghp_secret@github.com/a/b.git"),
+            "https://github.com/a/b.git"
+        );
+        assert_eq!(
+            strip_credentials("https://ghp_token@github.com/a/b"),
+            "https://github.com/a/b"
+        );
+        assert_eq!(
+            strip_credentials("https://github.com/a/b"),
+            "https://github.com/a/b"
+        );
+        assert_eq!(
+            strip_credentials("git@github.com:a/b.git"),
+            "git@github.com:a/b.git"
+        );
+        assert_eq!(strip_credentials("ssh://git@host/x"), "ssh://git@host/x");
+        assert_eq!(strip_credentials("ssh://git:pw@host/x"), "ssh://host/x");
+    }
+
+    #[test]
+    fn template_and_info_text() {
+        let d = Detected {
+            name: Some("shop".into()),
+            description: Some("Storefront".into()),
+            source: Some("package.json"),
+            remote: Some("https://github.com/a/shop".into()),
+        };
+        let b = body("dir", None, &d);
+        for part in [
+            "# shop\n",
+            "## Context\nStorefront (from package.json)\nRepository: https://github.com/a/shop\n",
+            "## Rules\n",
+            "## Learning\n",
+            "## Files\n",
+        ] {
+            assert!(b.contains(part), "{part} in {b}");
+        }
+        assert_eq!(
+            body("dir", Some("Just text"), &Detected::default()),
+            "# dir\n\nJust text\n"
+        );
+        assert_eq!(
+            body("dir", Some("# Own\nx"), &Detected::default()),
+            "# Own\nx\n"
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! `megg maintain` (SPEC §6): what is wrong with a domain's knowledge, what to do about it,
+//! and how old entries move into `.megg/archive/`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use chrono::{Duration, NaiveDate};
+use serde::Serialize;
+
+use super::knowledge::{self, Entry, FULL_BELOW, TYPES};
+
+/// Entries older than this are reported as stale.
+pub const STALE_AFTER_DAYS: i64 = 90;
+/// A topic with this many entries is a consolidation candidate.
+pub const CONSOLIDATE_AT: usize = 3;
+/// How deep below PATH maintain looks for domains.
+pub const MAX_DEPTH: usize = 10;
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DomainReport {
+    pub dir: PathBuf,
+    pub knowledge: Option<PathBuf>,
+    pub tokens: usize,
+    pub entries: usize,
+    pub bloated: bool,
+    pub stale: Vec<Stale>,
+    pub topics: BTreeMap<String, usize>,
+    pub unknown_types: Vec<String>,
+    pub problems: Vec<String>,
+    /// `state.md` is present but expired.
+    pub expired_state: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stale {
+    pub title: String,
+    pub date: String,
+}
+
+/// Fills in the knowledge findings of `report` from the file's text.
+pub fn analyse(report: &mut DomainReport, text: &str, tokens: usize, today: NaiveDate) {
+    let split = crate::frontmatter::split(text);
+    if let Some(yaml) = split.yaml
+        && let Err(e) = crate::frontmatter::parse(yaml)
+    {
+        report.problems.push(format!("invalid frontmatter: {e}"));
+    }
+    let entries = knowledge::parse(split.body);
+    report.tokens = tokens;
+    report.entries = entries.len();
+    report.bloated = tokens > FULL_BELOW;
+    let cutoff = today - Duration::days(STALE_AFTER_DAYS);
+    for e in &entries {
+        if let Some(d) = e
+            .date
+            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+            && d < cutoff
+        {
+            report.stale.push(Stale {
+                title: e.title.to_string(),
+                date: d.to_string(),
+            });
+        }
+        match e.kind {
+            None => report
+                .problems
+                .push(format!("entry '{}' has no **Type:** line", e.title)),
+            Some(k) if !TYPES.contains(&k.to_lowercase().as_str()) => {
+                if !report.unknown_types.iter().any(|u| u == k) {
+                    report.unknown_types.push(k.to_string());
+                }
+            }
+            Some(_) => {}
+        }
+        if e.topics.is_empty() {
+            report
+                .problems
+                .push(format!("entry '{}' has no topics", e.title));
+        }
+    }
+    report.topics = knowledge::topic_counts(&entries)
+        .into_iter()
+        .filter(|(_, n)| *n >= CONSOLIDATE_AT)
+        .collect();
+}
+
+/// What to do about the findings, each with the command that does it where there is one.
+pub fn actions(reports: &[DomainReport], today: NaiveDate) -> Vec<String> {
+    let archive_date = today - Duration::days(STALE_AFTER_DAYS);
+    let mut out = Vec::new();
+    for r in reports {
+        let dir = crate::render::context::shell_quote(&r.dir.display().to_string());
+        if r.bloated {
+            out.push(format!(
+                "{dir}: knowledge is {} tokens (over {FULL_BELOW}): archive old entries with `megg maintain {dir} --archive-before {archive_date}` or consolidate topics",
+                r.tokens
+            ));
+        } else if !r.stale.is_empty() {
+            out.push(format!(
+                "{dir}: {} entries are older than {STALE_AFTER_DAYS} days: review them, or archive with `megg maintain {dir} --archive-before {archive_date}`",
+                r.stale.len()
+            ));
+        }
+        for (topic, n) in &r.topics {
+            out.push(format!(
+                "{dir}: consolidate the {n} entries on '{topic}' (`megg context {dir} --topic {}`)",
+                crate::render::context::shell_quote(topic)
+            ));
+        }
+        if !r.unknown_types.is_empty() {
+            out.push(format!(
+                "{dir}: unknown types {} (valid: {})",
+                r.unknown_types.join(", "),
+                TYPES.join(", ")
+            ));
+        }
+        if !r.problems.is_empty() {
+            out.push(format!(
+                "{dir}: fix {} parse problem(s) in knowledge.md",
+                r.problems.len()
+            ));
+        }
+        if r.expired_state {
+            out.push(format!(
+                "{dir}: remove the expired state with `megg -C {dir} state clear`"
+            ));
+        }
+    }
+    out
+}
+
+/// The live file split for archiving: entries dated before `before`, grouped by year, and
+/// the live text without them (frontmatter and preamble kept, remaining entries byte for byte).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchivePlan<'a> {
+    pub by_year: BTreeMap<i32, Vec<Entry<'a>>>,
+    pub remaining_body: String,
+}
+
+pub fn plan_archive(body: &str, before: NaiveDate) -> ArchivePlan<'_> {
+    let entries = knowledge::parse(body);
+    let mut by_year: BTreeMap<i32, Vec<Entry<'_>>> = BTreeMap::new();
+    let mut kept = Vec::new();
+    for e in entries {
+        match e
+            .date
+            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+        {
+            Some(d) if d < before => by_year
+                .entry(chrono::Datelike::year(&d))
+                .or_default()
+                .push(e),
+            _ => kept.push(e),
+        }
+    }
+    let preamble = preamble(body).trim_end();
+    let mut remaining_body = String::from(preamble);
+    remaining_body.push('\n');
+    for e in &kept {
+        remaining_body.push_str("\n---\n\n");
+        remaining_body.push_str(e.raw);
+        remaining_body.push('\n');
+    }
+    ArchivePlan {
+        by_year,
+        remaining_body,
+    }
+}
+
+/// The body before its first `---` line.
+fn preamble(body: &str) -> &str {
+    let mut pos = 0;
+    for line in body.split_inclusive('\n') {
+        if line.trim_end_matches(['\n', '\r']) == "---" {
+            return &body[..pos];
+        }
+        pos += line.len();
+    }
+    body
+}
+
+/// An archive file's text with `entries` appended, skipping any whose exact text is already
+/// there (so a re-run after an interruption never duplicates an entry).
+pub fn append_to_archive(
+    existing: Option<&str>,
+    year: i32,
+    entries: &[Entry<'_>],
+    now: &str,
+) -> (String, usize) {
+    let mut out = match existing {
+        Some(t) if !t.trim().is_empty() => t.to_string(),
+        _ => format!(
+            "---\ncreated: {now}\nupdated: {now}\ntype: knowledge-archive\n---\n\n# Knowledge archive {year}\n"
+        ),
+    };
+    let already: Vec<&str> =
+        knowledge::parse(crate::frontmatter::split(existing.unwrap_or("")).body)
+            .iter()
+            .map(|e| e.raw)
+            .collect();
+    let mut added = 0;
+    for e in entries {
+        if already.contains(&e.raw) {
+            continue;
+        }
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("\n---\n\n");
+        out.push_str(e.raw);
+        out.push('\n');
+        added += 1;
+    }
+    (out, added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str = "\n# Knowledge\n\n\n---\n\n## 2025-01-10 - Old one\n**Type:** decision\n**Topics:** auth\n\nold text\n\n---\n\n## 2026-11-01 - New one\n**Type:** idea\n**Topics:** auth\n\nnew text\n\n---\n\n## Undated\n**Topics:** auth\n\nx\n";
+
+    fn day(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn analysis_finds_every_kind_of_problem() {
+        let mut r = DomainReport::default();
+        analyse(
+            &mut r,
+            &format!("---\ntype: knowledge\n---\n{BODY}"),
+            9000,
+            day("2026-11-22"),
+        );
+        assert_eq!(r.entries, 3);
+        assert!(r.bloated);
+        assert_eq!(
+            r.stale,
+            [Stale {
+                title: "Old one".into(),
+                date: "2025-01-10".into()
+            }]
+        );
+        assert_eq!(r.unknown_types, ["idea"]);
+        assert_eq!(r.topics.get("auth"), Some(&3));
+        assert_eq!(r.problems, ["entry 'Undated' has no **Type:** line"]);
+        let acts = actions(&[r], day("2026-11-22"));
+        assert!(acts[0].contains("--archive-before 2026-08-24"), "{acts:?}");
+        assert!(
+            acts.iter()
+                .any(|a| a.contains("consolidate the 3 entries on 'auth'"))
+        );
+        assert!(acts.iter().any(|a| a.contains("unknown types idea")));
+    }
+
+    #[test]
+    fn archive_plan_moves_only_dated_old_entries() {
+        let plan = plan_archive(BODY, day("2026-01-01"));
+        assert_eq!(plan.by_year.len(), 1);
+        assert_eq!(plan.by_year[&2025][0].title, "Old one");
+        assert!(
+            plan.remaining_body
+                .starts_with("\n# Knowledge\n\n---\n\n## 2026-11-01 - New one")
+        );
+        assert!(!plan.remaining_body.contains("Old one"));
+        assert!(
+            plan.remaining_body
+                .contains("## Undated\n**Topics:** auth\n\nx\n")
+        );
+    }
+
+    #[test]
+    fn archiving_twice_never_duplicates() {
+        let plan = plan_archive(BODY, day("2026-01-01"));
+        let (first, n) =
+            append_to_archive(None, 2025, &plan.by_year[&2025], "2026-11-22T00:00:00Z");
+        assert_eq!(n, 1);
+        let (second, n) = append_to_archive(
+            Some(&first),
+            2025,
+            &plan.by_year[&2025],
+            "2026-11-22T00:00:00Z",
+        );
+        assert_eq!(n, 0);
+        assert_eq!(first, second);
+        assert!(first.contains(
+            "## 2025-01-10 - Old one\n**Type:** decision\n**Topics:** auth\n\nold text\n"
+        ));
+    }
+}
