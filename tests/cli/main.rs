@@ -4,6 +4,7 @@
 mod checkpoint;
 mod context;
 mod hook;
+mod knowledge;
 mod pty;
 mod state;
 mod tokens;

@@ -1,0 +1,437 @@
+//! `megg learn`, `megg init` and `megg maintain`: TypeScript megg parity without its bugs.
+
+use std::process::Stdio;
+
+use crate::{Git, NOW, Project};
+
+fn domain() -> Project {
+    let p = Project::new();
+    p.domain("", "P");
+    p
+}
+
+fn entries_of(p: &Project, rel: &str) -> Vec<String> {
+    let text = p.read(rel);
+    let body = text
+        .split_once("\n---\n")
+        .map_or(text.as_str(), |(_, b)| b)
+        .to_string();
+    body.split("\n---\n")
+        .filter(|c| c.trim_start().starts_with("## "))
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn learn_then_context_topic_returns_the_entry_verbatim() {
+    let p = domain();
+    let content = "Sessions use JWTs in httpOnly cookies.\n\n- never localStorage\n  created: this line is content\n\n***\n\ntype: also content";
+    let v = p.json(
+        "",
+        &[
+            "learn",
+            "Use JWT in httpOnly cookies",
+            "decision",
+            "auth, security",
+            content,
+            "--json",
+        ],
+    );
+    assert_eq!(v["entry"]["date"], "2026-11-22");
+    assert_eq!(v["entry"]["type"], "decision");
+    assert_eq!(
+        v["entry"]["topics"],
+        serde_json::json!(["auth", "security"])
+    );
+    assert_eq!(
+        v["path"],
+        p.path(".megg/knowledge.md").display().to_string()
+    );
+    let ctx = p.json("", &["context", "--topic", "auth", "--format", "json"]);
+    assert_eq!(
+        ctx["knowledge"]["content"],
+        format!(
+            "## 2026-11-22 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\n{content}"
+        )
+    );
+    assert_eq!(ctx["knowledge"]["entries"], 1);
+}
+
+#[test]
+fn learn_then_maintain_counts_it() {
+    let p = domain();
+    for i in 0..3 {
+        p.ok("", &["learn", &format!("Entry {i}"), "fact", "db", "text"]);
+    }
+    let v = p.json("", &["maintain", "--json"]);
+    let d = &v["domains"][0];
+    assert_eq!(d["entries"], 3);
+    assert_eq!(d["topics"]["db"], 3);
+    assert_eq!(
+        d["knowledge"],
+        p.path(".megg/knowledge.md").display().to_string()
+    );
+}
+
+#[test]
+fn learn_creates_the_file_with_frontmatter_and_touches_updated() {
+    let p = domain();
+    p.ok("", &["learn", "First", "gotcha", "x", "one"]);
+    let text = p.read(".megg/knowledge.md");
+    assert!(
+        text.starts_with(&format!(
+            "---\ncreated: {NOW}\nupdated: {NOW}\ntype: knowledge\n---\n\n# Knowledge\n"
+        )),
+        "{text}"
+    );
+    let later = "2026-11-23T08:00:00Z";
+    let out = p
+        .megg("")
+        .env("MEGG_NOW", later)
+        .args(["learn", "Second", "rule", "x", "two"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = p.read(".megg/knowledge.md");
+    assert!(text.contains(&format!("created: {NOW}\nupdated: {later}\n")));
+    assert_eq!(entries_of(&p, ".megg/knowledge.md").len(), 2);
+}
+
+#[test]
+fn learn_rejects_bad_input_and_writes_nothing() {
+    let p = domain();
+    for (args, needle) in [
+        (
+            vec!["learn", "T", "idea", "x", "c"],
+            "decision, pattern, gotcha, context, rule, fact, process",
+        ),
+        (
+            vec!["learn", "T", "fact", " , ", "c"],
+            "comma-separated topics",
+        ),
+        (vec!["learn", "T", "fact", "x", "a\n---\nb"], "***"),
+    ] {
+        let out = p.run("", &args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
+    assert!(!p.path(".megg/knowledge.md").exists());
+}
+
+#[test]
+fn learn_reads_stdin_for_dash_and_needs_a_domain() {
+    let p = domain();
+    let out = p
+        .megg("")
+        .args(["learn", "From stdin", "process", "ops", "-"])
+        .write_stdin("step one\nstep two\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        p.read(".megg/knowledge.md")
+            .contains("**Topics:** ops\n\nstep one\nstep two\n")
+    );
+    let none = Project::new();
+    let out = none.run("", &["learn", "T", "fact", "x", "c"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("megg init"));
+}
+
+#[test]
+fn learn_warns_when_maintain_is_due() {
+    let p = domain();
+    p.write(".megg/knowledge.md", crate::knowledge_file(12_500));
+    let v = p.json("", &["learn", "One more", "fact", "x", "c", "--json"]);
+    assert!(v["warnings"][0].as_str().unwrap().contains("megg maintain"));
+}
+
+/// 8 processes × 50 `learn` at once: exactly 400 entries, all parse.
+#[test]
+fn concurrent_learns_lose_nothing() {
+    let p = domain();
+    Git::init(p.root(), "main");
+    let bin = assert_cmd::cargo::cargo_bin("megg");
+    let workers: Vec<_> = (0..8)
+        .map(|w| {
+            let bin = bin.clone();
+            let root = p.root().to_path_buf();
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    let status = std::process::Command::new(&bin)
+                        .args([
+                            "learn",
+                            &format!("Worker {w} entry {i}"),
+                            "fact",
+                            &format!("w{w}, shared"),
+                            "text",
+                        ])
+                        .current_dir(&root)
+                        .env("MEGG_NOW", NOW)
+                        .env("MEGG_CACHE_DIR", "")
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .unwrap();
+                    assert!(status.success());
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let v = p.json("", &["maintain", "--json"]);
+    assert_eq!(v["domains"][0]["entries"], 400);
+    assert_eq!(v["domains"][0]["problems"], serde_json::json!([]));
+    let ctx = p.json("", &["context", "--topic", "w3", "--format", "json"]);
+    assert_eq!(ctx["knowledge"]["entries"], 50);
+}
+
+/// The TypeScript megg's own files, quirks included, parse to the right entries.
+#[test]
+fn typescript_knowledge_parses_to_the_right_entries() {
+    let p = Project::new();
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ts-megg-v1.1/acme/shop/.megg/knowledge.md");
+    p.write(".megg/knowledge.md", std::fs::read(src).unwrap());
+    p.write(".megg/info.md", "# Shop\n");
+    let v = p.json("", &["maintain", "--json"]);
+    assert_eq!(v["domains"][0]["entries"], 4);
+    assert_eq!(v["domains"][0]["problems"], serde_json::json!([]));
+    assert_eq!(v["domains"][0]["unknown_types"], serde_json::json!([]));
+    for (topic, title, kind) in [
+        ("security", "Use JWT in httpOnly cookies", "decision"),
+        ("stripe", "Stripe webhooks retry", "gotcha"),
+        ("db", "Repository pattern for DB", "pattern"),
+        ("deploy", "Deploy on merge", "context"),
+    ] {
+        let c = p.json("", &["context", "--topic", topic, "--format", "json"]);
+        let content = c["knowledge"]["content"].as_str().unwrap();
+        assert!(
+            content.starts_with(&format!("## 2026-11-22 - {title}\n**Type:** {kind}\n")),
+            "{content}"
+        );
+        assert_eq!(c["knowledge"]["entries"], 1);
+    }
+}
+
+#[test]
+fn typescript_quirks_v12_types_undated_crlf_and_body_keys() {
+    let p = Project::new();
+    p.write(".megg/info.md", "# P\n");
+    p.write(
+        ".megg/knowledge.md",
+        "---\r\ncreated: 2026-01-01T00:00:00.000Z\r\nupdated: 2026-01-02T00:00:00.000Z\r\ntype: knowledge\r\n---\r\n\r\n# Knowledge\r\n\r\n\r\n\r\n---\r\n\r\n## Undated rule\r\n**Type:** rule\r\n**Topics:** style\r\n\r\nAlways rustfmt.\r\n\r\n---\r\n\r\n## 2026-01-02 - A process\r\n**Type:** process\r\n**Topics:** release, style\r\n\r\ncreated: 2026-01-01\r\ntype: knowledge\r\nStill this entry's body.\r\n",
+    );
+    let v = p.json("", &["maintain", "--json"]);
+    assert_eq!(v["domains"][0]["entries"], 2);
+    let c = p.json("", &["context", "--topic", "release", "--format", "json"]);
+    let content = c["knowledge"]["content"].as_str().unwrap();
+    assert!(
+        content.contains("type: knowledge\r\nStill this entry's body."),
+        "{content:?}"
+    );
+    let c = p.json("", &["context", "--topic", "style", "--format", "json"]);
+    assert_eq!(c["knowledge"]["entries"], 2);
+}
+
+#[test]
+fn init_writes_the_detected_template() {
+    let p = Project::new();
+    p.write(
+        "Cargo.toml",
+        "[package]\nname = \"shop-api\"\ndescription = \"The storefront API\"\n",
+    );
+    let git = Git::init(p.root(), "main");
+    git.repo
+        .remote("origin", "https://deploy:s3cr3t@example.com/acme/shop.git")
+        .unwrap();
+    let v = p.json("", &["init", "--json"]);
+    assert_eq!(v["created"], true);
+    let text = p.read(".megg/info.md");
+    assert!(
+        text.starts_with(&format!(
+            "---\ncreated: {NOW}\nupdated: {NOW}\ntype: context\n---\n\n# shop-api\n"
+        )),
+        "{text}"
+    );
+    for part in [
+        "## Context\nThe storefront API (from Cargo.toml)\nRepository: https://example.com/acme/shop.git\n",
+        "## Rules\n",
+        "## Learning\n",
+        "## Files\n",
+    ] {
+        assert!(text.contains(part), "{part}\n{text}");
+    }
+    assert!(!text.contains("s3cr3t"));
+    let ctx = p.json("", &["context", "--format", "json"]);
+    assert_eq!(ctx["chain"][0]["title"], "shop-api");
+}
+
+#[test]
+fn init_never_overwrites_without_force() {
+    let p = Project::new();
+    p.mkdir("sub");
+    p.ok("", &["init", "sub", "--info", "My notes"]);
+    assert!(p.read("sub/.megg/info.md").ends_with("# sub\n\nMy notes\n"));
+    let out = p.run("", &["init", "sub", "--info", "other"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    assert!(p.read("sub/.megg/info.md").ends_with("My notes\n"));
+    let v = p.json(
+        "",
+        &["init", "sub", "--info", "# Replaced", "--force", "--json"],
+    );
+    assert_eq!(v["created"], false);
+    assert!(p.read("sub/.megg/info.md").ends_with("# Replaced\n"));
+}
+
+#[test]
+fn maintain_reports_every_domain_below_with_actions() {
+    let p = domain();
+    p.write(".megg/knowledge.md", crate::knowledge_file(9_000));
+    p.domain("a/b", "B");
+    p.write(
+        "a/b/.megg/knowledge.md",
+        "## 2026-01-01 - Odd\n**Type:** idea\n**Topics:** x\n\nbody\n",
+    );
+    p.write(
+        "a/b/.megg/state.md",
+        "---\nupdated: 2026-01-01T00:00:00Z\nstatus: active\n---\nold\n",
+    );
+    p.domain("node_modules/x", "Skipped");
+    let v = p.json("", &["maintain", "--json"]);
+    let dirs: Vec<&str> = v["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["dir"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        dirs,
+        [p.root().to_str().unwrap(), p.path("a/b").to_str().unwrap()]
+    );
+    let top = &v["domains"][0];
+    assert_eq!(top["bloated"], true);
+    assert_eq!(top["tokens"], 9_000);
+    assert!(top["topics"]["auth"].as_u64().unwrap() >= 3);
+    let b = &v["domains"][1];
+    assert_eq!(b["unknown_types"], serde_json::json!(["idea"]));
+    assert_eq!(b["stale"][0]["title"], "Odd");
+    assert_eq!(b["expired_state"], true);
+    let actions: Vec<&str> = v["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(actions.iter().any(|a| a.contains("--archive-before")));
+    assert!(actions.iter().any(|a| a.contains("state clear")));
+    let text = p.ok("", &["maintain"]);
+    assert!(text.contains("Suggested actions:"));
+}
+
+fn archive_fixture() -> (Project, Vec<String>) {
+    let p = domain();
+    let mut text = String::from(
+        "---\ncreated: 2024-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\ntype: knowledge\n---\n\n# Knowledge\n",
+    );
+    for (date, title) in [
+        ("2024-03-01", "Old A"),
+        ("2024-07-09", "Old B"),
+        ("2025-02-02", "Old C"),
+        ("2026-06-01", "Recent D"),
+    ] {
+        text.push_str(&format!(
+            "\n---\n\n## {date} - {title}\n**Type:** fact\n**Topics:** t\n\nBody of {title}.\n"
+        ));
+    }
+    text.push_str("\n---\n\n## Undated E\n**Type:** fact\n**Topics:** t\n\nstays\n");
+    p.write(".megg/knowledge.md", &text);
+    let before = entries_of(&p, ".megg/knowledge.md");
+    assert_eq!(before.len(), 5);
+    (p, before)
+}
+
+fn all_entries(p: &Project) -> Vec<String> {
+    let mut all = entries_of(p, ".megg/knowledge.md");
+    for year in [2024, 2025] {
+        let rel = format!(".megg/archive/knowledge-{year}.md");
+        if p.path(&rel).exists() {
+            all.extend(entries_of(p, &rel));
+        }
+    }
+    all.sort();
+    all
+}
+
+#[test]
+fn archive_before_moves_entries_byte_for_byte() {
+    let (p, mut before) = archive_fixture();
+    let v = p.json(
+        "",
+        &["maintain", "--archive-before", "2026-01-01", "--json"],
+    );
+    let moved: Vec<&str> = v["archived"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(moved, ["Old A", "Old B", "Old C"]);
+    assert_eq!(
+        v["archived"][0]["to"],
+        p.path(".megg/archive/knowledge-2024.md")
+            .display()
+            .to_string()
+    );
+    let live = entries_of(&p, ".megg/knowledge.md");
+    assert_eq!(live.len(), 2);
+    assert!(live.iter().all(|e| !e.contains("Old")));
+    before.sort();
+    assert_eq!(
+        all_entries(&p),
+        before,
+        "every entry in exactly one place, unchanged"
+    );
+    assert_eq!(v["domains"][0]["entries"], 2);
+    // Nothing left to move: a second run changes nothing.
+    let live_text = p.read(".megg/knowledge.md");
+    let v = p.json(
+        "",
+        &["maintain", "--archive-before", "2026-01-01", "--json"],
+    );
+    assert_eq!(v["archived"], serde_json::json!([]));
+    assert_eq!(p.read(".megg/knowledge.md"), live_text);
+}
+
+#[test]
+fn archive_interrupted_between_writes_loses_nothing_and_reruns_cleanly() {
+    let (p, mut before) = archive_fixture();
+    let out = p
+        .megg("")
+        .env("MEGG_TEST_FAIL", "archive-before-live")
+        .args(["maintain", "--archive-before", "2026-01-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // The archives were written, the live file not: every entry is in at least one place.
+    assert_eq!(entries_of(&p, ".megg/knowledge.md").len(), 5);
+    assert_eq!(entries_of(&p, ".megg/archive/knowledge-2024.md").len(), 2);
+    p.ok("", &["maintain", "--archive-before", "2026-01-01"]);
+    before.sort();
+    assert_eq!(all_entries(&p), before, "no entry duplicated by the re-run");
+}
+
+#[test]
+fn maintain_rejects_a_bad_date() {
+    let p = domain();
+    let out = p.run("", &["maintain", "--archive-before", "last year"]);
+    assert_eq!(out.status.code(), Some(2));
+}
