@@ -50,7 +50,10 @@ fn main() {
         "| `megg maintain` over {DIRS} directories holding {DOMAINS} `.megg`, warm | {} | ≤ 500 ms |",
         ms(warm[RUNS / 2])
     );
-    println!("| the same, no token cache | {} | ≤ 500 ms |", ms(cold[RUNS / 2]));
+    println!(
+        "| the same, no token cache | {} | ≤ 500 ms |",
+        ms(cold[RUNS / 2])
+    );
 }
 
 fn ms(d: Duration) -> String {

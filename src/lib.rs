@@ -14,6 +14,7 @@ pub mod git;
 pub mod megg;
 pub mod prompt;
 pub mod render;
+pub mod templates;
 pub mod tokens;
 
 use std::ffi::OsString;

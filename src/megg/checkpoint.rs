@@ -173,13 +173,14 @@ pub fn render_new(
     ] {
         yaml = frontmatter::set(&yaml, key, value, "\n");
     }
-    let now = format_timestamp(now);
-    yaml.push_str(&format!("started: {now}\nupdated: {now}\n"));
-    let mut body = format!("## Progress\n- [x] Plan created: {plan_file}\n");
-    for item in DEFAULT_ITEMS {
-        body.push_str(&format!("- [ ] {item}\n"));
-    }
-    frontmatter::join(&yaml, &body, "\n")
+    crate::templates::fill(
+        crate::templates::CHECKPOINT,
+        &[
+            ("frontmatter", &yaml),
+            ("now", &format_timestamp(now)),
+            ("plan_file", plan_file),
+        ],
+    )
 }
 
 /// Changes to an existing checkpoint; `None` leaves a key as it is.

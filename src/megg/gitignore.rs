@@ -1,8 +1,8 @@
 //! The `.gitignore` block that keeps per-developer state out of git (SPEC §4.6).
 
-/// The block's comment line.
+/// The block's comment line (the first line of `templates/gitignore`).
 pub const HEADER: &str = "# megg: per-developer session state (not shared)";
-/// The patterns the block ensures.
+/// The patterns the block ensures (the other lines of `templates/gitignore`).
 pub const PATTERNS: [&str; 2] = [".*.local.md", "**/.megg/state.md"];
 
 /// `existing` with the missing lines of the block appended; every existing byte is kept.
@@ -39,6 +39,12 @@ pub fn ensure(existing: &str) -> (String, Vec<&'static str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constants_match_the_template() {
+        let lines: Vec<&str> = crate::templates::GITIGNORE.lines().collect();
+        assert_eq!(lines, [HEADER, PATTERNS[0], PATTERNS[1]]);
+    }
 
     #[test]
     fn adds_the_block_to_an_empty_file() {

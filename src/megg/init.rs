@@ -112,14 +112,15 @@ pub fn body(dir_name: &str, info: Option<&str>, d: &Detected) -> String {
     if let Some(remote) = &d.remote {
         context.push_str(&format!("Repository: {remote}\n"));
     }
-    format!(
-        "# {name}\n\n## Context\n{context}\n## Rules\n- Conventions every change here must follow.\n\n## Learning\nPermanent knowledge lives in knowledge.md: the agent asks before saving an entry with\n`megg learn TITLE TYPE TOPICS CONTENT`.\n\n## Files\n- Key files and where things live.\n"
+    crate::templates::fill(
+        crate::templates::INFO_BODY,
+        &[("name", name), ("context", &context)],
     )
 }
 
 /// The whole `info.md`.
 pub fn render(now: &str, body: &str) -> String {
-    format!("---\ncreated: {now}\nupdated: {now}\ntype: context\n---\n\n{body}")
+    crate::templates::fill(crate::templates::INFO, &[("now", now), ("body", body)])
 }
 
 #[cfg(test)]

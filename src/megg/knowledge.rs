@@ -403,7 +403,7 @@ pub fn new_entry(
 
 /// The header of a new `knowledge.md`.
 pub fn new_file(now: &str) -> String {
-    format!("---\ncreated: {now}\nupdated: {now}\ntype: knowledge\n---\n\n# Knowledge\n")
+    crate::templates::fill(crate::templates::KNOWLEDGE, &[("now", now)])
 }
 
 /// `existing` (or a new file) with `entry` appended and `updated` set to `now`; every other
@@ -427,13 +427,15 @@ pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&format!(
-        "\n---\n\n## {} - {}\n**Type:** {}\n**Topics:** {}\n\n{}\n",
-        entry.date,
-        entry.title,
-        entry.kind,
-        entry.topics.join(", "),
-        entry.content
+    out.push_str(&crate::templates::fill(
+        crate::templates::KNOWLEDGE_ENTRY,
+        &[
+            ("date", &entry.date),
+            ("title", &entry.title),
+            ("type", &entry.kind),
+            ("topics", &entry.topics.join(", ")),
+            ("content", &entry.content),
+        ],
     ));
     out
 }

@@ -189,8 +189,9 @@ pub fn append_to_archive(
 ) -> (String, usize) {
     let mut out = match existing {
         Some(t) if !t.trim().is_empty() => t.to_string(),
-        _ => format!(
-            "---\ncreated: {now}\nupdated: {now}\ntype: knowledge-archive\n---\n\n# Knowledge archive {year}\n"
+        _ => crate::templates::fill(
+            crate::templates::KNOWLEDGE_ARCHIVE,
+            &[("now", now), ("year", &year.to_string())],
         ),
     };
     let already: Vec<&str> =

@@ -138,14 +138,21 @@ pub fn render(
     branch: Option<&str>,
     head: Option<&str>,
 ) -> String {
-    let mut yaml = format!("updated: {}\nstatus: active\n", format_timestamp(now));
+    let mut git = String::new();
     if let Some(b) = branch {
-        yaml = frontmatter::set(&yaml, "branch", b, "\n");
+        git = frontmatter::set(&git, "branch", b, "\n");
     }
     if let Some(h) = head {
-        yaml = frontmatter::set(&yaml, "head", h, "\n");
+        git = frontmatter::set(&git, "head", h, "\n");
     }
-    frontmatter::join(&yaml, &format!("\n{content}"), "\n")
+    crate::templates::fill(
+        crate::templates::STATE,
+        &[
+            ("updated", &format_timestamp(now)),
+            ("git", &git),
+            ("content", content),
+        ],
+    )
 }
 
 #[cfg(test)]

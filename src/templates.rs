@@ -1,0 +1,106 @@
+//! The text of every file megg generates, kept in `templates/` and embedded in the binary.
+//! `{{key}}` placeholders are filled in one pass: a value is never re-expanded.
+
+pub const STATE: &str = include_str!("../templates/state.md");
+pub const CHECKPOINT: &str = include_str!("../templates/checkpoint.md");
+pub const INFO: &str = include_str!("../templates/info.md");
+pub const INFO_BODY: &str = include_str!("../templates/info-body.md");
+pub const KNOWLEDGE: &str = include_str!("../templates/knowledge.md");
+pub const KNOWLEDGE_ENTRY: &str = include_str!("../templates/knowledge-entry.md");
+pub const KNOWLEDGE_ARCHIVE: &str = include_str!("../templates/knowledge-archive.md");
+pub const GITIGNORE: &str = include_str!("../templates/gitignore");
+pub const HOOK: &str = include_str!("../templates/hook.json");
+pub const MCP: &str = include_str!("../templates/mcp.json");
+
+/// The files `megg setup` installs for Claude Code, by their path under `.claude/`.
+pub const CLAUDE_FILES: [(&str, &str); 5] = [
+    (
+        "skills/megg-state/SKILL.md",
+        include_str!("../skills/megg-state/SKILL.md"),
+    ),
+    (
+        "commands/workflows/plan.md",
+        include_str!("../commands/workflows/plan.md"),
+    ),
+    (
+        "commands/workflows/work.md",
+        include_str!("../commands/workflows/work.md"),
+    ),
+    (
+        "commands/workflows/review.md",
+        include_str!("../commands/workflows/review.md"),
+    ),
+    (
+        "commands/workflows/compound.md",
+        include_str!("../commands/workflows/compound.md"),
+    ),
+];
+
+/// `template` with each `{{key}}` replaced by its value. Unknown keys stay as written.
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 64);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}") {
+            Some(end) => {
+                let key = &after[..end];
+                match values.iter().find(|(k, _)| *k == key) {
+                    Some((_, v)) => out.push_str(v),
+                    None => out.push_str(&rest[start..start + 4 + end]),
+                }
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_once_and_keeps_unknown_keys() {
+        assert_eq!(
+            fill("a {{x}} b {{y}}", &[("x", "{{y}}"), ("y", "2")]),
+            "a {{y}} b 2"
+        );
+        assert_eq!(fill("{{unknown}} {{", &[]), "{{unknown}} {{");
+    }
+
+    #[test]
+    fn every_template_placeholder_is_known() {
+        for (t, keys) in [
+            (STATE, &["updated", "git", "content"][..]),
+            (CHECKPOINT, &["frontmatter", "now", "plan_file"][..]),
+            (INFO, &["now", "body"][..]),
+            (INFO_BODY, &["name", "context"][..]),
+            (KNOWLEDGE, &["now"][..]),
+            (
+                KNOWLEDGE_ENTRY,
+                &["date", "title", "type", "topics", "content"][..],
+            ),
+            (KNOWLEDGE_ARCHIVE, &["now", "year"][..]),
+            (HOOK, &["command"][..]),
+            (MCP, &["command"][..]),
+        ] {
+            let values: Vec<(&str, &str)> = keys.iter().map(|k| (*k, "v")).collect();
+            assert!(!fill(t, &values).contains("{{"), "{t}");
+        }
+    }
+
+    #[test]
+    fn json_templates_are_json() {
+        for t in [HOOK, MCP] {
+            let filled = fill(t, &[("command", "megg")]);
+            serde_json::from_str::<serde_json::Value>(&filled).unwrap();
+        }
+    }
+}
