@@ -3,6 +3,7 @@
 
 mod checkpoint;
 mod context;
+mod docs;
 mod hook;
 mod knowledge;
 mod pty;

@@ -1,0 +1,214 @@
+//! The markdown megg installs for Claude Code cannot drift from the CLI: every `megg …`
+//! command in it (code-block lines and inline code) runs against a fixture project, with its
+//! placeholders filled in, and exits as the markdown says (0 unless a `# exit N` comment says
+//! otherwise).
+
+use std::path::{Path, PathBuf};
+
+use crate::{Git, Project, epoch};
+
+const PLAN: &str = "docs/plans/2026-01-15-feat-user-auth-plan.md";
+
+fn doc_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = ["plan", "work", "review", "compound"]
+        .iter()
+        .map(|n| root.join(format!("commands/workflows/{n}.md")))
+        .collect();
+    files.push(root.join("skills/megg-state/SKILL.md"));
+    files
+}
+
+/// Every megg command in a markdown text: lines of fenced code blocks and inline code spans
+/// that start with `megg `.
+fn commands_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            if trimmed.starts_with("megg ") {
+                out.push(trimmed.to_string());
+            }
+            continue;
+        }
+        for (i, span) in line.split('`').enumerate() {
+            if i % 2 == 1 && span.starts_with("megg ") {
+                out.push(span.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn fill(command: &str) -> String {
+    [
+        ("<PLAN_FILE>", PLAN),
+        ("<SLUG>", "user-auth"),
+        ("<BRANCH>", "feat/user-auth"),
+        ("<NEW_PATH>", "docs/plans/moved-plan.md"),
+        ("<TITLE>", "Sessions live in httpOnly cookies"),
+        ("<TYPE>", "decision"),
+        ("<TOPICS>", "auth, security"),
+        ("<CONTENT>", "## Working On\nAuth\n\n- JWT in cookies"),
+    ]
+    .iter()
+    .fold(command.to_string(), |c, (k, v)| c.replace(k, v))
+}
+
+/// A git project with a domain, the plan, a moved copy, a feature branch and a checkpoint.
+fn fixture() -> Project {
+    let p = Project::new();
+    p.domain("", "Shop");
+    let git = Git::init(p.root(), "main");
+    git.commit("main", epoch("2026-11-22T10:00:00Z"), "init");
+    git.commit("feat/user-auth", epoch("2026-11-22T10:30:00Z"), "branch");
+    p.write(PLAN, "# User auth\n");
+    p.write("docs/plans/moved-plan.md", "# User auth (moved)\n");
+    p.ok("", &["checkpoint", "save", PLAN]);
+    p.ok("", &["state", "write", "--content", "## Working On\nx\n"]);
+    p
+}
+
+fn expected_exit(command: &str) -> (String, i32) {
+    match command.split_once(" # exit ") {
+        Some((cmd, code)) => (cmd.trim().to_string(), code.trim().parse().unwrap()),
+        None => (command.to_string(), 0),
+    }
+}
+
+#[test]
+fn every_megg_command_in_the_markdown_runs_as_documented() {
+    let bin_dir = assert_cmd::cargo::cargo_bin("megg")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut seen = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let commands = commands_in(&text);
+        assert!(
+            !commands.is_empty(),
+            "{} has no megg commands",
+            file.display()
+        );
+        for raw in commands {
+            let (command, code) = expected_exit(&raw);
+            let p = fixture();
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(fill(&command))
+                .current_dir(p.root())
+                .env("PATH", &path)
+                .env("MEGG_NOW", crate::NOW)
+                .env("MEGG_CACHE_DIR", "")
+                .env("HOME", p.root())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env_remove("MEGG_CEILING_DIRS")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(code),
+                "{}: `{}` exited {:?}\nstdout: {}\nstderr: {}",
+                file.display(),
+                fill(&command),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "only {seen} commands found");
+}
+
+fn frontmatter_keys(text: &str) -> Vec<String> {
+    let yaml = text
+        .strip_prefix("---\n")
+        .and_then(|r| r.split_once("\n---\n"))
+        .map(|(y, _)| y)
+        .expect("frontmatter");
+    let map: serde_json::Map<String, serde_json::Value> = serde_saphyr::from_str(yaml).unwrap();
+    map.keys().cloned().collect()
+}
+
+#[test]
+fn command_files_are_valid_claude_code_commands() {
+    for file in &doc_files()[..4] {
+        let text = std::fs::read_to_string(file).unwrap();
+        let keys = frontmatter_keys(&text);
+        for k in ["name", "description", "argument-hint"] {
+            assert!(keys.iter().any(|x| x == k), "{} lacks {k}", file.display());
+        }
+    }
+    let skill = std::fs::read_to_string(&doc_files()[4]).unwrap();
+    let keys = frontmatter_keys(&skill);
+    assert!(keys.contains(&"name".to_string()) && keys.contains(&"description".to_string()));
+    for section in [
+        "## Working On",
+        "## Progress",
+        "## Next",
+        "## Context",
+        "/megg-state clear",
+        "/megg-state show",
+    ] {
+        assert!(skill.contains(section), "SKILL.md lacks {section}");
+    }
+}
+
+#[test]
+fn plan_ends_with_the_checkpoint_and_work_discovers_before_phase_1() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plan = std::fs::read_to_string(root.join("commands/workflows/plan.md")).unwrap();
+    let last_heading = plan.lines().filter(|l| l.starts_with('#')).last().unwrap();
+    assert_eq!(last_heading, "### State Checkpoint");
+    let work = std::fs::read_to_string(root.join("commands/workflows/work.md")).unwrap();
+    let discovery = work.find("### State Discovery").unwrap();
+    assert!(discovery < work.find("## Phase 1").unwrap());
+    // Every resume option and status the CLI can return is handled.
+    for case in [
+        "`resume`",
+        "`fresh`",
+        "`view`",
+        "`new-path`",
+        "status: \"none\"",
+        "status: \"multiple\"",
+        "status: \"found\"",
+        "AskUserQuestion",
+        "Plan file not found",
+        "corrupt",
+    ] {
+        assert!(work.contains(case), "work.md does not handle {case}");
+    }
+    let compound = std::fs::read_to_string(root.join("commands/workflows/compound.md")).unwrap();
+    assert!(compound.contains("megg checkpoint finish <SLUG>"));
+    assert!(compound.contains("megg learn"));
+}
+
+#[test]
+fn plugin_manifest_and_hooks_are_valid() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plugin: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".claude-plugin/plugin.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(plugin["name"], "megg");
+    assert_eq!(plugin["version"], env!("CARGO_PKG_VERSION"));
+    let hooks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap())
+            .unwrap();
+    let entry = &hooks["hooks"]["SessionStart"][0];
+    assert_eq!(entry["matcher"], "startup|resume|clear|compact");
+    assert_eq!(entry["hooks"][0]["command"], "megg context --json");
+}
