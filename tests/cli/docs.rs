@@ -171,7 +171,7 @@ fn command_files_are_valid_claude_code_commands() {
 fn plan_ends_with_the_checkpoint_and_work_discovers_before_phase_1() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let plan = std::fs::read_to_string(root.join("commands/workflows/plan.md")).unwrap();
-    let last_heading = plan.lines().filter(|l| l.starts_with('#')).last().unwrap();
+    let last_heading = plan.lines().rev().find(|l| l.starts_with('#')).unwrap();
     assert_eq!(last_heading, "### State Checkpoint");
     let work = std::fs::read_to_string(root.join("commands/workflows/work.md")).unwrap();
     let discovery = work.find("### State Discovery").unwrap();
