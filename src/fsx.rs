@@ -128,6 +128,23 @@ pub fn remove_file(path: &Path) -> Result<bool> {
     }
 }
 
+/// `MEGG_CACHE_DIR`, else `$XDG_CACHE_HOME/megg`, else `~/Library/Caches/megg` (macOS) or
+/// `~/.cache/megg`. An empty `MEGG_CACHE_DIR` disables the cache.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("MEGG_CACHE_DIR") {
+        return (!dir.is_empty()).then(|| PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
+        return Some(PathBuf::from(dir).join("megg"));
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
+    Some(if cfg!(target_os = "macos") {
+        home.join("Library/Caches/megg")
+    } else {
+        home.join(".cache/megg")
+    })
+}
+
 /// An exclusive lock held until dropped. It lives on a separate lock file, never the data
 /// file: the atomic rename replaces the data file's inode and would silently drop the lock.
 #[derive(Debug)]

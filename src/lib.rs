@@ -180,6 +180,8 @@ pub fn run(env: &Env, command: Command) -> Result<Output> {
         Command::Learn(args) => commands::learn::run(env, &args),
         Command::Init(args) => commands::init::run(env, &args),
         Command::Maintain(args) => commands::maintain::run(env, &args),
+        Command::Setup(args) => commands::setup::run(env, &args),
+        Command::Doctor(args) => commands::doctor::run(env, &args),
     }
 }
 

@@ -10,7 +10,7 @@
 //! corpus test in `tests/cli/tokens.rs`) and a third of tiktoken-rs's start-up time.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// A cl100k token is 1 to 128 bytes.
@@ -53,7 +53,7 @@ impl Counter {
 
     /// The counter for this process: `MEGG_CACHE_DIR`, else the platform's user cache dir.
     pub fn from_env() -> Self {
-        Self::new(default_cache_dir())
+        Self::new(crate::fsx::user_cache_dir())
     }
 
     /// Exact cl100k token count of `text`.
@@ -146,23 +146,6 @@ impl Truncated<'_> {
 
 fn count_uncached(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
-}
-
-/// `MEGG_CACHE_DIR`, else `$XDG_CACHE_HOME/megg`, else `~/Library/Caches/megg` (macOS) or
-/// `~/.cache/megg`. An empty `MEGG_CACHE_DIR` disables the cache.
-fn default_cache_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("MEGG_CACHE_DIR") {
-        return (!dir.is_empty()).then(|| PathBuf::from(dir));
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
-        return Some(PathBuf::from(dir).join("megg"));
-    }
-    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
-    Some(if cfg!(target_os = "macos") {
-        home.join("Library/Caches/megg")
-    } else {
-        home.join(".cache/megg")
-    })
 }
 
 impl Cache {

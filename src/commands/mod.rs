@@ -3,8 +3,10 @@
 
 pub mod checkpoint;
 pub mod context;
+pub mod doctor;
 pub mod gitignore;
 pub mod init;
 pub mod learn;
 pub mod maintain;
+pub mod setup;
 pub mod state;

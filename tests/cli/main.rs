@@ -7,6 +7,7 @@ mod docs;
 mod hook;
 mod knowledge;
 mod pty;
+mod setup;
 mod state;
 mod tokens;
 

@@ -1,0 +1,282 @@
+//! `megg doctor [--json]` (SPEC §7): is megg wired into Claude Code and are its files healthy?
+//! Each check says how to fix what it finds.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::commands::checkpoint::Project;
+use crate::megg::{checkpoint, discovery, setup, state};
+use crate::templates::CLAUDE_FILES;
+use crate::{Env, Output, Result, fsx};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Print one JSON document
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Check {
+    name: &'static str,
+    ok: bool,
+    detail: String,
+    fix: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Report {
+    ok: bool,
+    checks: Vec<Check>,
+}
+
+fn check(name: &'static str, ok: bool, detail: impl Into<String>, fix: Option<&str>) -> Check {
+    Check {
+        name,
+        ok,
+        detail: detail.into(),
+        fix: if ok { None } else { fix.map(str::to_string) },
+    }
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let project = Project::of(env);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let claude_dirs: Vec<PathBuf> = std::iter::once(project.root.join(".claude"))
+        .chain(home.iter().map(|h| h.join(".claude")))
+        .collect();
+    let mut checks = Vec::new();
+
+    // Settings files: each must parse; together they must register the hook.
+    let mut settings = Vec::new();
+    let mut broken = Vec::new();
+    for dir in &claude_dirs {
+        for name in ["settings.json", "settings.local.json"] {
+            let path = dir.join(name);
+            match fsx::read_text(&path) {
+                Ok(Some(t)) => match serde_json::from_str::<Value>(&t.text) {
+                    Ok(v) => settings.push((path, v)),
+                    Err(e) => broken.push(format!("{}: {e}", path.display())),
+                },
+                Ok(None) => {}
+                Err(e) => broken.push(e.message),
+            }
+        }
+    }
+    checks.push(check(
+        "settings",
+        broken.is_empty(),
+        if broken.is_empty() {
+            format!("{} Claude Code settings file(s) parse", settings.len())
+        } else {
+            format!("invalid JSON: {}", broken.join("; "))
+        },
+        Some("fix the JSON by hand (setup saved a .megg-backup before each change)"),
+    ));
+    let plugin = settings.iter().any(|(_, v)| {
+        v.get("enabledPlugins")
+            .and_then(Value::as_object)
+            .is_some_and(|p| {
+                p.iter()
+                    .any(|(k, on)| k.starts_with("megg@") && on == &Value::Bool(true))
+            })
+    });
+    let hooks: Vec<(PathBuf, String)> = settings
+        .iter()
+        .flat_map(|(p, v)| {
+            setup::hook_commands(v)
+                .into_iter()
+                .map(move |c| (p.clone(), c))
+        })
+        .collect();
+    checks.push(match hooks.first() {
+        Some((path, command)) => {
+            let program = setup::hook_program(command).unwrap_or_else(|| "megg".into());
+            let found = resolve(&program);
+            check(
+                "hook",
+                found.is_some(),
+                match &found {
+                    Some(bin) => {
+                        format!("`{command}` in {} runs {}", path.display(), bin.display())
+                    }
+                    None => format!(
+                        "`{command}` in {}: `{program}` is not on PATH",
+                        path.display()
+                    ),
+                },
+                Some("megg setup --scope user"),
+            )
+        }
+        None if plugin => check("hook", true, "provided by the megg plugin", None),
+        None => check(
+            "hook",
+            false,
+            "no SessionStart hook runs `megg context --json`",
+            Some("megg setup"),
+        ),
+    });
+
+    for (name, prefix) in [("skill", "skills/"), ("commands", "commands/")] {
+        let missing: Vec<&str> = CLAUDE_FILES
+            .iter()
+            .filter(|(rel, _)| rel.starts_with(prefix))
+            .filter(|(rel, _)| !claude_dirs.iter().any(|d| d.join(rel).is_file()))
+            .map(|(rel, _)| *rel)
+            .collect();
+        checks.push(if plugin {
+            check(name, true, "provided by the megg plugin", None)
+        } else {
+            check(
+                name,
+                missing.is_empty(),
+                if missing.is_empty() {
+                    "installed".to_string()
+                } else {
+                    format!("missing: {}", missing.join(", "))
+                },
+                Some("megg setup"),
+            )
+        });
+    }
+
+    let project_mcp =
+        read_json(&project.root.join(".mcp.json")).is_some_and(|v| setup::has_mcp(&v));
+    let user_mcp = home
+        .as_ref()
+        .and_then(|h| read_json(&h.join(".claude.json")))
+        .is_some_and(|v| {
+            setup::has_mcp(&v)
+                || v.get("projects")
+                    .and_then(|p| p.get(project.root.display().to_string()))
+                    .is_some_and(setup::has_mcp)
+        });
+    checks.push(check(
+        "mcp",
+        project_mcp || user_mcp,
+        if project_mcp {
+            "registered in .mcp.json"
+        } else if user_mcp {
+            "registered in ~/.claude.json"
+        } else {
+            "the MCP server `megg` is not registered"
+        },
+        Some("megg setup"),
+    ));
+
+    if let Some(repo) = &project.repo {
+        let ignored = repo.is_ignored(Path::new(".megg-example.local.md"));
+        checks.push(check(
+            "gitignore",
+            ignored,
+            if ignored {
+                "checkpoints are ignored by git"
+            } else {
+                "checkpoint files would show in git status"
+            },
+            Some("megg gitignore"),
+        ));
+    }
+
+    let scan = checkpoint::scan(&project.roots);
+    checks.push(check(
+        "checkpoints",
+        scan.corrupt.is_empty(),
+        if scan.corrupt.is_empty() {
+            format!("{} checkpoint(s), none corrupt", scan.checkpoints.len())
+        } else {
+            let names: Vec<String> = scan
+                .corrupt
+                .iter()
+                .map(|(p, e)| format!("{} ({e})", p.display()))
+                .collect();
+            format!("corrupt: {}", names.join("; "))
+        },
+        Some("megg checkpoint resume"),
+    ));
+
+    if let Some(domain) = discovery::current_domain(&env.cwd, &env.ceilings) {
+        let expired = fsx::read_text(&domain.state_path())
+            .ok()
+            .flatten()
+            .map(|t| state::parse(&t.text, "state.md"))
+            .is_some_and(|doc| !state::expiry(&doc, env.clock.now()).is_active());
+        checks.push(check(
+            "state",
+            !expired,
+            if expired {
+                "state.md is expired (done or over 48 h old)"
+            } else {
+                "no expired state"
+            },
+            Some("megg state clear"),
+        ));
+        let tokens = fsx::read_text(&domain.knowledge_path())
+            .ok()
+            .flatten()
+            .map_or(0, |t| env.tokens.count(&t.text));
+        let over = tokens > crate::megg::knowledge::BLOCKED_ABOVE;
+        checks.push(check(
+            "knowledge",
+            !over,
+            format!(
+                "knowledge.md is {tokens} tokens{}",
+                if over { " (over 16000: blocked)" } else { "" }
+            ),
+            Some("megg maintain"),
+        ));
+    }
+
+    let report = Report {
+        ok: checks.iter().all(|c| c.ok),
+        checks,
+    };
+    let mut out = if args.json {
+        Output::json(&report)
+    } else {
+        let mut text = String::new();
+        for c in &report.checks {
+            text.push_str(&format!(
+                "{} {:<12} {}\n",
+                if c.ok { "ok  " } else { "FAIL" },
+                c.name,
+                c.detail
+            ));
+            if let Some(fix) = &c.fix {
+                text.push_str(&format!("     {:<12} fix: {fix}\n", ""));
+            }
+        }
+        text.push_str(if report.ok {
+            "megg is healthy\n"
+        } else {
+            "megg needs fixing (see above)\n"
+        });
+        Output::text(text)
+    };
+    out.code = u8::from(!report.ok);
+    Ok(out)
+}
+
+fn read_json(path: &Path) -> Option<Value> {
+    serde_json::from_str(&fsx::read_text(path).ok()??.text).ok()
+}
+
+/// Where a hook's program is: an absolute path as it is, else looked up on PATH.
+fn resolve(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
+}

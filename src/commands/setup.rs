@@ -1,0 +1,404 @@
+//! `megg setup [--scope project|user] [--uninstall] [--dry-run] [--json]` (SPEC §7): install
+//! the SessionStart hook, the skill, the workflow commands, the MCP registration and the
+//! gitignore block — merged into what is there, idempotent, backed up, and exactly undoable.
+
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::commands::checkpoint::Project;
+use crate::megg::gitignore;
+use crate::megg::setup::{self, Installed};
+use crate::render::context::shell_quote;
+use crate::templates::CLAUDE_FILES;
+use crate::{Env, Error, Output, Result, fsx};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Where to install
+    #[arg(long, value_enum, default_value_t = Scope::Project)]
+    pub scope: Scope,
+    /// Remove exactly what setup added
+    #[arg(long)]
+    pub uninstall: bool,
+    /// Print what would change; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print one JSON document
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// The project (the git top level): .claude/, .mcp.json, .gitignore
+    Project,
+    /// Your user: ~/.claude/ and `claude mcp add --scope user`
+    User,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Change {
+    path: PathBuf,
+    /// `create`, `update`, `remove`, `unchanged` or `skipped`.
+    action: &'static str,
+    what: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Report {
+    scope: Scope,
+    root: PathBuf,
+    uninstall: bool,
+    dry_run: bool,
+    changes: Vec<Change>,
+    /// The command that registers (or removes) the MCP server at user scope, when megg could
+    /// not run it itself.
+    mcp_command: Option<String>,
+    warnings: Vec<String>,
+}
+
+/// A file setup manages, with its new content worked out before anything is written.
+struct Planned {
+    path: PathBuf,
+    action: &'static str,
+    what: String,
+    /// New bytes (`None`: delete the file).
+    content: Option<String>,
+    /// Save `<file>.megg-backup` before changing it.
+    backup: bool,
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let project = Project::of(env);
+    let mut exe_path = String::new();
+    let (root, hook_command, mcp_command) = match args.scope {
+        Scope::Project => (
+            project.root.join(".claude"),
+            "megg context --json".to_string(),
+            "megg".to_string(),
+        ),
+        Scope::User => {
+            let home = std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    Error::failure("HOME is not set").with_hint("set HOME, or use --scope project")
+                })?;
+            let exe = std::env::current_exe()
+                .map_err(|e| Error::failure(format!("cannot find megg's own path: {e}")))?;
+            exe_path = exe.display().to_string();
+            let exe = shell_quote(&exe_path);
+            (home.join(".claude"), format!("{exe} context --json"), exe)
+        }
+    };
+    let mut warnings = Vec::new();
+    let mut planned = Vec::new();
+
+    // Plan everything first: an invalid JSON file stops the run before anything is written.
+    planned.push(plan_json(
+        &root.join("settings.json"),
+        args.uninstall,
+        "SessionStart hook",
+        |v| {
+            if args.uninstall {
+                Ok(setup::remove_hook(v, &hook_command))
+            } else {
+                setup::add_hook(v, &hook_command)
+            }
+        },
+    )?);
+    for (rel, template) in CLAUDE_FILES {
+        if let Some(p) = plan_markdown(&root.join(rel), template, args.uninstall, &mut warnings)? {
+            planned.push(p);
+        }
+    }
+    let mut mcp_note = None;
+    match args.scope {
+        Scope::Project => {
+            planned.push(plan_json(
+                &project.root.join(".mcp.json"),
+                args.uninstall,
+                "MCP server `megg`",
+                |v| {
+                    if args.uninstall {
+                        Ok(setup::remove_mcp(v))
+                    } else {
+                        setup::add_mcp(v, &mcp_command)
+                    }
+                },
+            )?);
+            planned.push(plan_gitignore(
+                &project.root.join(".gitignore"),
+                args.uninstall,
+            )?);
+        }
+        Scope::User => {
+            mcp_note = Some(if args.uninstall {
+                "claude mcp remove --scope user megg".to_string()
+            } else {
+                format!("claude mcp add --scope user megg -- {mcp_command} mcp")
+            });
+        }
+    }
+
+    if !args.dry_run {
+        for p in &planned {
+            let lock = match args.scope {
+                Scope::Project => crate::megg::lock_path(project.repo.as_ref(), &p.path),
+                Scope::User => crate::megg::user_lock_path(&p.path),
+            };
+            apply(&lock, p)?;
+        }
+        if mcp_note.is_some() {
+            let argv: Vec<&str> = if args.uninstall {
+                vec!["mcp", "remove", "--scope", "user", "megg"]
+            } else {
+                vec![
+                    "mcp", "add", "--scope", "user", "megg", "--", &exe_path, "mcp",
+                ]
+            };
+            if run_claude(&argv) {
+                mcp_note = None;
+            }
+        }
+    }
+    let report = Report {
+        scope: args.scope,
+        root: match args.scope {
+            Scope::Project => project.root.clone(),
+            Scope::User => root.clone(),
+        },
+        uninstall: args.uninstall,
+        dry_run: args.dry_run,
+        changes: planned
+            .into_iter()
+            .map(|p| Change {
+                path: p.path,
+                action: p.action,
+                what: p.what,
+            })
+            .collect(),
+        mcp_command: mcp_note,
+        warnings,
+    };
+    Ok(if args.json {
+        Output::json(&report)
+    } else {
+        Output::text(text(&report)).with_warnings(report.warnings)
+    })
+}
+
+fn plan_json(
+    path: &Path,
+    uninstall: bool,
+    what: &str,
+    edit: impl FnOnce(&mut Value) -> std::result::Result<bool, String>,
+) -> Result<Planned> {
+    let existing = fsx::read_text(path)?;
+    let mut value = match &existing {
+        Some(t) if !t.text.trim().is_empty() => {
+            serde_json::from_str::<Value>(&t.text).map_err(|e| {
+                Error::failure(format!(
+                    "{} is not valid JSON ({e}); nothing was changed",
+                    path.display()
+                ))
+                .with_hint("fix the file (or move it aside), then run megg setup again")
+            })?
+        }
+        _ => Value::Object(serde_json::Map::new()),
+    };
+    let changed = edit(&mut value).map_err(|e| {
+        Error::failure(format!(
+            "cannot merge into {}: {e}; nothing was changed",
+            path.display()
+        ))
+    })?;
+    let unchanged = Planned {
+        path: path.to_path_buf(),
+        action: "unchanged",
+        what: what.to_string(),
+        content: None,
+        backup: false,
+    };
+    if !changed {
+        return Ok(unchanged);
+    }
+    let empty = value.as_object().is_some_and(|o| o.is_empty());
+    Ok(match (&existing, uninstall && empty) {
+        // What is left is nothing: the file was megg's alone.
+        // No backup: nothing of the user's was left in it.
+        (Some(_), true) => Planned {
+            action: "remove",
+            ..unchanged
+        },
+        (Some(_), false) => Planned {
+            action: "update",
+            content: Some(setup::to_text(&value)),
+            backup: true,
+            ..unchanged
+        },
+        (None, _) => Planned {
+            action: "create",
+            content: Some(setup::to_text(&value)),
+            ..unchanged
+        },
+    })
+}
+
+fn plan_markdown(
+    path: &Path,
+    template: &str,
+    uninstall: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Planned>> {
+    let existing = fsx::read_text(path)?.map(|t| t.text);
+    let state = existing
+        .as_deref()
+        .map(|e| setup::classify_installed(e, template));
+    let base = |action, content| Planned {
+        path: path.to_path_buf(),
+        action,
+        what: "Claude Code file".into(),
+        content,
+        backup: false,
+    };
+    Ok(Some(match (uninstall, state) {
+        (false, None) => base("create", Some(setup::mark(template))),
+        (false, Some(Installed::Current)) => base("unchanged", None),
+        (false, Some(Installed::Stale)) => base("update", Some(setup::mark(template))),
+        (_, Some(Installed::Edited)) => {
+            warnings.push(format!(
+                "{} was edited after megg installed it; left alone",
+                path.display()
+            ));
+            base("skipped", None)
+        }
+        (_, Some(Installed::Foreign)) => {
+            warnings.push(format!(
+                "{} was not installed by megg; left alone",
+                path.display()
+            ));
+            base("skipped", None)
+        }
+        (true, Some(_)) => base("remove", None),
+        (true, None) => return Ok(None),
+    }))
+}
+
+fn plan_gitignore(path: &Path, uninstall: bool) -> Result<Planned> {
+    let existing = fsx::read_text(path)?.map(|t| t.text);
+    let text = existing.clone().unwrap_or_default();
+    let new = if uninstall {
+        setup::remove_gitignore_block(&text)
+    } else {
+        let (new, added) = gitignore::ensure(&text);
+        (!added.is_empty()).then_some(new)
+    };
+    let action = match (&new, &existing) {
+        (None, _) => "unchanged",
+        (Some(n), Some(_)) if n.is_empty() && uninstall => "remove",
+        (Some(_), Some(_)) => "update",
+        (Some(_), None) => "create",
+    };
+    Ok(Planned {
+        path: path.to_path_buf(),
+        action,
+        what: "gitignore block".into(),
+        content: new.filter(|n| !n.is_empty()),
+        backup: existing.is_some() && action == "update",
+    })
+}
+
+fn apply(lock: &Path, p: &Planned) -> Result<()> {
+    if matches!(p.action, "unchanged" | "skipped") {
+        return Ok(());
+    }
+    let _lock = fsx::Lock::acquire(lock)?;
+    if p.backup && p.path.exists() {
+        let backup = PathBuf::from(format!("{}.megg-backup", p.path.display()));
+        std::fs::copy(&p.path, &backup).map_err(|e| Error::io("back up", &p.path, &e))?;
+    }
+    match &p.content {
+        Some(text) => {
+            if let Some(dir) = p.path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, &e))?;
+            }
+            fsx::write_atomic(&p.path, text.as_bytes())
+        }
+        None => {
+            fsx::remove_file(&p.path)?;
+            // Directories setup made and nothing else uses go too.
+            let mut dir = p.path.parent();
+            while let Some(d) = dir {
+                if d.file_name().is_some_and(|n| {
+                    n == ".claude"
+                        || n == "skills"
+                        || n == "commands"
+                        || n == "workflows"
+                        || n == "megg-state"
+                }) && std::fs::remove_dir(d).is_ok()
+                {
+                    dir = d.parent();
+                } else {
+                    break;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs `claude ARGS` when `claude` is on PATH; `true` when it succeeded. megg never edits
+/// `~/.claude.json` itself.
+fn run_claude(argv: &[&str]) -> bool {
+    std::process::Command::new("claude")
+        .args(argv)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn text(r: &Report) -> String {
+    let mut out = format!(
+        "megg setup{} ({} scope, {}){}:\n",
+        if r.uninstall { " --uninstall" } else { "" },
+        match r.scope {
+            Scope::Project => "project",
+            Scope::User => "user",
+        },
+        r.root.display(),
+        if r.dry_run {
+            ", dry run: nothing written"
+        } else {
+            ""
+        }
+    );
+    for c in &r.changes {
+        let action = if r.dry_run && !matches!(c.action, "unchanged" | "skipped") {
+            format!("would {}", c.action)
+        } else {
+            c.action.to_string()
+        };
+        out.push_str(&format!(
+            "  {action:<10} {} ({})\n",
+            c.path.display(),
+            c.what
+        ));
+    }
+    if r.changes
+        .iter()
+        .all(|c| matches!(c.action, "unchanged" | "skipped"))
+    {
+        out.push_str("Nothing to change.\n");
+    }
+    if let Some(cmd) = &r.mcp_command {
+        out.push_str(&format!("MCP server: run `{cmd}`\n"));
+    }
+    out
+}

@@ -1,0 +1,300 @@
+//! What `megg setup` changes in Claude Code's files, as pure functions over JSON values and
+//! file texts, so install and uninstall are exact inverses (SPEC §7).
+
+use serde_json::{Map, Value, json};
+
+/// The hook entry's matcher.
+pub const MATCHER: &str = "startup|resume|clear|compact";
+
+/// The binary a megg SessionStart hook command runs (unquoted), or `None` when the command is
+/// not megg's (`megg context --json`, with any path to the binary).
+pub fn hook_program(command: &str) -> Option<String> {
+    let program = command.trim().strip_suffix(" context --json")?.trim();
+    let program = match program
+        .strip_prefix('\'')
+        .and_then(|p| p.strip_suffix('\''))
+    {
+        Some(quoted) => quoted.replace("'\\''", "'"),
+        None => program.trim_matches('"').to_string(),
+    };
+    (program == "megg" || program.ends_with("/megg")).then_some(program)
+}
+
+/// Whether a hook command is megg's SessionStart command (any spelling of the binary).
+pub fn is_megg_hook(command: &str) -> bool {
+    hook_program(command).is_some()
+}
+
+fn session_start(settings: &Value) -> impl Iterator<Item = &Value> {
+    settings
+        .get("hooks")
+        .and_then(|h| h.get("SessionStart"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// The megg hook commands registered in a settings value.
+pub fn hook_commands(settings: &Value) -> Vec<String> {
+    session_start(settings)
+        .filter_map(|entry| entry.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+        .filter(|c| is_megg_hook(c))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Adds the SessionStart hook running `command`; `false` when one is already there.
+pub fn add_hook(settings: &mut Value, command: &str) -> Result<bool, String> {
+    if hook_commands(settings).iter().any(|c| c == command) {
+        return Ok(false);
+    }
+    let root = settings
+        .as_object_mut()
+        .ok_or("the settings file is not a JSON object")?;
+    let hooks = root
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or("`hooks` is not an object")?;
+    let list = hooks
+        .entry("SessionStart")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or("`hooks.SessionStart` is not an array")?;
+    let entry: Value = serde_json::from_str(&crate::templates::fill(
+        crate::templates::HOOK,
+        &[("command", &json_escape(command))],
+    ))
+    .map_err(|e| format!("hook template: {e}"))?;
+    list.push(entry);
+    Ok(true)
+}
+
+/// Removes every hook running `command`, and the containers left empty by that; `false` when
+/// there was none.
+pub fn remove_hook(settings: &mut Value, command: &str) -> bool {
+    let Some(root) = settings.as_object_mut() else {
+        return false;
+    };
+    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let Some(list) = hooks.get_mut("SessionStart").and_then(Value::as_array_mut) else {
+        return false;
+    };
+    let mut removed = false;
+    for entry in list.iter_mut() {
+        if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
+            let before = inner.len();
+            inner.retain(|h| h.get("command").and_then(Value::as_str) != Some(command));
+            removed |= inner.len() != before;
+        }
+    }
+    if !removed {
+        return false;
+    }
+    list.retain(|e| {
+        e.get("hooks")
+            .and_then(Value::as_array)
+            .is_none_or(|h| !h.is_empty())
+    });
+    if list.is_empty() {
+        hooks.remove("SessionStart");
+    }
+    if hooks.is_empty() {
+        root.remove("hooks");
+    }
+    true
+}
+
+/// Registers the MCP server `megg` in a `.mcp.json` value; `false` when it already is.
+pub fn add_mcp(config: &mut Value, command: &str) -> Result<bool, String> {
+    let wanted: Value = serde_json::from_str(&crate::templates::fill(
+        crate::templates::MCP,
+        &[("command", &json_escape(command))],
+    ))
+    .map_err(|e| format!("mcp template: {e}"))?;
+    let root = config
+        .as_object_mut()
+        .ok_or("the file is not a JSON object")?;
+    let servers = root
+        .entry("mcpServers")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or("`mcpServers` is not an object")?;
+    if servers.get("megg") == Some(&wanted) {
+        return Ok(false);
+    }
+    servers.insert("megg".into(), wanted);
+    Ok(true)
+}
+
+/// Removes the MCP server `megg`; `false` when it was not there.
+pub fn remove_mcp(config: &mut Value) -> bool {
+    let Some(root) = config.as_object_mut() else {
+        return false;
+    };
+    let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    if servers.remove("megg").is_none() {
+        return false;
+    }
+    if servers.is_empty() {
+        root.remove("mcpServers");
+    }
+    true
+}
+
+/// Whether a `.mcp.json`-shaped value registers megg.
+pub fn has_mcp(config: &Value) -> bool {
+    config
+        .get("mcpServers")
+        .and_then(|s| s.get("megg"))
+        .is_some()
+}
+
+fn json_escape(s: &str) -> String {
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+/// How megg writes a JSON file: two-space indent, final newline.
+pub fn to_text(value: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+/// The last line of a file megg installed: a hash of everything above it, so megg can tell
+/// its own unedited files from files the user changed.
+pub fn mark(content: &str) -> String {
+    format!(
+        "{content}\n<!-- installed by megg setup; megg-hash: {:016x} -->\n",
+        hash(content)
+    )
+}
+
+fn hash(s: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(s.as_bytes())
+}
+
+/// What an installed-file path holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installed {
+    /// Exactly what this megg installs.
+    Current,
+    /// Installed by megg (unedited) from another version of the template.
+    Stale,
+    /// Installed by megg, then edited by the user.
+    Edited,
+    /// Not megg's file.
+    Foreign,
+}
+
+/// Classifies an existing file against the `template` this megg would install.
+pub fn classify_installed(existing: &str, template: &str) -> Installed {
+    if existing == mark(template) {
+        return Installed::Current;
+    }
+    let body = existing.trim_end_matches('\n');
+    let Some((content, last)) = body.rsplit_once('\n') else {
+        return Installed::Foreign;
+    };
+    let Some(h) = last
+        .strip_prefix("<!-- installed by megg setup; megg-hash: ")
+        .and_then(|r| r.strip_suffix(" -->"))
+    else {
+        return Installed::Foreign;
+    };
+    if u64::from_str_radix(h, 16).ok() == Some(hash(content)) {
+        Installed::Stale
+    } else {
+        Installed::Edited
+    }
+}
+
+/// `.gitignore` text without the block megg added (its header and the patterns right after
+/// it); `None` when there is no megg block.
+pub fn remove_gitignore_block(text: &str) -> Option<String> {
+    use super::gitignore::{HEADER, PATTERNS};
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let at = lines.iter().position(|l| l.trim_end() == HEADER)?;
+    let mut end = at + 1;
+    while end < lines.len() && PATTERNS.contains(&lines[end].trim_end()) {
+        end += 1;
+    }
+    lines.drain(at..end);
+    Some(lines.concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_add_is_idempotent_and_remove_is_its_inverse() {
+        let original = json!({"model": "x", "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "other"}]}], "Stop": []}});
+        let mut v = original.clone();
+        assert!(add_hook(&mut v, "megg context --json").unwrap());
+        assert!(!add_hook(&mut v, "megg context --json").unwrap());
+        assert_eq!(hook_commands(&v), ["megg context --json"]);
+        assert_eq!(v["hooks"]["SessionStart"][1]["matcher"], MATCHER);
+        assert!(remove_hook(&mut v, "megg context --json"));
+        assert_eq!(v, original);
+        let mut empty = json!({});
+        add_hook(&mut empty, "/abs/megg context --json").unwrap();
+        remove_hook(&mut empty, "/abs/megg context --json");
+        assert_eq!(empty, json!({}));
+        assert!(add_hook(&mut json!([]), "megg context --json").is_err());
+    }
+
+    #[test]
+    fn megg_hooks_are_recognised_by_any_path() {
+        assert!(is_megg_hook("megg context --json"));
+        assert!(is_megg_hook("/home/u/.cargo/bin/megg context --json"));
+        assert!(is_megg_hook("'/a b/megg' context --json"));
+        assert!(!is_megg_hook("megg context"));
+        assert!(!is_megg_hook("notmegg context --json"));
+    }
+
+    #[test]
+    fn mcp_add_and_remove() {
+        let original = json!({"mcpServers": {"other": {"command": "x"}}});
+        let mut v = original.clone();
+        assert!(add_mcp(&mut v, "megg").unwrap());
+        assert_eq!(
+            v["mcpServers"]["megg"],
+            json!({"command": "megg", "args": ["mcp"]})
+        );
+        assert!(!add_mcp(&mut v, "megg").unwrap());
+        assert!(remove_mcp(&mut v));
+        assert_eq!(v, original);
+        let mut e = json!({});
+        add_mcp(&mut e, "megg").unwrap();
+        remove_mcp(&mut e);
+        assert_eq!(e, json!({}));
+    }
+
+    #[test]
+    fn installed_files_know_their_state() {
+        let t = "---\nname: x\n---\nbody\n";
+        assert_eq!(classify_installed(&mark(t), t), Installed::Current);
+        assert_eq!(classify_installed(&mark("older\n"), t), Installed::Stale);
+        let edited = mark(t).replace("body", "my body");
+        assert_eq!(classify_installed(&edited, t), Installed::Edited);
+        assert_eq!(
+            classify_installed("user's own file\n", t),
+            Installed::Foreign
+        );
+    }
+
+    #[test]
+    fn gitignore_block_removal() {
+        let (with, _) = super::super::gitignore::ensure("target/\n");
+        assert_eq!(remove_gitignore_block(&with).unwrap(), "target/\n");
+        assert_eq!(remove_gitignore_block("target/\n"), None);
+    }
+}

@@ -1,0 +1,347 @@
+//! `megg setup` and `megg doctor` against real project and home directories.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::{Git, Project};
+
+const SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(ls:*)"]},
+  "hooks": {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}]
+  }
+}"#;
+
+/// Every file under `dir` with a hash of its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().display().to_string(),
+                    xxhash_rust::xxh3::xxh3_64(&std::fs::read(&p).unwrap()),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn project() -> Project {
+    let p = Project::new();
+    Git::init(p.root(), "main");
+    p.mkdir("home");
+    p
+}
+
+fn setup(p: &Project, args: &[&str]) -> std::process::Output {
+    p.megg("")
+        .env("HOME", p.path("home"))
+        .env("PATH", "/usr/bin:/bin")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    crate::stdout_json(out)
+}
+
+#[test]
+fn setup_merges_is_idempotent_and_uninstall_is_the_inverse() {
+    let p = project();
+    p.write(".claude/settings.json", SETTINGS);
+    p.write(".gitignore", "target/\n");
+    let original: Value = serde_json::from_str(SETTINGS).unwrap();
+
+    let v = json_of(&setup(&p, &["setup", "--json"]));
+    let actions: Vec<(String, String)> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                c["action"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        actions.contains(&("settings.json".into(), "update".into())),
+        "{actions:?}"
+    );
+    assert!(actions.contains(&("SKILL.md".into(), "create".into())));
+    assert!(actions.contains(&(".mcp.json".into(), "create".into())));
+
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["model"], "opus");
+    assert_eq!(settings["permissions"], original["permissions"]);
+    assert_eq!(settings["hooks"]["Stop"], original["hooks"]["Stop"]);
+    let starts = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(
+        starts[0], original["hooks"]["SessionStart"][0],
+        "the user's hook survives"
+    );
+    assert_eq!(starts[1]["matcher"], "startup|resume|clear|compact");
+    assert_eq!(starts[1]["hooks"][0]["command"], "megg context --json");
+    let backup: Value = serde_json::from_str(&p.read(".claude/settings.json.megg-backup")).unwrap();
+    assert_eq!(backup, original, "a backup of the file before the change");
+    let mcp: Value = serde_json::from_str(&p.read(".mcp.json")).unwrap();
+    assert_eq!(
+        mcp,
+        json!({"mcpServers": {"megg": {"command": "megg", "args": ["mcp"]}}})
+    );
+    assert!(
+        p.read(".claude/commands/workflows/work.md")
+            .contains("### State Discovery")
+    );
+    assert!(p.read(".gitignore").starts_with("target/\n# megg:"));
+
+    // A second run changes no byte.
+    let before = snapshot(p.root());
+    let v = json_of(&setup(&p, &["setup", "--json"]));
+    assert!(
+        v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["action"] == "unchanged")
+    );
+    assert_eq!(snapshot(p.root()), before);
+
+    // Uninstall: the settings are the original JSON value again; megg's own files are gone.
+    json_of(&setup(&p, &["setup", "--uninstall", "--json"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings, original);
+    assert!(!p.path(".mcp.json").exists());
+    assert!(!p.path(".claude/skills").exists());
+    assert!(!p.path(".claude/commands").exists());
+    assert_eq!(p.read(".gitignore"), "target/\n");
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let p = project();
+    p.write(".claude/settings.json", SETTINGS);
+    let before = snapshot(p.root());
+    let out = setup(&p, &["setup", "--dry-run"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("would update"));
+    assert_eq!(snapshot(p.root()), before);
+}
+
+#[test]
+fn invalid_json_is_refused_untouched() {
+    let p = project();
+    p.write(".claude/settings.json", "{\"model\": \"opus\",, }");
+    let before = snapshot(p.root());
+    let out = setup(&p, &["setup"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not valid JSON") && err.contains("hint:"),
+        "{err}"
+    );
+    assert_eq!(snapshot(p.root()), before, "nothing written anywhere");
+}
+
+#[test]
+fn user_edited_files_are_never_clobbered() {
+    let p = project();
+    setup(&p, &["setup"]);
+    let skill = ".claude/skills/megg-state/SKILL.md";
+    let edited = p.read(skill).replace("/megg-state", "/my-state");
+    p.write(skill, &edited);
+    p.write(
+        ".claude/commands/workflows/plan.md",
+        "my own plan command\n",
+    );
+    let out = setup(&p, &["setup"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("edited after megg installed it"), "{err}");
+    assert!(err.contains("not installed by megg"), "{err}");
+    assert_eq!(p.read(skill), edited);
+    setup(&p, &["setup", "--uninstall"]);
+    assert_eq!(p.read(skill), edited, "uninstall leaves it too");
+    assert_eq!(
+        p.read(".claude/commands/workflows/plan.md"),
+        "my own plan command\n"
+    );
+    assert!(!p.path(".claude/commands/workflows/work.md").exists());
+}
+
+#[test]
+fn user_scope_touches_nothing_outside_home() {
+    let p = project();
+    p.write("src/main.rs", "fn main() {}\n");
+    let project_before: BTreeMap<String, u64> = snapshot(p.root())
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("home/"))
+        .collect();
+    let v = json_of(&setup(&p, &["setup", "--scope", "user", "--json"]));
+    let after: BTreeMap<String, u64> = snapshot(p.root())
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("home/"))
+        .collect();
+    assert_eq!(after, project_before, "nothing in the project");
+    let home = p.path("home");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("megg");
+    assert_eq!(
+        command,
+        format!("{} context --json", bin.display()),
+        "the absolute path"
+    );
+    assert!(home.join(".claude/skills/megg-state/SKILL.md").is_file());
+    assert!(
+        home.join(".claude/commands/workflows/compound.md")
+            .is_file()
+    );
+    assert!(
+        !home.join(".claude.json").exists(),
+        "megg never edits ~/.claude.json"
+    );
+    // `claude` is not on this PATH: the exact command is printed instead.
+    assert_eq!(
+        v["mcp_command"],
+        format!("claude mcp add --scope user megg -- {} mcp", bin.display())
+    );
+    json_of(&setup(
+        &p,
+        &["setup", "--scope", "user", "--uninstall", "--json"],
+    ));
+    assert!(
+        !home.join(".claude/settings.json").exists(),
+        "megg created it; nothing else was in it"
+    );
+    assert!(!home.join(".claude").exists());
+}
+
+fn doctor(p: &Project) -> (i32, Value) {
+    let bin_dir = assert_cmd::cargo::cargo_bin("megg")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let out = p
+        .megg("")
+        .env("HOME", p.path("home"))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), crate::stdout_json(&out))
+}
+
+fn check<'v>(v: &'v Value, name: &str) -> &'v Value {
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {v}"))
+}
+
+#[test]
+fn doctor_passes_a_healthy_setup() {
+    let p = project();
+    p.domain("", "P");
+    setup(&p, &["setup"]);
+    let (code, v) = doctor(&p);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["ok"], true);
+    for name in [
+        "settings",
+        "hook",
+        "skill",
+        "commands",
+        "mcp",
+        "gitignore",
+        "checkpoints",
+        "state",
+        "knowledge",
+    ] {
+        assert_eq!(check(&v, name)["ok"], true, "{name}: {v}");
+        assert!(check(&v, name)["fix"].is_null());
+    }
+}
+
+#[test]
+fn doctor_reports_a_broken_setup_with_fixes() {
+    let p = project();
+    p.domain("", "P");
+    let (code, v) = doctor(&p);
+    assert_eq!(code, 1);
+    assert_eq!(check(&v, "hook")["fix"], "megg setup");
+    assert_eq!(check(&v, "gitignore")["fix"], "megg gitignore");
+
+    setup(&p, &["setup"]);
+    p.write(".claude/settings.local.json", "{ not json");
+    p.write(".broken.local.md", "---\nfeature: x\nplan_file: [\n---\n");
+    p.write(
+        ".megg/state.md",
+        "---\nupdated: 2026-01-01T00:00:00Z\nstatus: active\n---\nold\n",
+    );
+    let (code, v) = doctor(&p);
+    assert_eq!(code, 1);
+    assert_eq!(check(&v, "settings")["ok"], false);
+    assert!(
+        check(&v, "settings")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("settings.local.json")
+    );
+    assert_eq!(check(&v, "checkpoints")["ok"], false);
+    assert_eq!(check(&v, "checkpoints")["fix"], "megg checkpoint resume");
+    assert_eq!(check(&v, "state")["fix"], "megg state clear");
+    // Text mode says the same, with the fixes.
+    let out = p
+        .megg("")
+        .env("HOME", p.path("home"))
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAIL") && text.contains("fix: megg state clear"),
+        "{text}"
+    );
+}
+
+#[test]
+fn doctor_flags_a_hook_whose_binary_is_missing() {
+    let p = project();
+    p.write(".claude/settings.json", r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/nowhere/megg context --json"}]}]}}"#);
+    let (_, v) = doctor(&p);
+    let hook = check(&v, "hook");
+    assert_eq!(hook["ok"], false);
+    assert!(hook["detail"].as_str().unwrap().contains("/nowhere/megg"));
+    assert_eq!(hook["fix"], "megg setup --scope user");
+}
