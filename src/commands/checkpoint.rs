@@ -366,11 +366,8 @@ fn save(
         announcement,
         warnings,
     };
-    Ok(if json {
-        Output::json(&result)
-    } else {
-        Output::text(format!("{}\n", result.announcement)).with_warnings(result.warnings)
-    })
+    let text = format!("{}\n", result.announcement);
+    Ok(Output::pick(json, &result, text, result.warnings.clone()))
 }
 
 fn list(env: &Env, project: &Project, json: bool) -> Result<Output> {
@@ -398,11 +395,8 @@ fn list(env: &Env, project: &Project, json: bool) -> Result<Output> {
             .collect(),
         warnings,
     };
-    Ok(if json {
-        Output::json(&result)
-    } else {
-        Output::text(render::listed_text(&result)).with_warnings(result.warnings)
-    })
+    let text = render::listed_text(&result);
+    Ok(Output::pick(json, &result, text, result.warnings.clone()))
 }
 
 fn show(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
@@ -413,15 +407,12 @@ fn show(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output
     let text = fsx::read_text(&found.path)?
         .map(|t| t.text)
         .unwrap_or_default();
-    Ok(if json {
-        Output::json(&render::Shown {
-            checkpoint: view,
-            text,
-            warnings,
-        })
-    } else {
-        Output::text(text).with_warnings(warnings)
-    })
+    let shown = render::Shown {
+        checkpoint: view,
+        text: text.clone(),
+        warnings: warnings.clone(),
+    };
+    Ok(Output::pick(json, &shown, text, warnings))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -499,11 +490,8 @@ fn update(
         checkpoint: view,
         warnings,
     };
-    Ok(if json {
-        Output::json(&result)
-    } else {
-        Output::text(render::updated_text(&result.checkpoint)).with_warnings(result.warnings)
-    })
+    let text = render::updated_text(&result.checkpoint);
+    Ok(Output::pick(json, &result, text, result.warnings.clone()))
 }
 
 fn finish(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
@@ -513,14 +501,16 @@ fn finish(env: &Env, project: &Project, target: &str, json: bool) -> Result<Outp
         let _lock = project.lock(&found.path)?;
         fsx::remove_file(&found.path)?;
     }
-    Ok(if json {
-        Output::json(&serde_json::json!({ "finished": found.file }))
-    } else {
-        Output::text(format!(
-            "Workflow complete: removed {} ('{}')\n",
-            found.file, found.checkpoint.feature
-        ))
-    })
+    let text = format!(
+        "Workflow complete: removed {} ('{}')\n",
+        found.file, found.checkpoint.feature
+    );
+    Ok(Output::pick(
+        json,
+        &serde_json::json!({ "finished": found.file }),
+        text,
+        Vec::new(),
+    ))
 }
 
 pub struct ResumeRequest {
@@ -819,19 +809,14 @@ fn ask(
 }
 
 fn finish_output(report: render::Resumed, json: bool) -> Output {
-    if json {
-        Output::json(&report)
-    } else {
-        let text = match report.action {
-            Some(_) => report.message.clone().unwrap_or_default(),
-            None => render::report_text(&report),
-        };
-        let mut text = text;
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        Output::text(text).with_warnings(report.warnings)
+    let mut text = match report.action {
+        Some(_) => report.message.clone().unwrap_or_default(),
+        None => render::report_text(&report),
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
     }
+    Output::pick(json, &report, text, report.warnings.clone())
 }
 
 #[cfg(test)]

@@ -79,7 +79,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         Format::Hook => Ok(Output::text(hook(env, args, Vec::new()) + "\n")),
         Format::Json => {
             let context = ctx::build(env, &args.request(env, false)?)?;
-            Ok(Output::json(&context))
+            let text = render::markdown(&context, None, false).text + "\n";
+            Ok(Output::pick(true, &context, text, Vec::new()))
         }
         Format::Md => {
             if let Some(n) = args.max_chars

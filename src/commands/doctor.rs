@@ -235,28 +235,24 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ok: checks.iter().all(|c| c.ok),
         checks,
     };
-    let mut out = if args.json {
-        Output::json(&report)
-    } else {
-        let mut text = String::new();
-        for c in &report.checks {
-            text.push_str(&format!(
-                "{} {:<12} {}\n",
-                if c.ok { "ok  " } else { "FAIL" },
-                c.name,
-                c.detail
-            ));
-            if let Some(fix) = &c.fix {
-                text.push_str(&format!("     {:<12} fix: {fix}\n", ""));
-            }
+    let mut text = String::new();
+    for c in &report.checks {
+        text.push_str(&format!(
+            "{} {:<12} {}\n",
+            if c.ok { "ok  " } else { "FAIL" },
+            c.name,
+            c.detail
+        ));
+        if let Some(fix) = &c.fix {
+            text.push_str(&format!("     {:<12} fix: {fix}\n", ""));
         }
-        text.push_str(if report.ok {
-            "megg is healthy\n"
-        } else {
-            "megg needs fixing (see above)\n"
-        });
-        Output::text(text)
-    };
+    }
+    text.push_str(if report.ok {
+        "megg is healthy\n"
+    } else {
+        "megg needs fixing (see above)\n"
+    });
+    let mut out = Output::pick(args.json, &report, text, Vec::new());
     out.code = u8::from(!report.ok);
     Ok(out)
 }

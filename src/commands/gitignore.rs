@@ -63,11 +63,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ignored,
     };
     let code = u8::from(args.check && !ignored);
-    let mut out = if args.json {
-        Output::json(&report)
-    } else {
-        Output::text(text_of(&report, args.check, &added))
-    };
+    let text = text_of(&report, args.check, &added);
+    let mut out = Output::pick(args.json, &report, text, Vec::new());
     out.code = code;
     Ok(out)
 }

@@ -62,12 +62,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         path: path.display().to_string(),
         created: !existed,
     };
-    Ok(if args.json {
-        Output::json(&result)
-    } else {
-        let verb = if existed { "Replaced" } else { "Created" };
-        Output::text(format!("{verb} {}\n", result.path))
-    })
+    let verb = if existed { "Replaced" } else { "Created" };
+    let text = format!("{verb} {}\n", result.path);
+    Ok(Output::pick(args.json, &result, text, Vec::new()))
 }
 
 /// Name and description from the first manifest found, and the origin remote.

@@ -88,15 +88,16 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         tokens,
         warnings,
     };
-    Ok(if args.json {
-        Output::json(&result)
-    } else {
-        Output::text(format!(
-            "Learned '{}' ({}) in {} ({} tokens)\n",
-            result.entry.title, result.entry.kind, result.path, result.tokens
-        ))
-        .with_warnings(result.warnings)
-    })
+    let text = format!(
+        "Learned '{}' ({}) in {} ({} tokens)\n",
+        result.entry.title, result.entry.kind, result.path, result.tokens
+    );
+    Ok(Output::pick(
+        args.json,
+        &result,
+        text,
+        result.warnings.clone(),
+    ))
 }
 
 fn read_stdin(env: &Env) -> Result<String> {

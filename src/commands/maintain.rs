@@ -83,11 +83,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         archived,
         warnings,
     };
-    Ok(if args.json {
-        Output::json(&result)
-    } else {
-        Output::text(text(&result)).with_warnings(result.warnings)
-    })
+    let human = text(&result);
+    Ok(Output::pick(
+        args.json,
+        &result,
+        human,
+        result.warnings.clone(),
+    ))
 }
 
 fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -> DomainReport {

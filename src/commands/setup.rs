@@ -185,11 +185,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         mcp_command: mcp_note,
         warnings,
     };
-    Ok(if args.json {
-        Output::json(&report)
-    } else {
-        Output::text(text(&report)).with_warnings(report.warnings)
-    })
+    let human = text(&report);
+    Ok(Output::pick(
+        args.json,
+        &report,
+        human,
+        report.warnings.clone(),
+    ))
 }
 
 fn plan_json(

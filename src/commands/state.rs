@@ -143,24 +143,19 @@ pub fn write(
         truncated: cut.was_cut(),
         warnings: std::mem::take(warnings),
     };
-    Ok(if json {
-        Output::json(&result)
-    } else {
-        Output::text(render::written_text(&result)).with_warnings(result.warnings)
-    })
+    let text = render::written_text(&result);
+    Ok(Output::pick(json, &result, text, result.warnings.clone()))
 }
 
 fn show(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
     let mut warnings = Vec::new();
     let view = load_state(env, domain, &mut warnings);
-    Ok(if json {
-        Output::json(&render::Shown {
-            state: view,
-            warnings,
-        })
-    } else {
-        Output::text(render::shown_text(view.as_ref())).with_warnings(warnings)
-    })
+    let text = render::shown_text(view.as_ref());
+    let shown = render::Shown {
+        state: view,
+        warnings: warnings.clone(),
+    };
+    Ok(Output::pick(json, &shown, text, warnings))
 }
 
 fn clear(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
@@ -171,9 +166,6 @@ fn clear(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
         fsx::remove_file(&path)?
     };
     let result = render::Cleared { cleared, path };
-    Ok(if json {
-        Output::json(&result)
-    } else {
-        Output::text(render::cleared_text(&result))
-    })
+    let text = render::cleared_text(&result);
+    Ok(Output::pick(json, &result, text, Vec::new()))
 }
