@@ -55,4 +55,6 @@ pub enum Command {
     Setup(commands::setup::Args),
     /// Check that megg is installed and its files are healthy
     Doctor(commands::doctor::Args),
+    /// Serve every capability as MCP tools over stdio
+    Mcp,
 }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod frontmatter;
 pub mod fsx;
 pub mod git;
+pub mod mcp;
 pub mod megg;
 pub mod prompt;
 pub mod render;
@@ -209,6 +210,7 @@ pub fn run(env: &Env, command: Command) -> Result<Output> {
         Command::Maintain(args) => commands::maintain::run(env, &args),
         Command::Setup(args) => commands::setup::run(env, &args),
         Command::Doctor(args) => commands::doctor::run(env, &args),
+        Command::Mcp => crate::mcp::serve().map(|()| Output::default()),
     }
 }
 
