@@ -6,6 +6,7 @@ mod context;
 mod docs;
 mod hook;
 mod knowledge;
+mod mcp;
 mod pty;
 mod setup;
 mod state;

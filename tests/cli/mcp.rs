@@ -1,0 +1,181 @@
+//! `megg mcp`: driven by the official MCP Python SDK (installed by `.ci/run`), and fed
+//! malformed JSON-RPC directly.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::{Git, NOW, Project};
+
+fn python_with_mcp() -> bool {
+    let found = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "CI needs the Python `mcp` package (.ci/run installs it)"
+    );
+    found
+}
+
+#[test]
+fn the_official_python_sdk_calls_every_tool() {
+    if !python_with_mcp() {
+        #[allow(clippy::print_stderr)] // a skipped test says why
+        {
+            eprintln!("skipped: python3 with the `mcp` package is not installed");
+        }
+        return;
+    }
+    let p = Project::new();
+    Git::init(p.root(), "main").commit("main", crate::epoch(NOW) - 60, "init");
+    let outside = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("megg"))
+        .arg(p.root())
+        .arg(outside.path())
+        .env("HOME", p.root())
+        .env("MEGG_CEILING_DIRS", p.root().parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"));
+}
+
+/// Sends `lines` to a fresh `megg mcp`, closes stdin, and returns every JSON message it wrote.
+fn exchange(p: &Project, lines: &[&str]) -> (Vec<Value>, String) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("megg"))
+        .arg("mcp")
+        .current_dir(p.root())
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", "")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let messages = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout is protocol only ({e}): {l}"))
+        })
+        .collect();
+    (messages, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn reply(messages: &[Value], id: u64) -> &Value {
+    messages
+        .iter()
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("no reply to {id}: {messages:?}"))
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+#[test]
+fn malformed_requests_get_errors_and_the_server_keeps_serving() {
+    let p = Project::new();
+    p.domain("", "P");
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            "this line is not JSON",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"id": 3, "something": "of the wrong shape"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"learn","arguments":{"title":7,"type":"fact","topics":"x","content":"c"}}}"#,
+            r###"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"state","arguments":{"content":"## Working On\nraw"}}}"###,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"state","arguments":{}}}"#,
+        ],
+    );
+    assert_eq!(reply(&messages, 1)["result"]["serverInfo"]["name"], "megg");
+    assert_eq!(
+        reply(&messages, 1)["result"]["serverInfo"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(
+        reply(&messages, 2)["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        11,
+        "served after garbage"
+    );
+    assert!(
+        messages.iter().any(|m| m["error"]["code"] == -32600),
+        "wrong shape → invalid request: {messages:?}"
+    );
+    assert!(
+        reply(&messages, 4)["error"]["code"].is_i64(),
+        "unknown tool → protocol error"
+    );
+    let bad = reply(&messages, 5);
+    assert!(
+        bad["error"].is_object() || bad["result"]["isError"] == true,
+        "{bad}"
+    );
+    assert_eq!(reply(&messages, 6)["result"]["isError"], false);
+    let state = &reply(&messages, 7)["result"];
+    assert_eq!(
+        state["structuredContent"]["state"]["content"],
+        "## Working On\nraw"
+    );
+    assert!(p.read(".megg/state.md").ends_with("## Working On\nraw"));
+}
+
+#[test]
+fn domain_failures_are_error_results_with_the_cli_message() {
+    let p = Project::new();
+    p.mkdir("empty");
+    let (messages, stderr) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"state","arguments":{"content":"x","path":"empty"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"checkpoint_update","arguments":{"target":"x","phase":"shipping"}}}"#,
+        ],
+    );
+    let r = &reply(&messages, 2)["result"];
+    assert_eq!(r["isError"], true);
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("error: no .megg directory at or above"),
+        "{text}"
+    );
+    assert!(text.contains("hint: run `megg init`"), "{text}");
+    let r = &reply(&messages, 3)["result"];
+    assert_eq!(r["isError"], true);
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("shipping")
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

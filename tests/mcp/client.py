@@ -1,0 +1,149 @@
+"""Drive `megg mcp` with the official MCP Python SDK: initialize, list the tools, call every
+tool, and check the results against the files on disk and against the CLI.
+
+usage: python3 client.py MEGG_BINARY PROJECT_DIR OUTSIDE_DIR
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+MEGG, ROOT, OUTSIDE = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+ENV = {**os.environ, "MEGG_NOW": "2026-11-22T12:00:00Z", "MEGG_CACHE_DIR": "", "NO_COLOR": "1"}
+PLAN = "docs/plans/2026-01-15-feat-user-auth-plan.md"
+TOOLS = {
+    "context", "state", "learn", "init", "maintain", "checkpoint_save", "checkpoint_list",
+    "checkpoint_resume", "checkpoint_update", "checkpoint_finish", "gitignore",
+}
+
+
+def cli(*args):
+    done = subprocess.run([MEGG, *args], cwd=ROOT, env=ENV, capture_output=True, text=True)
+    assert done.returncode == 0, (args, done.stderr)
+    return json.loads(done.stdout) if "--json" in args else done.stdout
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+async def main():
+    params = StdioServerParameters(command=MEGG, args=["mcp"], env=ENV, cwd=str(ROOT))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "megg", init.server_info
+            assert init.server_info.version == cli("--version").split()[1], init.server_info
+
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert set(tools) == TOOLS, set(tools) ^ TOOLS
+            for t in tools.values():
+                assert len(t.description) > 40, t.name
+                assert t.input_schema["type"] == "object", t.name
+                assert "path" in t.input_schema.get("properties", {}) or t.name == "init", t.name
+            assert set(tools["learn"].input_schema["required"]) == {"title", "type", "topics", "content"}
+
+            async def ok(name, **arguments):
+                result = await session.call_tool(name, arguments)
+                assert not result.is_error, (name, text_of(result))
+                assert result.structured_content is not None, name
+                return result
+
+            async def fails(name, needle, **arguments):
+                result = await session.call_tool(name, arguments)
+                assert result.is_error, (name, arguments)
+                assert needle in text_of(result), (name, text_of(result))
+                return result
+
+            # init: creates info.md.
+            await ok("init", info="# Shop\n\nThe storefront.")
+            assert (ROOT / ".megg/info.md").read_text().endswith("# Shop\n\nThe storefront.\n")
+            await fails("init", "--force", info="again")
+
+            # state: MCP writes, the CLI reads; the CLI writes, MCP reads.
+            r = await ok("state", content="## Working On\nFrom MCP\n")
+            assert r.structured_content["truncated"] is False
+            assert cli("state", "show", "--json")["state"]["content"] == "## Working On\nFrom MCP\n"
+            cli("state", "write", "--content", "## Working On\nFrom the CLI\n")
+            r = await ok("state")
+            assert r.structured_content["state"]["content"] == "## Working On\nFrom the CLI\n"
+            assert "From the CLI" in text_of(r)
+
+            # learn → knowledge.md on disk; context with a topic returns it.
+            r = await ok("learn", title="Use JWT in httpOnly cookies", type="decision",
+                         topics=["auth", "security"], content="- never localStorage")
+            assert r.structured_content["entry"]["topics"] == ["auth", "security"]
+            knowledge = (ROOT / ".megg/knowledge.md").read_text()
+            assert "## 2026-11-22 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\n- never localStorage\n" in knowledge
+            r = await ok("context", topic="auth")
+            assert r.structured_content["knowledge"]["entries"] == 1
+            assert r.structured_content["chain"][0]["title"] == "Shop"
+            assert "## Knowledge" in text_of(r)
+            await fails("learn", "unknown type", title="T", type="idea", topics=["x"], content="c")
+
+            # maintain counts it.
+            r = await ok("maintain")
+            assert r.structured_content["domains"][0]["entries"] == 1
+
+            # gitignore writes the block; check passes afterwards.
+            await ok("gitignore")
+            assert ".*.local.md" in (ROOT / ".gitignore").read_text()
+            await ok("gitignore", check=True)
+
+            # The checkpoint lifecycle.
+            (ROOT / "docs/plans").mkdir(parents=True, exist_ok=True)
+            (ROOT / PLAN).write_text("# plan\n")
+            r = await ok("checkpoint_save", plan_file=PLAN)
+            assert r.structured_content["announcement"] == "Progress saved to .user-auth.local.md (gitignored)"
+            checkpoint = ROOT / ".user-auth.local.md"
+            assert checkpoint.exists()
+            r = await ok("checkpoint_list")
+            assert [c["feature"] for c in r.structured_content["checkpoints"]] == ["user-auth"]
+            r = await ok("checkpoint_resume", target="user-auth", **{"for": "work"})
+            assert r.structured_content["status"] == "found"
+            assert r.structured_content["options"][0] == {
+                "id": "resume", "label": "Resume",
+                "description": "Resume from where you left off", "recommended": True,
+            }
+            r = await ok("checkpoint_resume", target="user-auth", choice="resume", **{"for": "work"})
+            assert r.structured_content["action"] == "resumed"
+            assert "phase: work\n" in checkpoint.read_text()
+            await ok("checkpoint_update", target="user-auth", check=["tests passing"], phase="work-complete")
+            assert "- [x] Tests passing" in checkpoint.read_text()
+            assert "phase: work-complete\n" in checkpoint.read_text()
+            await fails("checkpoint_update", "no checklist item", target="user-auth", check=["deploy"])
+            await fails("checkpoint_update", "invalid value", target="user-auth", phase="shipping")
+            r = await ok("checkpoint_finish", target="user-auth")
+            assert r.structured_content == {"finished": ".user-auth.local.md"}
+            assert not checkpoint.exists()
+
+            # state done clears.
+            await ok("state", status="done")
+            assert not (ROOT / ".megg/state.md").exists()
+
+            # Domain errors are results with isError and the CLI's message; the server goes on.
+            await fails("state", "no .megg directory", path=str(OUTSIDE), content="x")
+            await fails("checkpoint_finish", "no checkpoint matches", target="nothing")
+            # Wrong parameter types: an error (result or protocol), never a crash.
+            try:
+                r = await session.call_tool("learn", {"title": 1, "type": "fact", "topics": "x", "content": "c"})
+                assert r.is_error
+            except Exception:  # a JSON-RPC error is as good
+                pass
+            try:
+                r = await session.call_tool("no_such_tool", {})
+                assert r.is_error
+            except Exception:
+                pass
+            r = await ok("checkpoint_list")
+            assert r.structured_content["checkpoints"] == []
+    print("mcp client: every tool called, all checks passed")
+
+
+asyncio.run(main())
