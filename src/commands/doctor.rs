@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::commands::checkpoint::Project;
+use crate::megg::project::Project;
 use crate::megg::{checkpoint, discovery, setup, state};
 use crate::templates::CLAUDE_FILES;
 use crate::{Env, Output, Result, fsx};

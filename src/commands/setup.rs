@@ -8,8 +8,8 @@ use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::commands::checkpoint::Project;
 use crate::megg::gitignore;
+use crate::megg::project::Project;
 use crate::megg::setup::{self, Installed};
 use crate::render::context::shell_quote;
 use crate::templates::CLAUDE_FILES;

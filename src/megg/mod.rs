@@ -8,6 +8,7 @@ pub mod gitignore;
 pub mod init;
 pub mod knowledge;
 pub mod maintain;
+pub mod project;
 pub mod setup;
 pub mod slug;
 pub mod state;

@@ -323,3 +323,16 @@ fn broken_pipe_is_quiet() {
         out
     );
 }
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let p = Project::new();
+    let out = p.run("", &["--color", "always", "state"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("\u{1b}[1;31merror:\u{1b}[0m "), "{err:?}");
+    // Not a terminal (and NO_COLOR set by the test environment): plain.
+    let out = p.run("", &["state"]);
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    let out = p.run("", &["--color", "never", "state"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains('\u{1b}'));
+}
