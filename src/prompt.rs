@@ -99,6 +99,12 @@ impl Scripted {
             transcript: Vec::new(),
         }
     }
+
+    fn next_answer(&mut self) -> Result<String> {
+        self.answers
+            .pop_front()
+            .ok_or_else(|| Error::failure("script ran out of answers"))
+    }
 }
 
 impl Prompter for Scripted {
@@ -113,10 +119,7 @@ impl Prompter for Scripted {
             items.join(" | "),
             items[default]
         ));
-        let answer = self
-            .answers
-            .pop_front()
-            .ok_or_else(|| Error::failure("script ran out of answers"))?;
+        let answer = self.next_answer()?;
         if answer == "<esc>" {
             return Ok(None);
         }
@@ -129,10 +132,7 @@ impl Prompter for Scripted {
 
     fn input(&mut self, question: &str) -> Result<Option<String>> {
         self.transcript.push(format!("? {question}"));
-        let answer = self
-            .answers
-            .pop_front()
-            .ok_or_else(|| Error::failure("script ran out of answers"))?;
+        let answer = self.next_answer()?;
         Ok((answer != "<esc>").then_some(answer))
     }
 

@@ -193,27 +193,13 @@ fn save(
     force: bool,
     json: bool,
 ) -> Result<Output> {
-    let plan_abs = env.resolve(plan_file);
-    if !plan_abs.is_file() {
-        return Err(
-            Error::failure(format!("plan file not found: {}", plan_file.display()))
-                .with_hint("save a checkpoint after the plan file is written"),
-        );
-    }
-    let rel = project.relative(&plan_abs).ok_or_else(|| {
-        Error::failure(format!(
-            "plan file {} is outside the project root {}",
-            plan_abs.display(),
-            project.root.display()
-        ))
-        .with_hint("plans live inside the project; run megg from the project or move the plan")
-    })?;
+    let rel = plan_relative(env, project, plan_file)?;
     let slug = slug::slug(&rel)
         .ok_or_else(|| Error::failure(format!("no feature slug can be made from '{rel}'")))?;
     let file = slug::file_name(&slug);
     let path = project.root.join(&file);
     let now = env.clock.now();
-    let head = branch.and_then(|b| project.repo.as_ref()?.branch_tip(b));
+    let head = tip_of(project, branch);
     let mut warnings = Vec::new();
 
     let _lock = project.lock(&path)?;
@@ -231,7 +217,7 @@ fn save(
             let changes = Changes {
                 phase: Some(new_phase.to_string()),
                 branch: branch.map(str::to_string),
-                head: branch.map(|_| head.clone().unwrap_or_default()),
+                head: head.clone(),
                 updated: Some(now),
                 ..Changes::default()
             };
@@ -354,64 +340,34 @@ fn update(
 ) -> Result<Output> {
     let scan = scan_project(project);
     let found = find(env, project, &scan, target).ok_or_else(|| not_found(target, &scan))?;
-    let path = found.path.clone();
-    let _lock = project.lock(&path)?;
-    // Re-read under the lock: another agent may have changed it since the scan.
-    let text = fsx::read_text(&path)?
-        .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?
-        .text;
-    let Kind::Checkpoint(current) = cp::classify(&text) else {
-        return Err(Error::failure(format!(
-            "{} is no longer a readable checkpoint",
-            found.file
-        )));
-    };
-    let pick = |queries: &[String]| -> Result<Vec<usize>> {
-        queries
-            .iter()
-            .map(|q| {
-                cp::match_item(&current.items, q).ok_or_else(|| {
-                    let items: Vec<String> = current
-                        .items
-                        .iter()
-                        .map(|i| format!("'{}'", i.text))
-                        .collect();
-                    Error::failure(format!("no checklist item starts with '{q}'"))
-                        .with_hint(format!("items: {}", items.join(", ")))
-                })
-            })
-            .collect()
-    };
-    let (check, uncheck) = (pick(check)?, pick(uncheck)?);
-    let branch_now = branch.map(str::to_string).or(current.branch.clone());
-    let head = branch_now
-        .as_deref()
-        .and_then(|b| project.repo.as_ref()?.branch_tip(b));
-    let changes = Changes {
-        phase: phase.map(str::to_string),
-        branch: branch.map(str::to_string),
-        head: branch_now.as_ref().map(|_| head.unwrap_or_default()),
-        updated: Some(env.clock.now()),
-        check,
-        uncheck,
-        ..Changes::default()
-    };
-    let bytes = cp::edit(&text, &changes);
-    fsx::write_atomic(&path, bytes.as_bytes())?;
-    drop(_lock);
-    let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
-        return Err(Error::failure("the updated checkpoint did not read back"));
-    };
     let mut warnings = Vec::new();
-    let view = cp::describe(
-        &Found {
-            checkpoint,
-            ..found.clone()
-        },
-        env.clock.now(),
-        project.repo.as_ref(),
-        &mut warnings,
-    );
+    let view = edit_under_lock(env, project, found, &mut warnings, |current| {
+        let pick = |queries: &[String]| -> Result<Vec<usize>> {
+            queries
+                .iter()
+                .map(|q| {
+                    cp::match_item(&current.items, q).ok_or_else(|| {
+                        let items: Vec<String> = current
+                            .items
+                            .iter()
+                            .map(|i| format!("'{}'", i.text))
+                            .collect();
+                        Error::failure(format!("no checklist item starts with '{q}'"))
+                            .with_hint(format!("items: {}", items.join(", ")))
+                    })
+                })
+                .collect()
+        };
+        let branch_now = branch.map(str::to_string).or(current.branch.clone());
+        Ok(Changes {
+            phase: phase.map(str::to_string),
+            branch: branch.map(str::to_string),
+            head: tip_of(project, branch_now.as_deref()),
+            check: pick(check)?,
+            uncheck: pick(uncheck)?,
+            ..Changes::default()
+        })
+    })?;
     let result = render::Updated {
         checkpoint: view,
         warnings,
@@ -608,61 +564,95 @@ fn resume_in_place(
     for_command: Option<&str>,
     new_plan: Option<&Path>,
 ) -> Result<View> {
-    let plan_file = match new_plan {
-        Some(p) => {
-            let abs = env.resolve(p);
-            if !abs.is_file() {
-                return Err(Error::failure(format!(
-                    "plan file not found: {}",
-                    p.display()
-                )));
-            }
-            Some(project.relative(&abs).ok_or_else(|| {
-                Error::failure(format!(
-                    "plan file {} is outside the project root",
-                    abs.display()
-                ))
-            })?)
-        }
-        None => None,
+    let plan_file = new_plan
+        .map(|p| plan_relative(env, project, p))
+        .transpose()?;
+    edit_under_lock(env, project, found, &mut Vec::new(), |current| {
+        let resumed_for_work =
+            for_command == Some("work") && current.phase.as_deref() == Some("plan-complete");
+        Ok(Changes {
+            plan_file,
+            phase: resumed_for_work.then(|| "work".to_string()),
+            head: tip_of(project, current.branch.as_deref()),
+            ..Changes::default()
+        })
+    })
+}
+
+/// `head` for a checkpoint on `branch`: the branch's tip (empty when it has none yet);
+/// `None` (key untouched) without a branch.
+fn tip_of(project: &Project, branch: Option<&str>) -> Option<String> {
+    branch.map(|b| {
+        project
+            .repo
+            .as_ref()
+            .and_then(|r| r.branch_tip(b))
+            .unwrap_or_default()
+    })
+}
+
+/// The read-modify-write every checkpoint change goes through: under the file's lock,
+/// re-read it (another agent may have changed it since the scan), apply the changes `make`
+/// computes from the current content plus `updated` = now, write atomically, and describe
+/// the result.
+fn edit_under_lock(
+    env: &Env,
+    project: &Project,
+    found: &Found,
+    warnings: &mut Vec<String>,
+    make: impl FnOnce(&cp::Checkpoint) -> Result<Changes>,
+) -> Result<View> {
+    let bytes = {
+        let _lock = project.lock(&found.path)?;
+        let text = fsx::read_text(&found.path)?
+            .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?
+            .text;
+        let Kind::Checkpoint(current) = cp::classify(&text) else {
+            return Err(Error::failure(format!(
+                "{} is no longer a readable checkpoint",
+                found.file
+            )));
+        };
+        let changes = Changes {
+            updated: Some(env.clock.now()),
+            ..make(&current)?
+        };
+        let bytes = cp::edit(&text, &changes);
+        fsx::write_atomic(&found.path, bytes.as_bytes())?;
+        bytes
     };
-    let _lock = project.lock(&found.path)?;
-    let text = fsx::read_text(&found.path)?
-        .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?
-        .text;
-    let Kind::Checkpoint(current) = cp::classify(&text) else {
-        return Err(Error::failure(format!(
-            "{} is no longer a readable checkpoint",
-            found.file
-        )));
-    };
-    let head = current
-        .branch
-        .as_deref()
-        .and_then(|b| project.repo.as_ref()?.branch_tip(b));
-    let phase = (for_command == Some("work") && current.phase.as_deref() == Some("plan-complete"))
-        .then(|| "work".to_string());
-    let changes = Changes {
-        plan_file,
-        phase,
-        head: current.branch.as_ref().map(|_| head.unwrap_or_default()),
-        updated: Some(env.clock.now()),
-        ..Changes::default()
-    };
-    let bytes = cp::edit(&text, &changes);
-    fsx::write_atomic(&found.path, bytes.as_bytes())?;
     let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
-        return Err(Error::failure("the resumed checkpoint did not read back"));
+        return Err(Error::failure(format!("{} did not read back", found.file)));
+    };
+    let found = Found {
+        checkpoint,
+        ..found.clone()
     };
     Ok(cp::describe(
-        &Found {
-            checkpoint,
-            ..found.clone()
-        },
+        &found,
         env.clock.now(),
         project.repo.as_ref(),
-        &mut Vec::new(),
+        warnings,
     ))
+}
+
+/// A plan file argument as stored: it must exist and lie inside the project root.
+fn plan_relative(env: &Env, project: &Project, plan_file: &Path) -> Result<String> {
+    let abs = env.resolve(plan_file);
+    if !abs.is_file() {
+        return Err(
+            Error::failure(format!("plan file not found: {}", plan_file.display()))
+                .with_hint("save a checkpoint after the plan file is written"),
+        );
+    }
+    project.relative(&abs).ok_or_else(|| {
+        Error::failure(format!(
+            "plan file {} is outside the project root {}",
+            abs.display(),
+            project.root.display()
+        ))
+        .with_hint("plans live inside the project; run megg from the project or move the plan")
+    })
 }
 
 /// On a terminal with several checkpoints: the newest four and "Other…".

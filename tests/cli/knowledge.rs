@@ -435,3 +435,22 @@ fn maintain_rejects_a_bad_date() {
     let out = p.run("", &["maintain", "--archive-before", "last year"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Rewriting a file with invalid UTF-8 would replace its bytes with U+FFFD for good: learn
+/// and gitignore refuse, and the file keeps every byte.
+#[test]
+fn non_utf8_files_are_refused_and_kept() {
+    let p = domain();
+    let bad = b"# Knowledge\n\n---\n\n## Caf\xe9\n**Type:** fact\n**Topics:** x\n".to_vec();
+    p.write(".megg/knowledge.md", &bad);
+    let out = p.run("", &["learn", "T", "fact", "x", "c"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid UTF-8"));
+    assert_eq!(std::fs::read(p.path(".megg/knowledge.md")).unwrap(), bad);
+
+    Git::init(p.root(), "main");
+    p.write(".gitignore", b"caf\xe9/\n");
+    let out = p.run("", &["gitignore"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(p.path(".gitignore")).unwrap(), b"caf\xe9/\n");
+}

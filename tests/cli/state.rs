@@ -365,3 +365,18 @@ fn concurrent_writers_never_tear_the_file() {
         .collect();
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
 }
+
+#[test]
+fn state_write_from_a_non_utf8_file_warns() {
+    let p = project();
+    p.write("handoff.md", b"## Working On\nCaf\xe9\n");
+    let v = p.json("", &["state", "write", "--file", "handoff.md", "--json"]);
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("not valid UTF-8"),
+        "{v}"
+    );
+    assert!(p.read(".megg/state.md").contains("Caf\u{FFFD}"));
+}
