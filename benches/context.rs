@@ -7,6 +7,8 @@
 //! is read with Python's `resource.getrusage(RUSAGE_CHILDREN)` around one run, so `python3`
 //! must be on PATH for that row.
 
+#![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use std::path::{Path, PathBuf};

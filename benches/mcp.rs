@@ -3,6 +3,8 @@
 //!
 //!     cargo bench --bench mcp
 
+#![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use std::io::{BufRead, BufReader, Write};

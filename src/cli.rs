@@ -55,6 +55,9 @@ pub enum Command {
     Setup(commands::setup::Args),
     /// Check that megg is installed and its files are healthy
     Doctor(commands::doctor::Args),
+    /// Trust a directory: let megg read a `.megg` linked there or another user's ancestor
+    /// domain in it (kept in the user's config, never taken from a repository)
+    Trust(commands::trust::Args),
     /// Serve every capability as MCP tools over stdio
     Mcp,
 }

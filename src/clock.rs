@@ -107,6 +107,7 @@ pub fn human_age(seconds: i64) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

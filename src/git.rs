@@ -245,6 +245,7 @@ fn count_capped<T>(items: impl Iterator<Item = T>) -> (usize, bool) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
     use git2::{Signature, Time};

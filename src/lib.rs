@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod config;
 pub mod commands;
 pub mod error;
 pub mod frontmatter;
@@ -43,6 +44,10 @@ pub struct Env {
     pub stdin_is_tty: bool,
     /// stdin and stderr are both terminals: prompts may ask.
     pub interactive: bool,
+    /// Directories the user trusts (canonical), from the user's config file only (SPEC §9).
+    pub trusted: Vec<PathBuf>,
+    /// Why the config file could not be used, if it could not.
+    pub config_warnings: Vec<String>,
 }
 
 impl Env {
@@ -58,15 +63,18 @@ impl Env {
             Some(d) => megg::discovery::absolute(&base, d),
             None => base,
         };
-        if !cwd.is_dir() {
+        if !fsx::is_dir(&cwd) {
             return Err(Error::failure(format!(
                 "cannot change to {}: not a directory",
                 cwd.display()
             ))
             .with_hint("check the -C argument"));
         }
+        let (trusted, config_warnings) = config::trusted_dirs(&cwd);
         Ok(Self {
             cwd,
+            trusted,
+            config_warnings,
             clock,
             tokens: Counter::from_env(),
             ceilings: megg::discovery::ceilings_from_env(),
@@ -80,6 +88,15 @@ impl Env {
         Repo::discover(at, &self.ceilings)
     }
 
+    /// The walk up from a directory in the project whose top is `top` (SPEC §2.1, §9).
+    pub fn walk<'a>(&'a self, top: &'a Path) -> megg::discovery::Walk<'a> {
+        megg::discovery::Walk {
+            ceilings: &self.ceilings,
+            trusted: &self.trusted,
+            top,
+        }
+    }
+
     /// A path argument made absolute against the starting directory.
     pub fn resolve(&self, path: &Path) -> PathBuf {
         megg::discovery::absolute(&self.cwd, path)
@@ -89,14 +106,12 @@ impl Env {
 /// The working directory as the user's shell sees it: `$PWD` when it names the same
 /// directory (keeps symlinks as walked, like git and the shell), else the physical one.
 fn current_dir() -> Result<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
-    let physical = std::env::current_dir()
+    let physical = fsx::current_dir()
         .map_err(|e| Error::failure(format!("cannot read the current directory: {e}")))?;
     if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
         && pwd.is_absolute()
-        && let (Ok(a), Ok(b)) = (std::fs::metadata(&pwd), std::fs::metadata(&physical))
-        && a.dev() == b.dev()
-        && a.ino() == b.ino()
+        && let Some(id) = fsx::identity(&pwd)
+        && fsx::identity(&physical) == Some(id)
     {
         return Ok(pwd);
     }
@@ -210,6 +225,7 @@ pub fn run(env: &Env, command: Command) -> Result<Output> {
         Command::Maintain(args) => commands::maintain::run(env, &args),
         Command::Setup(args) => commands::setup::run(env, &args),
         Command::Doctor(args) => commands::doctor::run(env, &args),
+        Command::Trust(args) => commands::trust::run(env, &args),
         Command::Mcp => crate::mcp::serve().map(|()| Output::default()),
     }
 }

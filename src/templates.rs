@@ -63,6 +63,7 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

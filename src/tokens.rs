@@ -67,7 +67,12 @@ impl Counter {
             Err(poisoned) => poisoned.into_inner(),
         };
         cache.load();
-        if let Some(&n) = cache.entries.get(&key) {
+        // A cache is a hint, not a truth (SPEC §9): a count the byte length rules out — more
+        // tokens than bytes, or fewer than bytes/128 — was planted or corrupted; recount.
+        let (lower, upper) = bounds(text.len() as u64);
+        if let Some(&n) = cache.entries.get(&key)
+            && (lower..=upper).contains(&(n as u64))
+        {
             return n;
         }
         let n = count_uncached(text);
@@ -148,6 +153,17 @@ fn count_uncached(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
 }
 
+/// Most bytes of the token cache read: its capacity's worth of lines, with room to spare.
+const MAX_CACHE_BYTES: u64 = (CACHE_CAPACITY as u64 + 64) * 64;
+
+/// The cache file lives in megg's own cache directory and never leaves it.
+fn cache_boundary(file: &std::path::Path) -> Option<crate::fsx::Boundary> {
+    Some(crate::fsx::Boundary::new(
+        file.parent()?,
+        "megg's cache directory",
+    ))
+}
+
 impl Cache {
     fn load(&mut self) {
         if self.loaded {
@@ -155,9 +171,14 @@ impl Cache {
         }
         self.loaded = true;
         let Some(file) = &self.file else { return };
-        let Ok(text) = std::fs::read_to_string(file) else {
+        let Some(b) = cache_boundary(file) else { return };
+        let Ok(Some(text)) = crate::fsx::read_text(&b, file, MAX_CACHE_BYTES) else {
             return;
         };
+        if text.truncated {
+            return;
+        }
+        let text = text.text;
         for line in text.lines() {
             let mut parts = line.split('\t');
             let (Some(k), Some(v), None) = (parts.next(), parts.next(), parts.next()) else {
@@ -194,15 +215,16 @@ impl Cache {
         for k in &self.order {
             out.push_str(&format!("{k:032x}\t{}\n", self.entries[k]));
         }
-        if let Some(dir) = file.parent()
-            && std::fs::create_dir_all(dir).is_ok()
+        if let Some(b) = cache_boundary(file)
+            && crate::fsx::create_dir_all(&b, b.root()).is_ok()
         {
-            let _ = crate::fsx::write_atomic(file, out.as_bytes());
+            let _ = crate::fsx::write_atomic(&b, file, out.as_bytes());
         }
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 
@@ -234,11 +256,27 @@ mod tests {
             .join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
         let text = std::fs::read_to_string(&file).unwrap();
         assert_eq!(text.lines().count(), 1);
-        // A planted (wrong) count proves the second counter reads the cache, not the tokenizer.
+        // A planted (wrong but possible) count proves the second counter reads the cache, not
+        // the tokenizer.
         let key = xxhash_rust::xxh3::xxh3_128(b"alpha beta gamma");
-        std::fs::write(&file, format!("{key:032x}\t99\ngarbage line\n")).unwrap();
+        std::fs::write(&file, format!("{key:032x}\t9\ngarbage line\n")).unwrap();
         let c2 = Counter::new(Some(dir.path().to_path_buf()));
-        assert_eq!(c2.count("alpha beta gamma"), 99);
+        assert_eq!(c2.count("alpha beta gamma"), 9);
+    }
+
+    #[test]
+    fn cache_entries_the_bytes_rule_out_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir
+            .path()
+            .join(format!("tokens-{}.tsv", env!("CARGO_PKG_VERSION")));
+        let text = "alpha beta gamma"; // 16 bytes: between 1 and 16 tokens
+        let key = xxhash_rust::xxh3::xxh3_128(text.as_bytes());
+        for planted in ["99", "0", "17"] {
+            std::fs::write(&file, format!("{key:032x}\t{planted}\n")).unwrap();
+            let c = Counter::new(Some(dir.path().to_path_buf()));
+            assert_eq!(c.count(text), 3, "planted {planted} must be ignored");
+        }
     }
 
     #[test]

@@ -203,7 +203,8 @@ fn save(
     let mut warnings = Vec::new();
 
     let _lock = project.lock(&path)?;
-    let existing = fsx::read_text(&path)?.map(|t| t.text);
+    // Refuses a file that is not UTF-8: rewriting it would turn those bytes into U+FFFD.
+    let existing = fsx::read_for_edit(&project.boundary(), &path, cp::MAX_CHECKPOINT_BYTES)?;
     let (bytes, created) = match existing.as_deref().map(cp::classify) {
         Some(Kind::Checkpoint(old)) if normalize(&old.plan_file) == rel => {
             let new_phase = phase.unwrap_or("plan-complete");
@@ -250,7 +251,7 @@ fn save(
             (text, true)
         }
     };
-    fsx::write_atomic(&path, bytes.as_bytes())?;
+    fsx::write_atomic(&project.boundary(), &path, bytes.as_bytes())?;
     drop(_lock);
 
     let gitignored = project.is_ignored(&path);
@@ -316,9 +317,7 @@ fn show(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output
     let found = find(env, project, &scan, target).ok_or_else(|| not_found(target, &scan))?;
     let mut warnings = Vec::new();
     let view = cp::describe(found, env.clock.now(), project.repo.as_ref(), &mut warnings);
-    let text = fsx::read_text(&found.path)?
-        .map(|t| t.text)
-        .unwrap_or_default();
+    let text = read_shown(found)?;
     let shown = render::Shown {
         checkpoint: view,
         text: text.clone(),
@@ -381,7 +380,7 @@ fn finish(env: &Env, project: &Project, target: &str, json: bool) -> Result<Outp
     let found = find(env, project, &scan, target).ok_or_else(|| not_found(target, &scan))?;
     {
         let _lock = project.lock(&found.path)?;
-        fsx::remove_file(&found.path)?;
+        fsx::remove_file(&Project::boundary_of(&found.root), &found.path)?;
     }
     let text = format!(
         "Workflow complete: removed {} ('{}')\n",
@@ -523,9 +522,7 @@ pub fn resume(
     match choice {
         None => Ok(finish_output(report, req.json)),
         Some(Choice::View) => {
-            let text = fsx::read_text(&found.path)?
-                .map(|t| t.text)
-                .unwrap_or_default();
+            let text = read_shown(found)?;
             report.action = Some("viewed");
             report.message = Some(text);
             Ok(finish_output(report, req.json))
@@ -533,7 +530,7 @@ pub fn resume(
         Some(Choice::Fresh) => {
             {
                 let _lock = project.lock(&found.path)?;
-                fsx::remove_file(&found.path)?;
+                fsx::remove_file(&Project::boundary_of(&found.root), &found.path)?;
             }
             report.action = Some("started-fresh");
             report.message = Some(format!("Started fresh: removed {}", found.file));
@@ -604,9 +601,9 @@ fn edit_under_lock(
 ) -> Result<View> {
     let bytes = {
         let _lock = project.lock(&found.path)?;
-        let text = fsx::read_text(&found.path)?
-            .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?
-            .text;
+        let fb = Project::boundary_of(&found.root);
+        let text = fsx::read_for_edit(&fb, &found.path, cp::MAX_CHECKPOINT_BYTES)?
+            .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?;
         let Kind::Checkpoint(current) = cp::classify(&text) else {
             return Err(Error::failure(format!(
                 "{} is no longer a readable checkpoint",
@@ -618,7 +615,7 @@ fn edit_under_lock(
             ..make(&current)?
         };
         let bytes = cp::edit(&text, &changes);
-        fsx::write_atomic(&found.path, bytes.as_bytes())?;
+        fsx::write_atomic(&Project::boundary_of(&found.root), &found.path, bytes.as_bytes())?;
         bytes
     };
     let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
@@ -636,23 +633,37 @@ fn edit_under_lock(
     ))
 }
 
+/// A checkpoint's text for people to read.
+fn read_shown(found: &Found) -> Result<String> {
+    let fb = Project::boundary_of(&found.root);
+    Ok(fsx::read_text(&fb, &found.path, cp::MAX_CHECKPOINT_BYTES)?
+        .map(|t| t.text)
+        .unwrap_or_default())
+}
+
 /// A plan file argument as stored: it must exist and lie inside the project root.
 fn plan_relative(env: &Env, project: &Project, plan_file: &Path) -> Result<String> {
     let abs = env.resolve(plan_file);
-    if !abs.is_file() {
-        return Err(
-            Error::failure(format!("plan file not found: {}", plan_file.display()))
-                .with_hint("save a checkpoint after the plan file is written"),
-        );
-    }
-    project.relative(&abs).ok_or_else(|| {
-        Error::failure(format!(
+    let not_found = || {
+        Error::failure(format!("plan file not found: {}", plan_file.display()))
+            .with_hint("save a checkpoint after the plan file is written")
+    };
+    let Some(rel) = project.relative(&abs) else {
+        if !fsx::is_dir(abs.parent().unwrap_or(Path::new("/"))) {
+            return Err(not_found());
+        }
+        return Err(Error::failure(format!(
             "plan file {} is outside the project root {}",
             abs.display(),
             project.root.display()
         ))
-        .with_hint("plans live inside the project; run megg from the project or move the plan")
-    })
+        .with_hint("plans live inside the project; run megg from the project or move the plan"));
+    };
+    // Looked at only inside the project: a plan path that leads out is never opened.
+    if !fsx::is_file(&project.boundary(), &project.root.join(&rel)) {
+        return Err(not_found());
+    }
+    Ok(rel)
 }
 
 /// On a terminal with several checkpoints: the newest four and "Other…".
@@ -707,9 +718,7 @@ fn ask(
             .ok_or_else(Error::interrupted)?;
         match report.options[i].id {
             "view" => {
-                let text = fsx::read_text(&found.path)?
-                    .map(|t| t.text)
-                    .unwrap_or_default();
+                let text = read_shown(found)?;
                 p.show(&text);
             }
             "new-path" => {
@@ -736,6 +745,7 @@ fn finish_output(report: render::Resumed, json: bool) -> Output {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
     use crate::clock::Clock;
@@ -752,6 +762,8 @@ mod tests {
             ceilings: vec![dir.parent().unwrap().to_path_buf()],
             stdin_is_tty: true,
             interactive: true,
+            trusted: Vec::new(),
+            config_warnings: Vec::new(),
         }
     }
 

@@ -230,6 +230,7 @@ fn hook_from_args(args: Vec<OsString>) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::megg::project::Project;
-use crate::megg::{checkpoint, discovery, setup, state};
+use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::{checkpoint, setup, state};
 use crate::templates::CLAUDE_FILES;
 use crate::{Env, Output, Result, fsx};
 
@@ -57,7 +58,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     for dir in &claude_dirs {
         for name in ["settings.json", "settings.local.json"] {
             let path = dir.join(name);
-            match fsx::read_text(&path) {
+            match fsx::read_text(&claude_boundary(&project, dir), &path, MAX_JSON_BYTES) {
                 Ok(Some(t)) => match serde_json::from_str::<Value>(&t.text) {
                     Ok(v) => settings.push((path, v)),
                     Err(e) => broken.push(format!("{}: {e}", path.display())),
@@ -75,7 +76,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         } else {
             format!("invalid JSON: {}", broken.join("; "))
         },
-        Some("fix the JSON by hand (setup saved a .megg-backup before each change)"),
+        Some("fix the JSON by hand (setup keeps the previous bytes under .git/megg/backups/ or ~/.claude/.megg-backups/)"),
     ));
     let plugin = settings.iter().any(|(_, v)| {
         v.get("enabledPlugins")
@@ -125,7 +126,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         let missing: Vec<&str> = CLAUDE_FILES
             .iter()
             .filter(|(rel, _)| rel.starts_with(prefix))
-            .filter(|(rel, _)| !claude_dirs.iter().any(|d| d.join(rel).is_file()))
+            .filter(|(rel, _)| {
+                !claude_dirs
+                    .iter()
+                    .any(|d| fsx::is_file(&claude_boundary(&project, d), &d.join(rel)))
+            })
             .map(|(rel, _)| *rel)
             .collect();
         checks.push(if plugin {
@@ -145,10 +150,10 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
 
     let project_mcp =
-        read_json(&project.root.join(".mcp.json")).is_some_and(|v| setup::has_mcp(&v));
+        read_json(&project.boundary(), &project.root.join(".mcp.json")).is_some_and(|v| setup::has_mcp(&v));
     let user_mcp = home
         .as_ref()
-        .and_then(|h| read_json(&h.join(".claude.json")))
+        .and_then(|h| read_json(&fsx::Boundary::user(h, "~"), &h.join(".claude.json")))
         .is_some_and(|v| {
             setup::has_mcp(&v)
                 || v.get("projects")
@@ -199,8 +204,29 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         Some("megg checkpoint resume"),
     ));
 
-    if let Some(domain) = discovery::current_domain(&env.cwd, &env.ceilings) {
-        let expired = fsx::read_text(&domain.state_path())
+    let top = crate::megg::project::top(env, &env.cwd);
+    let mut refused = env.config_warnings.clone();
+    let domain = env.walk(&top).current_domain(&env.cwd, &mut refused);
+    if let Some(domain) = &domain {
+        for path in [domain.state_path(), domain.knowledge_path(), domain.info_path()] {
+            if let Err(e) = fsx::read_text(&domain.boundary, &path, 0) {
+                refused.push(e.message);
+            }
+        }
+    }
+    checks.push(check(
+        "files",
+        refused.is_empty(),
+        if refused.is_empty() {
+            "no file refused (links out, special files, other users' domains)".to_string()
+        } else {
+            format!("refused: {}", refused.join("; "))
+        },
+        Some("replace the link or special file with a regular file, or `megg trust <dir>` for a directory you own"),
+    ));
+
+    if let Some(domain) = domain {
+        let expired = fsx::read_text(&domain.boundary, &domain.state_path(), MAX_STATE_BYTES)
             .ok()
             .flatten()
             .map(|t| state::parse(&t.text, "state.md"))
@@ -215,10 +241,16 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             },
             Some("megg state clear"),
         ));
-        let tokens = fsx::read_text(&domain.knowledge_path())
+        let tokens = fsx::read_text(&domain.boundary, &domain.knowledge_path(), MAX_KNOWLEDGE_BYTES)
             .ok()
             .flatten()
-            .map_or(0, |t| env.tokens.count(&t.text));
+            .map_or(0, |t| {
+                if t.truncated {
+                    usize::MAX
+                } else {
+                    env.tokens.count(&t.text)
+                }
+            });
         let over = tokens > crate::megg::knowledge::BLOCKED_ABOVE;
         checks.push(check(
             "knowledge",
@@ -257,17 +289,25 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     Ok(out)
 }
 
-fn read_json(path: &Path) -> Option<Value> {
-    serde_json::from_str(&fsx::read_text(path).ok()??.text).ok()
+/// Most bytes of a settings file or `.mcp.json` read.
+const MAX_JSON_BYTES: u64 = 1024 * 1024;
+
+/// The project's `.claude` lies inside the project; the user's is the user's own.
+fn claude_boundary(project: &Project, dir: &Path) -> fsx::Boundary {
+    if dir.starts_with(&project.root) {
+        project.boundary()
+    } else {
+        fsx::Boundary::user(dir, "~/.claude")
+    }
+}
+
+fn read_json(b: &fsx::Boundary, path: &Path) -> Option<Value> {
+    serde_json::from_str(&fsx::read_text(b, path, MAX_JSON_BYTES).ok()??.text).ok()
 }
 
 /// Where a hook's program is: an absolute path as it is, else looked up on PATH.
 fn resolve(program: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
+    let executable = |p: &Path| fsx::is_executable_file(p);
     if program.contains('/') {
         let p = PathBuf::from(program);
         return executable(&p).then_some(p);

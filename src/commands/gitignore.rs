@@ -34,22 +34,16 @@ const PROBE: &str = ".megg-example.local.md";
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let project = Project::of(env);
     let path = project.root.join(".gitignore");
-    let existing = fsx::read_text(&path)?;
-    if existing.as_ref().is_some_and(|t| t.lossy) {
-        return Err(Error::failure(format!(
-            "{} is not valid UTF-8; not touching it",
-            path.display()
-        )));
-    }
-    let text = existing.map(|t| t.text).unwrap_or_default();
+    let b = project.boundary();
+    let text = read_gitignore(&b, &path)?;
     let (_, added) = gitignore::ensure(&text);
     let changed = !args.check && !added.is_empty();
     if changed {
-        let _lock = fsx::Lock::acquire(&crate::megg::lock_path(project.repo.as_ref(), &path))?;
+        let _lock = project.lock(&path)?;
         // Re-read under the lock so a concurrent edit is not lost.
-        let current = fsx::read_text(&path)?.map(|t| t.text).unwrap_or_default();
+        let current = read_gitignore(&b, &path)?;
         let (merged, _) = gitignore::ensure(&current);
-        fsx::write_atomic(&path, merged.as_bytes())?;
+        fsx::write_atomic(&b, &path, merged.as_bytes())?;
     }
     let ignored = ignored_by_git(&project);
     let report = Report {
@@ -67,6 +61,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut out = Output::pick(args.json, &report, text, Vec::new());
     out.code = code;
     Ok(out)
+}
+
+/// Most bytes of a `.gitignore` megg reads (SPEC §9).
+const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
+
+fn read_gitignore(b: &fsx::Boundary, path: &Path) -> Result<String> {
+    fsx::read_for_edit(b, path, MAX_GITIGNORE_BYTES)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| Error::failure(format!("{}; not touching it", e.message)))
 }
 
 fn ignored_by_git(project: &Project) -> bool {

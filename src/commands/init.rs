@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::clock::format_timestamp;
-use crate::megg::discovery::dir_name;
+use crate::fsx::Boundary;
+use crate::megg::discovery::{self, Megg, dir_name};
 use crate::megg::init::{self, Detected};
 use crate::{Env, Error, Output, Result, fsx};
 
@@ -35,7 +36,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         .path
         .as_deref()
         .map_or_else(|| env.cwd.clone(), |p| env.resolve(p));
-    if !dir.is_dir() {
+    if !fsx::is_dir(&dir) {
         return Err(Error::failure(format!(
             "{} is not a directory",
             dir.display()
@@ -43,7 +44,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
     let megg = dir.join(".megg");
     let path = megg.join("info.md");
-    let existed = path.exists();
+    let b = match discovery::megg_at(&dir, &env.trusted) {
+        Megg::Domain(d) => d.boundary,
+        Megg::Refused(why) => return Err(Error::failure(why)),
+        Megg::Absent => Boundary::new(&megg, ".megg"),
+    };
+    let existed = fsx::kind(&b, &path).is_some();
     if existed && !args.force {
         return Err(Error::failure(format!(
             "{} already exists; not overwriting it",
@@ -53,8 +59,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
     let detected = detect(env, &dir);
     let body = init::body(&dir_name(&dir), args.info.as_deref(), &detected);
-    std::fs::create_dir_all(&megg).map_err(|e| Error::io("create", &megg, &e))?;
+    fsx::create_dir_all(&Boundary::new(&dir, "the directory"), &megg)?;
     fsx::write_atomic(
+        &b,
         &path,
         init::render(&format_timestamp(env.clock.now()), &body).as_bytes(),
     )?;
@@ -67,11 +74,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     Ok(Output::pick(args.json, &result, text, Vec::new()))
 }
 
+/// Most bytes of a manifest read for its name and description.
+const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
 /// Name and description from the first manifest found, and the origin remote.
 fn detect(env: &Env, dir: &std::path::Path) -> Detected {
     let mut d = Detected::default();
     for file in ["Cargo.toml", "package.json", "pyproject.toml"] {
-        let Ok(Some(t)) = fsx::read_text_limited(&dir.join(file), 1024 * 1024) else {
+        let b = Boundary::new(dir, "the project");
+        let Ok(Some(t)) = fsx::read_text(&b, &dir.join(file), MAX_MANIFEST_BYTES) else {
             continue;
         };
         if let Some((name, description)) = init::from_manifest(file, &t.text) {

@@ -1,14 +1,12 @@
 //! `megg learn TITLE TYPE TOPICS CONTENT` (SPEC §6): append an entry to the current domain's
 //! `knowledge.md`, the one `context` reads.
 
-use std::io::Read;
-
 use serde::Serialize;
 
 use crate::clock::format_timestamp;
 use crate::commands::state::current_domain;
 use crate::megg::knowledge::{self, MAINTAIN_DUE, NewEntry};
-use crate::megg::lock_path;
+use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -53,25 +51,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     )
     .map_err(|(message, hint)| Error::failure(message).with_hint(hint))?;
 
+    crate::megg::project::refuse_writing_up(env, &domain)?;
     let path = domain.knowledge_path();
     let repo = env.repo(&domain.dir);
     let text = {
-        let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
-        let existing = fsx::read_text(&path)?;
-        if existing.as_ref().is_some_and(|t| t.lossy) {
-            // Rewriting would turn the invalid bytes into U+FFFD for good.
-            return Err(Error::failure(format!(
-                "{} is not valid UTF-8; not appending to it",
-                path.display()
-            ))
-            .with_hint("fix or re-encode the file first"));
-        }
-        let text = knowledge::append(
-            existing.map(|t| t.text).as_deref(),
-            &entry,
-            &format_timestamp(now),
-        );
-        fsx::write_atomic(&path, text.as_bytes())?;
+        let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
+        // Refuses invalid UTF-8: rewriting would turn those bytes into U+FFFD for good.
+        let existing = fsx::read_for_edit(&domain.boundary, &path, MAX_KNOWLEDGE_BYTES)?;
+        let text = knowledge::append(existing.as_deref(), &entry, &format_timestamp(now));
+        fsx::write_atomic(&domain.boundary, &path, text.as_bytes())?;
         text
     };
     let tokens = env.tokens.count(&text);
@@ -105,11 +93,17 @@ fn read_stdin(env: &Env) -> Result<String> {
         return Err(Error::failure("CONTENT is `-` but stdin is a terminal")
             .with_hint("pipe the content in, or pass it as the argument"));
     }
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::failure(format!("cannot read stdin: {e}")))?;
-    String::from_utf8(bytes).map_err(|_| {
-        Error::failure("stdin is not valid UTF-8; nothing written").with_hint("send UTF-8 text")
-    })
+    let (text, lossy, cut) = fsx::read_stdin(fsx::MAX_STDIN_BYTES)?;
+    if lossy {
+        return Err(Error::failure("stdin is not valid UTF-8; nothing written")
+            .with_hint("send UTF-8 text"));
+    }
+    if cut {
+        return Err(Error::failure(format!(
+            "stdin is over {} bytes; nothing written",
+            fsx::MAX_STDIN_BYTES
+        ))
+        .with_hint("a knowledge entry should be short; split it"));
+    }
+    Ok(text)
 }

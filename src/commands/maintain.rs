@@ -10,7 +10,9 @@ use serde::Serialize;
 use crate::clock::format_timestamp;
 use crate::megg::discovery::{self, Domain};
 use crate::megg::maintain::{self, DomainReport};
-use crate::megg::{lock_path, state};
+use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::discovery::Megg;
+use crate::megg::state;
 use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -50,27 +52,35 @@ struct Report {
 const FAIL_POINT: &str = "MEGG_TEST_FAIL";
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let mut warnings = env.config_warnings.clone();
     let root = match &args.path {
         Some(p) => env.resolve(p),
-        None => discovery::current_domain(&env.cwd, &env.ceilings)
-            .map_or_else(|| env.cwd.clone(), |d| d.dir),
+        None => {
+            let top = crate::megg::project::top(env, &env.cwd);
+            env.walk(&top)
+                .current_domain(&env.cwd, &mut warnings)
+                .map_or_else(|| env.cwd.clone(), |d| d.dir)
+        }
     };
-    if !root.is_dir() {
+    if !fsx::is_dir(&root) {
         return Err(Error::failure(format!(
             "{} is not a directory",
             root.display()
         )));
     }
     let found = discovery::domains_below(&root, maintain::MAX_DEPTH);
-    let mut warnings = found.warnings;
+    warnings.extend(found.warnings);
     let today = env.clock.now().date_naive();
     let mut archived = Vec::new();
     let mut domains = Vec::with_capacity(found.domains.len());
     for n in &found.domains {
-        let domain = Domain {
-            name: n.name.clone(),
-            dir: n.dir.clone(),
-            megg: n.dir.join(".megg"),
+        let domain = match discovery::megg_at(&n.dir, &env.trusted) {
+            Megg::Domain(d) => d,
+            Megg::Refused(why) => {
+                warnings.push(why);
+                continue;
+            }
+            Megg::Absent => continue,
         };
         if let Some(before) = args.archive_before {
             archive(env, &domain, before, &mut archived)?;
@@ -98,7 +108,13 @@ fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -
         ..DomainReport::default()
     };
     let path = d.knowledge_path();
-    match fsx::read_text_limited(&path, 64 * 1024 * 1024) {
+    match fsx::read_text(&d.boundary, &path, MAX_KNOWLEDGE_BYTES) {
+        Ok(Some(t)) if t.truncated => {
+            r.problems.push(format!(
+                "knowledge.md is over {MAX_KNOWLEDGE_BYTES} bytes: too large to summarise"
+            ));
+            r.knowledge = Some(path);
+        }
         Ok(Some(t)) => {
             if t.lossy {
                 r.problems.push("knowledge.md is not valid UTF-8".into());
@@ -110,7 +126,7 @@ fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -
         Ok(None) => {}
         Err(e) => warnings.push(e.message),
     }
-    if let Ok(Some(t)) = fsx::read_text_limited(&d.state_path(), 1024 * 1024) {
+    if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), MAX_STATE_BYTES) {
         let doc = state::parse(&t.text, &d.state_path().display().to_string());
         r.expired_state = !state::expiry(&doc, env.clock.now()).is_active();
     }
@@ -122,29 +138,24 @@ fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -
 fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived>) -> Result<()> {
     let path = d.knowledge_path();
     let repo = env.repo(&d.dir);
-    let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
-    let Some(text) = fsx::read_text(&path)? else {
+    let b = &d.boundary;
+    let _lock = crate::megg::lock(repo.as_ref(), b, &path)?;
+    let Some(text) = fsx::read_for_edit(b, &path, MAX_KNOWLEDGE_BYTES)? else {
         return Ok(());
     };
-    if text.lossy {
-        return Err(Error::failure(format!(
-            "{} is not valid UTF-8; not archiving from it",
-            path.display()
-        )));
-    }
-    let split = crate::frontmatter::split(&text.text);
+    let split = crate::frontmatter::split(&text);
     let plan = maintain::plan_archive(split.body, before);
     if plan.by_year.is_empty() {
         return Ok(());
     }
     let now = format_timestamp(env.clock.now());
     let dir = d.megg.join("archive");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, &e))?;
+    fsx::create_dir_all(b, &dir)?;
     for (year, entries) in &plan.by_year {
         let file = dir.join(format!("knowledge-{year}.md"));
-        let existing = fsx::read_text(&file)?.map(|t| t.text);
+        let existing = fsx::read_for_edit(b, &file, MAX_KNOWLEDGE_BYTES)?;
         let (new_text, _) = maintain::append_to_archive(existing.as_deref(), *year, entries, &now);
-        fsx::write_atomic(&file, new_text.as_bytes())?;
+        fsx::write_atomic(b, &file, new_text.as_bytes())?;
         for e in entries {
             archived.push(Archived {
                 title: e.title.to_string(),
@@ -164,7 +175,7 @@ fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived
         ),
         None => plan.remaining_body.clone(),
     };
-    fsx::write_atomic(&path, live.as_bytes())
+    fsx::write_atomic(b, &path, live.as_bytes())
 }
 
 fn text(r: &Report) -> String {

@@ -10,3 +10,4 @@ pub mod learn;
 pub mod maintain;
 pub mod setup;
 pub mod state;
+pub mod trust;

@@ -68,8 +68,40 @@ struct Planned {
     what: String,
     /// New bytes (`None`: delete the file).
     content: Option<String>,
-    /// Save `<file>.megg-backup` before changing it.
+    /// Keep the previous bytes in the backup directory before changing it.
     backup: bool,
+    /// The file's bytes when planned (what a backup keeps).
+    original: Option<String>,
+}
+
+/// Most bytes of a settings file, `.mcp.json`, `.gitignore` or installed markdown read.
+const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
+/// Where files are written and where their backups go: backups never dirty the project
+/// (SPEC §7) and are created exclusively, never through a planted link (§9).
+struct Places {
+    /// The boundary of the Claude Code directory (`.claude/` or `~/.claude/`).
+    claude: fsx::Boundary,
+    /// The project's boundary (`.mcp.json`, `.gitignore`).
+    project: fsx::Boundary,
+    /// Backups: `.git/megg/backups/` (project scope), `~/.claude/.megg-backups/` (user scope),
+    /// megg's cache directory outside git; `None` when there is nowhere safe.
+    backups: Option<(fsx::Boundary, PathBuf)>,
+}
+
+impl Places {
+    fn boundary_for(&self, path: &Path) -> &fsx::Boundary {
+        if self.claude.contains(path) {
+            &self.claude
+        } else {
+            &self.project
+        }
+    }
+}
+
+/// Reads a file setup merges into; a file that is not UTF-8 or too large is refused.
+fn read_existing(b: &fsx::Boundary, path: &Path) -> Result<Option<String>> {
+    fsx::read_for_edit(b, path, MAX_SETTINGS_BYTES)
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
@@ -95,11 +127,38 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             (home.join(".claude"), format!("{exe} context --json"), exe)
         }
     };
+    let places = Places {
+        claude: match args.scope {
+            Scope::Project => project.boundary(),
+            Scope::User => fsx::Boundary::user(&root, "~/.claude"),
+        },
+        project: project.boundary(),
+        backups: match (args.scope, &project.repo) {
+            (Scope::Project, Some(repo)) => {
+                let common = repo.common_dir();
+                Some((
+                    fsx::Boundary::new(&common, "the git directory"),
+                    common.join("megg/backups"),
+                ))
+            }
+            (Scope::User, _) => Some((
+                fsx::Boundary::user(&root, "~/.claude"),
+                root.join(".megg-backups"),
+            )),
+            (Scope::Project, None) => fsx::user_cache_dir().map(|c| {
+                (
+                    fsx::Boundary::new(&c, "megg's cache directory"),
+                    c.join("backups"),
+                )
+            }),
+        },
+    };
     let mut warnings = Vec::new();
     let mut planned = Vec::new();
 
     // Plan everything first: an invalid JSON file stops the run before anything is written.
     planned.push(plan_json(
+        &places.claude,
         &root.join("settings.json"),
         args.uninstall,
         "SessionStart hook",
@@ -112,7 +171,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         },
     )?);
     for (rel, template) in CLAUDE_FILES {
-        if let Some(p) = plan_markdown(&root.join(rel), template, args.uninstall, &mut warnings)? {
+        let path = root.join(rel);
+        if let Some(p) = plan_markdown(&places.claude, &path, template, args.uninstall, &mut warnings)? {
             planned.push(p);
         }
     }
@@ -120,6 +180,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     match args.scope {
         Scope::Project => {
             planned.push(plan_json(
+                &places.project,
                 &project.root.join(".mcp.json"),
                 args.uninstall,
                 "MCP server `megg`",
@@ -132,6 +193,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 },
             )?);
             planned.push(plan_gitignore(
+                &places.project,
                 &project.root.join(".gitignore"),
                 args.uninstall,
             )?);
@@ -146,12 +208,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
 
     if !args.dry_run {
+        let now = env.clock.now().format("%Y%m%dT%H%M%SZ").to_string();
+        // User-scope files are the user's, not the project's: their locks never go into this
+        // repository's git directory.
+        let repo = match args.scope {
+            Scope::Project => project.repo.as_ref(),
+            Scope::User => None,
+        };
         for p in &planned {
-            let lock = match args.scope {
-                Scope::Project => crate::megg::lock_path(project.repo.as_ref(), &p.path),
-                Scope::User => crate::megg::user_lock_path(&p.path),
-            };
-            apply(&lock, p)?;
+            apply(&places, repo, p, &now)?;
         }
         if mcp_note.is_some() {
             let argv: Vec<&str> = if args.uninstall {
@@ -195,15 +260,16 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 }
 
 fn plan_json(
+    b: &fsx::Boundary,
     path: &Path,
     uninstall: bool,
     what: &str,
     edit: impl FnOnce(&mut Value) -> std::result::Result<bool, String>,
 ) -> Result<Planned> {
-    let existing = fsx::read_text(path)?;
+    let existing = read_existing(b, path)?;
     let mut value = match &existing {
-        Some(t) if !t.text.trim().is_empty() => {
-            serde_json::from_str::<Value>(&t.text).map_err(|e| {
+        Some(t) if !t.trim().is_empty() => {
+            serde_json::from_str::<Value>(t).map_err(|e| {
                 Error::failure(format!(
                     "{} is not valid JSON ({e}); nothing was changed",
                     path.display()
@@ -225,6 +291,7 @@ fn plan_json(
         what: what.to_string(),
         content: None,
         backup: false,
+        original: existing.clone(),
     };
     if !changed {
         return Ok(unchanged);
@@ -252,12 +319,13 @@ fn plan_json(
 }
 
 fn plan_markdown(
+    b: &fsx::Boundary,
     path: &Path,
     template: &str,
     uninstall: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Planned>> {
-    let existing = fsx::read_text(path)?.map(|t| t.text);
+    let existing = read_existing(b, path)?;
     let state = existing
         .as_deref()
         .map(|e| setup::classify_installed(e, template));
@@ -267,6 +335,7 @@ fn plan_markdown(
         what: "Claude Code file".into(),
         content,
         backup: false,
+        original: None,
     };
     Ok(Some(match (uninstall, state) {
         (false, None) => base("create", Some(setup::mark(template))),
@@ -291,8 +360,8 @@ fn plan_markdown(
     }))
 }
 
-fn plan_gitignore(path: &Path, uninstall: bool) -> Result<Planned> {
-    let existing = fsx::read_text(path)?.map(|t| t.text);
+fn plan_gitignore(b: &fsx::Boundary, path: &Path, uninstall: bool) -> Result<Planned> {
+    let existing = read_existing(b, path)?;
     let text = existing.clone().unwrap_or_default();
     let new = if uninstall {
         setup::remove_gitignore_block(&text)
@@ -312,27 +381,32 @@ fn plan_gitignore(path: &Path, uninstall: bool) -> Result<Planned> {
         what: "gitignore block".into(),
         content: new.filter(|n| !n.is_empty()),
         backup: existing.is_some() && action == "update",
+        original: existing,
     })
 }
 
-fn apply(lock: &Path, p: &Planned) -> Result<()> {
+fn apply(places: &Places, repo: Option<&crate::git::Repo>, p: &Planned, now: &str) -> Result<()> {
     if matches!(p.action, "unchanged" | "skipped") {
         return Ok(());
     }
-    let _lock = fsx::Lock::acquire(lock)?;
-    if p.backup && p.path.exists() {
-        let backup = PathBuf::from(format!("{}.megg-backup", p.path.display()));
-        std::fs::copy(&p.path, &backup).map_err(|e| Error::io("back up", &p.path, &e))?;
+    let b = places.boundary_for(&p.path);
+    if let Some(dir) = p.path.parent()
+        && p.content.is_some()
+    {
+        fsx::create_dir_all(b, dir)?;
+    }
+    let _lock = crate::megg::lock(repo, b, &p.path)?;
+    if p.backup
+        && let (Some(original), Some((bb, dir))) = (&p.original, &places.backups)
+    {
+        let rel = p.path.strip_prefix(b.root()).unwrap_or(&p.path);
+        let name = format!("{}.{now}", rel.to_string_lossy().replace('/', "__"));
+        fsx::create_unique(bb, dir, &name, original.as_bytes())?;
     }
     match &p.content {
-        Some(text) => {
-            if let Some(dir) = p.path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, &e))?;
-            }
-            fsx::write_atomic(&p.path, text.as_bytes())
-        }
+        Some(text) => fsx::write_atomic(b, &p.path, text.as_bytes()),
         None => {
-            fsx::remove_file(&p.path)?;
+            fsx::remove_file(b, &p.path)?;
             // Directories setup made and nothing else uses go too.
             let mut dir = p.path.parent();
             while let Some(d) = dir {
@@ -342,7 +416,7 @@ fn apply(lock: &Path, p: &Planned) -> Result<()> {
                         || n == "commands"
                         || n == "workflows"
                         || n == "megg-state"
-                }) && std::fs::remove_dir(d).is_ok()
+                }) && fsx::remove_empty_dir(b, d)
                 {
                     dir = d.parent();
                 } else {

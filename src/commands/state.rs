@@ -1,13 +1,12 @@
 //! `megg state` (SPEC §5): read, write and clear the session handoff of the current domain.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Subcommand;
 
 use crate::megg::context::load_state;
-use crate::megg::discovery::{self, Domain};
-use crate::megg::{lock_path, state};
+use crate::megg::discovery::Domain;
+use crate::megg::state;
 use crate::render::state as render;
 use crate::{Env, Error, Output, Result, fsx};
 
@@ -57,12 +56,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
 /// The current domain (SPEC §2.1), or the error every state command gives without one.
 pub fn current_domain(env: &Env) -> Result<Domain> {
-    discovery::current_domain(&env.cwd, &env.ceilings).ok_or_else(|| {
-        Error::failure(format!(
+    let top = crate::megg::project::top(env, &env.cwd);
+    let mut warnings = Vec::new();
+    let found = env.walk(&top).current_domain(&env.cwd, &mut warnings);
+    found.ok_or_else(|| {
+        let mut e = Error::failure(format!(
             "no .megg directory at or above {}",
             env.cwd.display()
-        ))
-        .with_hint("run `megg init` to create one")
+        ));
+        if let Some(w) = warnings.first() {
+            e = e.with_hint(w.clone());
+        }
+        e.with_hint("run `megg init` to create one")
     })
 }
 
@@ -72,8 +77,7 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
         c.clone()
     } else if let Some(f) = &w.file {
         let path = env.resolve(f);
-        let text = fsx::read_text(&path)?
-            .ok_or_else(|| Error::failure(format!("{} does not exist", path.display())))?;
+        let text = fsx::read_named(&path, fsx::MAX_STDIN_BYTES)?;
         if text.lossy {
             warnings.push(format!(
                 "{} is not valid UTF-8; invalid bytes were replaced with U+FFFD",
@@ -85,19 +89,17 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
         return Err(Error::failure("no state content given")
             .with_hint("pass --content TEXT or --file FILE, or pipe the content on stdin"));
     } else {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::failure(format!("cannot read stdin: {e}")))?;
-        match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                warnings.push(
-                    "stdin is not valid UTF-8; invalid bytes were replaced with U+FFFD".into(),
-                );
-                String::from_utf8_lossy(e.as_bytes()).into_owned()
-            }
+        let (text, lossy, cut) = fsx::read_stdin(fsx::MAX_STDIN_BYTES)?;
+        if lossy {
+            warnings.push("stdin is not valid UTF-8; invalid bytes were replaced with U+FFFD".into());
         }
+        if cut {
+            warnings.push(format!(
+                "stdin is over {} bytes; read only the first {0}",
+                fsx::MAX_STDIN_BYTES
+            ));
+        }
+        text
     };
     if content.trim().is_empty() {
         return Err(
@@ -116,6 +118,7 @@ pub fn write(
     json: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Output> {
+    crate::megg::project::refuse_writing_up(env, domain)?;
     let cut = env.tokens.truncate(content, state::MAX_TOKENS);
     if cut.was_cut() {
         warnings.push(format!(
@@ -134,8 +137,8 @@ pub fn write(
         head.as_deref(),
     );
     {
-        let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
-        fsx::write_atomic(&path, bytes.as_bytes())?;
+        let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
+        fsx::write_atomic(&domain.boundary, &path, bytes.as_bytes())?;
     }
     let result = render::Written {
         path,
@@ -162,8 +165,8 @@ fn clear(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
     let path = domain.state_path();
     let repo = env.repo(&domain.dir);
     let cleared = {
-        let _lock = fsx::Lock::acquire(&lock_path(repo.as_ref(), &path))?;
-        fsx::remove_file(&path)?
+        let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
+        fsx::remove_file(&domain.boundary, &path)?
     };
     let result = render::Cleared { cleared, path };
     let text = render::cleared_text(&result);

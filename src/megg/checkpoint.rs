@@ -1,7 +1,6 @@
 //! Workflow checkpoints `.<slug>.local.md` (SPEC §2.4, §4): which files are ours, their format,
 //! staleness tiers, the resume options, and edits that touch only what megg sets.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
@@ -9,6 +8,7 @@ use serde::Serialize;
 
 use crate::clock::{format_timestamp, parse_timestamp};
 use crate::frontmatter;
+use crate::fsx::{self, Boundary};
 use crate::git::{Divergence, Repo};
 
 /// The lifecycle phases, in order.
@@ -352,26 +352,48 @@ pub struct Scan {
     pub warnings: Vec<String>,
 }
 
+/// Most bytes of a checkpoint read (SPEC §9).
+pub const MAX_CHECKPOINT_BYTES: u64 = 1024 * 1024;
+/// Most `.*.local.md` files read from one root: a listing stays bounded whatever the
+/// repository holds.
+pub const MAX_SCANNED: usize = 1_000;
+
 /// Scans each root for `.*.local.md` (not recursive). Newest `updated` first.
 pub fn scan(roots: &[PathBuf]) -> Scan {
     let mut scan = Scan::default();
     for root in roots {
-        let Ok(entries) = fs::read_dir(root) else {
+        let b = Boundary::new(root, "the project");
+        let Ok(entries) = fsx::list(&b, root) else {
             scan.warnings
                 .push(format!("cannot read {}", root.display()));
             continue;
         };
         let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .into_iter()
+            .map(|(n, _)| n.to_string_lossy().into_owned())
             .filter(|n| {
                 n.starts_with('.') && n.ends_with(".local.md") && n.len() > ".local.md".len() + 1
             })
             .collect();
         names.sort();
+        if names.len() > MAX_SCANNED {
+            scan.warnings.push(format!(
+                "{} holds {} .*.local.md files; read only the first {MAX_SCANNED}",
+                root.display(),
+                names.len()
+            ));
+            names.truncate(MAX_SCANNED);
+        }
         for name in names {
             let path = root.join(&name);
-            let text = match crate::fsx::read_text_limited(&path, 4 * 1024 * 1024) {
+            let text = match fsx::read_text(&b, &path, MAX_CHECKPOINT_BYTES) {
+                Ok(Some(t)) if t.truncated => {
+                    scan.warnings.push(format!(
+                        "skipped {}: over the {MAX_CHECKPOINT_BYTES}-byte limit",
+                        path.display()
+                    ));
+                    continue;
+                }
                 Ok(Some(t)) => t.text,
                 Ok(None) => continue,
                 Err(e) => {
@@ -408,27 +430,17 @@ pub fn quarantine(path: &Path, repo: Option<&Repo>, now: DateTime<Utc>) -> crate
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let stamp = now.format("%Y%m%dT%H%M%SZ");
-    let target = match repo {
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let from = Boundary::new(dir, "the project");
+    match repo {
         Some(r) => {
-            let dir = r.common_dir().join("megg/quarantine");
-            fs::create_dir_all(&dir).map_err(|e| crate::Error::io("create", &dir, &e))?;
-            dir.join(format!("{name}.{stamp}"))
+            let common = r.common_dir();
+            let git = Boundary::new(&common, "the git directory");
+            let to = common.join("megg/quarantine");
+            fsx::move_unique(&from, path, &git, &to, &format!("{name}.{stamp}"))
         }
-        None => {
-            let plain = path.with_file_name(format!("{name}.corrupt"));
-            if plain.exists() {
-                path.with_file_name(format!("{name}.{stamp}.corrupt"))
-            } else {
-                plain
-            }
-        }
-    };
-    if fs::rename(path, &target).is_err() {
-        // Another file system: copy, then remove (the bytes exist in the new place first).
-        fs::copy(path, &target).map_err(|e| crate::Error::io("copy", path, &e))?;
-        fs::remove_file(path).map_err(|e| crate::Error::io("remove", path, &e))?;
+        None => fsx::move_unique(&from, path, &from, dir, &format!("{name}.corrupt")),
     }
-    Ok(target)
 }
 
 /// The `<checkpoint>` JSON object of SPEC §4.2.
@@ -528,7 +540,8 @@ pub fn describe(
         root: found.root.clone(),
         feature: cp.feature.clone(),
         plan_file: cp.plan_file.clone(),
-        plan_exists: plan_path.is_file(),
+        // A plan_file naming something outside the project is never looked at.
+        plan_exists: fsx::is_file(&Boundary::new(&found.root, "the project"), &plan_path),
         phase: cp.phase.clone(),
         branch: cp.branch.clone(),
         head: cp.head.clone(),
@@ -547,6 +560,7 @@ pub fn describe(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

@@ -13,8 +13,12 @@ use crate::Env;
 use crate::clock::format_timestamp;
 use crate::fsx;
 
-/// Files bigger than this are not read into memory at all.
-const READ_LIMIT: u64 = 64 * 1024 * 1024;
+/// Most bytes of an `info.md` read (SPEC §9); a longer one is cut with a marker.
+pub const MAX_INFO_BYTES: u64 = 256 * 1024;
+/// Most bytes of a `state.md` read; a longer one is cut (its content holds 2,000 tokens).
+pub const MAX_STATE_BYTES: u64 = 64 * 1024;
+/// Most bytes of `knowledge.md` read for topic counts; beyond, "too large to summarise".
+pub const MAX_KNOWLEDGE_BYTES: u64 = 16 * 1024 * 1024;
 /// Files above this many bytes are blocked without tokenizing (a token is at most 128 bytes).
 const BLOCKED_BYTES: u64 = BLOCKED_ABOVE as u64 * crate::tokens::MAX_TOKEN_BYTES;
 
@@ -85,6 +89,8 @@ pub struct Knowledge {
     pub path: PathBuf,
     pub mode: Mode,
     pub tokens: usize,
+    /// `tokens` was counted; when false it is the bound the byte size proves (SPEC §3.1).
+    pub tokens_exact: bool,
     pub entries: usize,
     pub topic: Option<String>,
     pub content: String,
@@ -126,20 +132,21 @@ pub struct FileEntry {
 /// other problem becomes a warning.
 pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
     let path = &req.path;
-    if !path.is_dir() {
+    if !fsx::is_dir(path) {
         return Err(
             crate::Error::failure(format!("{} is not a directory", path.display()))
                 .with_hint("pass an existing directory"),
         );
     }
-    let mut warnings = Vec::new();
-    let chain_domains = discovery::chain(path, &env.ceilings);
-    let domain = discovery::current_domain(path, &env.ceilings);
+    let mut warnings = env.config_warnings.clone();
+    let top = super::project::top(env, path);
+    let (domain, chain_domains) = env.walk(&top).chain(path, &mut warnings);
 
     let mut chain = Vec::with_capacity(chain_domains.len());
     let mut info = None;
     for d in &chain_domains {
-        let text = read_or_warn(&d.info_path(), &mut warnings).unwrap_or_default();
+        let text = read_or_warn(&d.boundary, &d.info_path(), MAX_INFO_BYTES, &mut warnings)
+            .unwrap_or_default();
         let body = body_of(&text);
         if domain.as_ref().is_some_and(|cur| cur.dir == d.dir) {
             info = Some(body.to_string());
@@ -158,7 +165,15 @@ pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
     if let Some(d) = &domain {
         knowledge = load_knowledge(env, d, req, &mut warnings);
         state = load_state(env, d, &mut warnings).filter(|s| !s.expired);
-        files = discovery::megg_files(&d.megg)
+        let (listed, total) = discovery::megg_files(d);
+        if total > listed.len() {
+            warnings.push(format!(
+                "{} holds {total} .md files; listing the first {}",
+                d.megg.display(),
+                listed.len()
+            ));
+        }
+        files = listed
             .into_iter()
             .map(|p| {
                 let name = discovery::dir_name(&p);
@@ -174,11 +189,11 @@ pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
                 }
             })
             .collect();
-        let found = discovery::siblings(&d.dir);
+        let found = discovery::siblings(&d.dir, &env.trusted);
         warnings.extend(found.warnings);
         siblings = found.domains;
     }
-    let found = discovery::children(path);
+    let found = discovery::children(path, &env.trusted);
     warnings.extend(found.warnings);
 
     Ok(Context {
@@ -202,14 +217,31 @@ pub fn body_of(text: &str) -> &str {
         .trim_start_matches(['\n', '\r'])
 }
 
-fn read_or_warn(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
-    match fsx::read_text_limited(path, READ_LIMIT) {
-        Ok(Some(t)) => {
+/// Reads a domain file for loading; every problem is a warning, never an error. A file over
+/// `limit` is cut at its last whole line with a marker saying so.
+fn read_or_warn(
+    b: &fsx::Boundary,
+    path: &Path,
+    limit: u64,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    match fsx::read_text(b, path, limit) {
+        Ok(Some(mut t)) => {
             if t.lossy {
                 warnings.push(format!(
                     "{} is not valid UTF-8; invalid bytes shown as U+FFFD",
                     path.display()
                 ));
+            }
+            if t.truncated {
+                warnings.push(format!(
+                    "{} is over {limit} bytes; read only its first {limit}",
+                    path.display()
+                ));
+                let keep = t.text.rfind('\n').map_or(0, |i| i + 1);
+                t.text.truncate(keep);
+                t.text
+                    .push_str(&format!("\n[… cut: the file is over {limit} bytes]\n"));
             }
             Some(t.text)
         }
@@ -260,28 +292,53 @@ fn load_knowledge(
     warnings: &mut Vec<String>,
 ) -> Option<Knowledge> {
     let path = d.knowledge_path();
-    let len = std::fs::metadata(&path).ok()?.len();
     let shown = path.display().to_string();
-    if req.topic.is_none() && len > BLOCKED_BYTES {
-        // Blocked by size alone: no tokenizer. Topics still come from the headers.
-        let (lower, _) = crate::tokens::bounds(len);
-        let text = read_or_warn(&path, warnings).unwrap_or_default();
-        let entries = knowledge::parse(body_of(&text));
+    let read = match fsx::read_text(&d.boundary, &path, MAX_KNOWLEDGE_BYTES) {
+        Ok(t) => t?,
+        Err(e) => {
+            warnings.push(e.message);
+            return None;
+        }
+    };
+    if read.lossy {
+        warnings.push(format!(
+            "{shown} is not valid UTF-8; invalid bytes shown as U+FFFD"
+        ));
+    }
+    let too_big = read.truncated || read.len > BLOCKED_BYTES;
+    if too_big && (req.topic.is_none() || read.truncated) {
+        // Blocked by size alone: no tokenizer, and the count shown is the bound the size
+        // proves, never an exact number. Topics come from the headers when the file is small
+        // enough to read.
+        let (lower, _) = crate::tokens::bounds(read.len);
+        let lower = lower.max(BLOCKED_ABOVE as u64 + 1) as usize;
+        let entries = if read.truncated {
+            Vec::new()
+        } else {
+            knowledge::parse(body_of(&read.text))
+        };
+        let mut content = knowledge::blocked_message(&entries, lower, &shown, false);
+        if read.truncated {
+            content.push_str(&format!(
+                "\nThe file is over {MAX_KNOWLEDGE_BYTES} bytes: too large to summarise its topics.\n"
+            ));
+        }
         return Some(Knowledge {
             mode: Mode::Blocked,
-            tokens: lower as usize,
+            tokens: lower,
+            tokens_exact: false,
             entries: entries.len(),
-            topic: None,
-            content: knowledge::blocked_message(&entries, lower as usize, &shown, false),
-            warning: Some(format!(
-                "knowledge is at least {lower} tokens (over 16000): run `megg maintain`"
-            )),
+            topic: req.topic.clone(),
+            content,
+            warning: Some(
+                "knowledge is over 16,000 tokens: loading blocked; run `megg maintain`".into(),
+            ),
             topics: knowledge::topic_counts(&entries),
             digest: None,
             path,
         });
     }
-    let text = read_or_warn(&path, warnings)?;
+    let text = read.text;
     let tokens = env.tokens.count(&text);
     let body = body_of(&text);
     let entries = knowledge::parse(body);
@@ -297,6 +354,7 @@ fn load_knowledge(
             path,
             mode: Mode::Full,
             tokens,
+            tokens_exact: true,
             entries: picked.len(),
             topic: Some(topic.clone()),
             content,
@@ -331,6 +389,7 @@ fn load_knowledge(
         path,
         mode,
         tokens,
+        tokens_exact: true,
         entries: entries.len(),
         topic: None,
         content,
@@ -343,7 +402,7 @@ fn load_knowledge(
 /// The domain's `state.md`, active or expired, with git facts when inside a repository.
 pub fn load_state(env: &Env, d: &Domain, warnings: &mut Vec<String>) -> Option<StateView> {
     let path = d.state_path();
-    let text = read_or_warn(&path, warnings)?;
+    let text = read_or_warn(&d.boundary, &path, MAX_STATE_BYTES, warnings)?;
     let doc = state::parse(&text, &path.display().to_string());
     warnings.extend(doc.warnings.iter().cloned());
     let expiry = state::expiry(&doc, env.clock.now());
@@ -409,6 +468,7 @@ fn git_notes(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

@@ -1,10 +1,12 @@
 //! Finding megg domains: the walk up (current domain, chain), the walk across (siblings) and
 //! the walk down (children), as SPEC §2.1 and §3.1 define them.
 
-use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
+
+use crate::config;
+use crate::fsx::{self, Boundary, Kind};
 
 /// Directories never descended into when looking for domains.
 pub const HEAVY_DIRS: [&str; 11] = [
@@ -30,17 +32,12 @@ pub struct Domain {
     pub name: String,
     pub dir: PathBuf,
     pub megg: PathBuf,
+    /// Where every file of this domain must stay: its `.megg` as resolved (SPEC §9).
+    #[serde(skip)]
+    pub boundary: Boundary,
 }
 
 impl Domain {
-    fn at(dir: &Path) -> Self {
-        Self {
-            name: dir_name(dir),
-            dir: dir.to_path_buf(),
-            megg: dir.join(".megg"),
-        }
-    }
-
     pub fn info_path(&self) -> PathBuf {
         self.megg.join("info.md")
     }
@@ -66,9 +63,60 @@ pub fn dir_name(dir: &Path) -> String {
         .unwrap_or_else(|| dir.to_string_lossy().into_owned())
 }
 
-/// Whether `dir/.megg` is a directory (or a symlink to one).
-pub fn has_megg(dir: &Path) -> bool {
-    dir.join(".megg").is_dir()
+/// What `dir/.megg` is, under the rules of SPEC §9.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Megg {
+    /// No `.megg` here.
+    Absent,
+    /// A domain: `.megg` is a directory, a link to one inside `dir`, or to a trusted one.
+    Domain(Domain),
+    /// A `.megg` megg will not use, and why (a warning for the user).
+    Refused(String),
+}
+
+/// Whether `dir/.megg` makes `dir` a domain. A `.megg` that is a link may point only to a
+/// directory inside `dir` or to one the user trusts; anything else is refused, never opened.
+pub fn megg_at(dir: &Path, trusted: &[PathBuf]) -> Megg {
+    let megg = dir.join(".megg");
+    let domain = |boundary| {
+        Megg::Domain(Domain {
+            name: dir_name(dir),
+            dir: dir.to_path_buf(),
+            megg: megg.clone(),
+            boundary,
+        })
+    };
+    match fsx::lstat_kind(&megg) {
+        None => Megg::Absent,
+        Some(Kind::Dir) => domain(Boundary::new(&megg, ".megg")),
+        Some(Kind::Link) => {
+            let real = fsx::canonical(&megg).filter(|r| fsx::is_dir(r));
+            let inside = real.as_ref().is_some_and(|r| {
+                fsx::canonical(dir).is_some_and(|d| r.starts_with(&d) && *r != d)
+            });
+            match real {
+                Some(real) if inside || config::is_trusted(&real, trusted) => {
+                    domain(Boundary::aliased(&megg, real, ".megg"))
+                }
+                _ => {
+                    let target = fsx::link_target(&megg).unwrap_or_default();
+                    Megg::Refused(format!(
+                        "skipped {}: link leaves {} (→ {}); to use it, run: megg trust {}",
+                        megg.display(),
+                        dir.display(),
+                        target.display(),
+                        target.display()
+                    ))
+                }
+            }
+        }
+        Some(_) => Megg::Absent,
+    }
+}
+
+/// Whether `dir/.megg` makes `dir` a domain (navigation: siblings, children, maintain).
+pub fn has_megg(dir: &Path, trusted: &[PathBuf]) -> bool {
+    matches!(megg_at(dir, trusted), Megg::Domain(_))
 }
 
 /// `path` made absolute against `base` and cleaned of `.` and `..` lexically (not
@@ -105,32 +153,91 @@ pub fn ceilings_from_env() -> Vec<PathBuf> {
 
 /// `start` and its ancestors, nearest first, stopping before any ceiling.
 pub fn ancestors<'a>(start: &'a Path, ceilings: &'a [PathBuf]) -> impl Iterator<Item = &'a Path> {
-    let canonical: Vec<PathBuf> = ceilings
-        .iter()
-        .filter_map(|c| fs::canonicalize(c).ok())
-        .collect();
+    let canonical: Vec<PathBuf> = ceilings.iter().filter_map(|c| fsx::canonical(c)).collect();
     start.ancestors().take_while(move |dir| {
         !ceilings.iter().any(|c| c == dir)
             && (canonical.is_empty()
-                || fs::canonicalize(dir).map_or(true, |d| !canonical.contains(&d)))
+                || fsx::canonical(dir).is_none_or(|d| !canonical.contains(&d)))
     })
 }
 
-/// The nearest directory at or above `start` that has `.megg/`.
-pub fn current_domain(start: &Path, ceilings: &[PathBuf]) -> Option<Domain> {
-    ancestors(start, ceilings)
-        .find(|d| has_megg(d))
-        .map(Domain::at)
+/// What the walk up needs to know: where it stops, what the user trusts, and the project the
+/// user opened (ancestors above it must be the user's own, SPEC §9 "Ownership").
+#[derive(Debug, Clone, Copy)]
+pub struct Walk<'a> {
+    pub ceilings: &'a [PathBuf],
+    pub trusted: &'a [PathBuf],
+    /// The project root (git top level, else the starting directory).
+    pub top: &'a Path,
 }
 
-/// Every directory at or above `start` whose `.megg/` holds `info.md`, root first.
-pub fn chain(start: &Path, ceilings: &[PathBuf]) -> Vec<Domain> {
-    let mut chain: Vec<Domain> = ancestors(start, ceilings)
-        .filter(|d| d.join(".megg/info.md").is_file())
-        .map(Domain::at)
-        .collect();
-    chain.reverse();
-    chain
+impl Walk<'_> {
+    /// The user whose domains count as their own: the current user, or when running as root
+    /// (containers) the owner of the project directory.
+    fn me(&self) -> u32 {
+        let uid = rustix::process::geteuid().as_raw();
+        if uid == 0 {
+            fsx::owner(self.top).unwrap_or(0)
+        } else {
+            uid
+        }
+    }
+
+    /// A domain above the project owned by someone else is not the user's: skipped unless
+    /// trusted, like git's safe.directory.
+    fn foreign(&self, d: &Domain) -> Option<String> {
+        if d.dir.starts_with(self.top) {
+            return None;
+        }
+        let me = self.me();
+        let stranger = [&d.dir, &d.megg]
+            .into_iter()
+            .find_map(|p| fsx::owner(p).filter(|&uid| uid != me && uid != 0));
+        let uid = stranger?;
+        let real = fsx::canonical(&d.dir).unwrap_or_else(|| d.dir.clone());
+        if config::is_trusted(&real, self.trusted) {
+            return None;
+        }
+        Some(format!(
+            "skipped {}: owned by another user (uid {uid}); to use it, run: megg trust {}",
+            d.megg.display(),
+            d.dir.display()
+        ))
+    }
+
+    /// The domains at and above `start`, nearest first, with warnings for those refused.
+    fn domains(&self, start: &Path, warnings: &mut Vec<String>) -> Vec<Domain> {
+        let mut out = Vec::new();
+        for dir in ancestors(start, self.ceilings) {
+            match megg_at(dir, self.trusted) {
+                Megg::Absent => {}
+                Megg::Refused(why) => warnings.push(why),
+                Megg::Domain(d) => match self.foreign(&d) {
+                    Some(why) => warnings.push(why),
+                    None => out.push(d),
+                },
+            }
+        }
+        out
+    }
+
+    /// The nearest directory at or above `start` that has a usable `.megg/`.
+    pub fn current_domain(&self, start: &Path, warnings: &mut Vec<String>) -> Option<Domain> {
+        self.domains(start, warnings).into_iter().next()
+    }
+
+    /// The current domain and the chain: every domain at or above `start` whose `.megg/`
+    /// holds `info.md`, root first.
+    pub fn chain(&self, start: &Path, warnings: &mut Vec<String>) -> (Option<Domain>, Vec<Domain>) {
+        let all = self.domains(start, warnings);
+        let current = all.first().cloned();
+        let mut chain: Vec<Domain> = all
+            .into_iter()
+            .filter(|d| fsx::is_file(&d.boundary, &d.info_path()))
+            .collect();
+        chain.reverse();
+        (current, chain)
+    }
 }
 
 /// Result of a walk across or down: the domains found and the directories that could not be
@@ -142,13 +249,13 @@ pub struct Found {
 }
 
 /// Directories next to `dir` (in its parent) that hold `.megg/`, by name.
-pub fn siblings(dir: &Path) -> Found {
+pub fn siblings(dir: &Path, trusted: &[PathBuf]) -> Found {
     let mut found = Found::default();
     let Some(parent) = dir.parent() else {
         return found;
     };
     for child in subdirs(parent, &mut found.warnings) {
-        if child != dir && has_megg(&child) {
+        if child != dir && has_megg(&child, trusted) {
             found.domains.push(Neighbour {
                 name: dir_name(&child),
                 dir: child,
@@ -160,31 +267,31 @@ pub fn siblings(dir: &Path) -> Found {
 
 /// Directories below `path`, up to [`CHILD_DEPTH`] levels, that hold `.megg/`, in walk order
 /// (sorted by name at each level, parents before their children).
-pub fn children(path: &Path) -> Found {
+pub fn children(path: &Path, trusted: &[PathBuf]) -> Found {
     let mut found = Found::default();
-    walk_down(path, 1, &mut found);
+    walk_down(path, 1, trusted, &mut found);
     found
 }
 
-fn walk_down(dir: &Path, depth: usize, found: &mut Found) {
+fn walk_down(dir: &Path, depth: usize, trusted: &[PathBuf], found: &mut Found) {
     if depth > CHILD_DEPTH {
         return;
     }
     for child in subdirs(dir, &mut found.warnings) {
-        if has_megg(&child) {
+        if has_megg(&child, trusted) {
             found.domains.push(Neighbour {
                 name: dir_name(&child),
                 dir: child.clone(),
             });
         }
-        walk_down(&child, depth + 1, found);
+        walk_down(&child, depth + 1, trusted, found);
     }
 }
 
 /// Real (non-symlink), non-hidden, non-heavy subdirectories of `dir`, sorted by name.
 /// Unreadable directories add a warning.
 fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
-    let entries = match fs::read_dir(dir) {
+    let entries = match fsx::list_dir(dir) {
         Ok(e) => e,
         Err(e) => {
             warnings.push(format!(
@@ -196,14 +303,12 @@ fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
         }
     };
     let mut dirs: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter(|e| {
-            let name = e.file_name();
+        .into_iter()
+        .filter(|(name, kind)| {
             let name = name.to_string_lossy();
-            !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref())
+            *kind == Kind::Dir && !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref())
         })
-        .map(|e| e.path())
+        .map(|(name, _)| dir.join(name))
         .collect();
     dirs.sort();
     dirs
@@ -219,7 +324,7 @@ pub fn domains_below(root: &Path, max_depth: usize) -> Found {
 }
 
 fn walk_all(dir: &Path, depth: usize, max_depth: usize, found: &mut Found) {
-    let entries = match fs::read_dir(dir) {
+    let entries = match fsx::list_dir(dir) {
         Ok(e) => e,
         Err(e) => {
             found.warnings.push(format!(
@@ -232,18 +337,15 @@ fn walk_all(dir: &Path, depth: usize, max_depth: usize, found: &mut Found) {
     };
     let mut subdirs = Vec::new();
     let mut is_domain = false;
-    for entry in entries.filter_map(Result::ok) {
-        let name = entry.file_name();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
+    for (name, kind) in entries {
         if name == ".megg" {
-            is_domain = kind.is_dir() || (kind.is_symlink() && entry.path().is_dir());
+            // A link is followed only where SPEC §9 allows (maintain resolves it again).
+            is_domain = kind == Kind::Dir || kind == Kind::Link;
             continue;
         }
-        let name = name.to_string_lossy();
-        if kind.is_dir() && !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref()) {
-            subdirs.push(entry.path());
+        let shown = name.to_string_lossy();
+        if kind == Kind::Dir && !shown.starts_with('.') && !HEAVY_DIRS.contains(&shown.as_ref()) {
+            subdirs.push(dir.join(&name));
         }
     }
     if is_domain {
@@ -260,24 +362,56 @@ fn walk_all(dir: &Path, depth: usize, max_depth: usize, found: &mut Found) {
     }
 }
 
-/// Every `*.md` file in a `.megg/` directory, sorted by name.
-pub fn megg_files(megg: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(megg) else {
-        return Vec::new();
+/// Most `*.md` names listed from one `.megg/` (SPEC §9).
+pub const MAX_LISTED_FILES: usize = 200;
+
+/// The `*.md` files in a domain's `.megg/` (regular files, or links that stay inside it),
+/// sorted by name: at most [`MAX_LISTED_FILES`], plus how many there were in all.
+pub fn megg_files(d: &Domain) -> (Vec<PathBuf>, usize) {
+    let Ok(entries) = fsx::list(&d.boundary, &d.megg) else {
+        return (Vec::new(), 0);
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+    let mut names: Vec<_> = entries
+        .into_iter()
+        .filter(|(name, kind)| {
+            Path::new(name).extension().is_some_and(|x| x == "md")
+                && matches!(kind, Kind::File | Kind::Link)
+        })
+        .map(|(name, _)| name)
         .collect();
-    files.sort();
-    files
+    names.sort();
+    let mut files = Vec::new();
+    let mut total = 0;
+    for name in names {
+        let path = d.megg.join(&name);
+        if fsx::is_file(&d.boundary, &path) {
+            total += 1;
+            if files.len() < MAX_LISTED_FILES {
+                files.push(path);
+            }
+        }
+    }
+    (files, total)
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+    use std::fs;
+
+    fn walk(top: &Path, ceilings: &[PathBuf]) -> (Option<String>, Vec<String>) {
+        let w = Walk {
+            ceilings,
+            trusted: &[],
+            top,
+        };
+        let (cur, chain) = w.chain(top, &mut Vec::new());
+        (
+            cur.map(|d| d.name),
+            chain.into_iter().map(|d| d.name).collect(),
+        )
+    }
 
     fn tree(paths: &[&str]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -312,17 +446,17 @@ mod tests {
             "projects/client/feature",
         ]);
         let start = t.path().join("projects/client/feature");
-        let names: Vec<_> = chain(&start, &[]).into_iter().map(|d| d.name).collect();
+        let (cur, names) = walk(&start, &[]);
         assert_eq!(names, ["projects", "client"]);
-        assert_eq!(current_domain(&start, &[]).unwrap().name, "client");
+        assert_eq!(cur.unwrap(), "client");
     }
 
     #[test]
     fn current_domain_needs_no_info_but_chain_does() {
         let t = tree(&["p/.megg/info.md", "p/q/.megg/knowledge.md"]);
         let start = t.path().join("p/q");
-        assert_eq!(current_domain(&start, &[]).unwrap().name, "q");
-        let names: Vec<_> = chain(&start, &[]).into_iter().map(|d| d.name).collect();
+        let (cur, names) = walk(&start, &[]);
+        assert_eq!(cur.unwrap(), "q");
         assert_eq!(names, ["p"]);
     }
 
@@ -330,9 +464,9 @@ mod tests {
     fn ceiling_is_not_searched() {
         let t = tree(&["p/.megg/info.md", "p/q/r"]);
         let start = t.path().join("p/q/r");
-        assert!(current_domain(&start, &[t.path().join("p")]).is_none());
-        assert!(current_domain(&start, &[t.path().join("p/q/r")]).is_none());
-        assert!(current_domain(&start, &[t.path().join("other")]).is_some());
+        assert!(walk(&start, &[t.path().join("p")]).0.is_none());
+        assert!(walk(&start, &[t.path().join("p/q/r")]).0.is_none());
+        assert!(walk(&start, &[t.path().join("other")]).0.is_some());
     }
 
     #[test]
@@ -350,13 +484,13 @@ mod tests {
         ]);
         std::os::unix::fs::symlink(t.path().join("acme"), t.path().join("acme/shop/loop")).unwrap();
         let shop = t.path().join("acme/shop");
-        let sib: Vec<_> = siblings(&shop)
+        let sib: Vec<_> = siblings(&shop, &[])
             .domains
             .into_iter()
             .map(|d| d.name)
             .collect();
         assert_eq!(sib, ["billing"]);
-        let kids: Vec<_> = children(&shop)
+        let kids: Vec<_> = children(&shop, &[])
             .domains
             .into_iter()
             .map(|d| d.name)
@@ -386,7 +520,11 @@ mod tests {
     #[test]
     fn megg_files_lists_markdown_only() {
         let t = tree(&[".megg/info.md", ".megg/custom.md", ".megg/notes.txt"]);
-        let names: Vec<_> = megg_files(&t.path().join(".megg"))
+        let Megg::Domain(d) = megg_at(t.path(), &[]) else {
+            panic!("a domain")
+        };
+        let names: Vec<_> = megg_files(&d)
+            .0
             .into_iter()
             .map(|p| dir_name(&p))
             .collect();

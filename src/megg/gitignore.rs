@@ -37,6 +37,7 @@ pub fn ensure(existing: &str) -> (String, Vec<&'static str>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

@@ -441,6 +441,7 @@ pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

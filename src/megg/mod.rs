@@ -15,35 +15,42 @@ pub mod state;
 
 use std::path::{Path, PathBuf};
 
+use crate::fsx::{self, Boundary, Lock};
 use crate::git::Repo;
+use crate::{Error, Result};
 
-/// A lock for a file outside any project (Claude Code's user files): in megg's user cache
-/// directory, so no lock file is left among the user's configuration; beside the file when
-/// there is no cache directory.
-pub fn user_lock_path(file: &Path) -> PathBuf {
-    match crate::fsx::user_cache_dir() {
-        Some(dir) => {
-            let key = xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
-            dir.join("locks").join(format!("{key:016x}.lock"))
-        }
-        None => lock_path(None, file),
-    }
+/// Takes the lock for a read-modify-write of `file` (inside `b`). The lock is keyed by the
+/// identity of the file's directory plus its name, so two agents reaching one file through
+/// different spellings of its path (a symlinked directory) share one lock. It lives under the
+/// git directory inside a repository (never in `git status`), else in megg's cache directory,
+/// else — with no cache directory at all — beside the file.
+pub fn lock(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<Lock> {
+    let (lock_b, path) = lock_place(repo, b, file)?;
+    Lock::acquire(&lock_b, &path)
 }
 
-/// Where the lock for read-modify-writes of `file` lives: under the git directory inside a
-/// repository (so it never shows in `git status`), else a hidden file beside `file`.
-pub fn lock_path(repo: Option<&Repo>, file: &Path) -> PathBuf {
+fn lock_place(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<(Boundary, PathBuf)> {
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "megg".into());
-    match repo {
-        Some(r) => {
-            let key = xxhash_rust::xxh3::xxh3_64(file.as_os_str().as_encoded_bytes());
-            r.common_dir()
-                .join("megg/locks")
-                .join(format!("{name}.{key:016x}.lock"))
-        }
-        None => file.with_file_name(format!(".{name}.lock")),
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let (dev, ino) = fsx::identity(dir).ok_or_else(|| {
+        Error::failure(format!("cannot lock {}: its directory is missing", file.display()))
+    })?;
+    let key = format!("{dev:x}-{ino:x}-{name}.lock");
+    if let Some(r) = repo {
+        let common = r.common_dir();
+        return Ok((
+            Boundary::new(&common, "the git directory"),
+            common.join("megg/locks").join(key),
+        ));
     }
+    if let Some(cache) = fsx::user_cache_dir() {
+        return Ok((
+            Boundary::new(&cache, "megg's cache directory"),
+            cache.join("locks").join(key),
+        ));
+    }
+    Ok((b.clone(), file.with_file_name(format!(".{name}.lock"))))
 }

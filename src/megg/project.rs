@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::git::Repo;
+use crate::fsx::Boundary;
 use crate::{Env, Result, fsx};
 
 /// Where checkpoints live: the project root and, from a linked worktree, the main one's.
@@ -38,9 +39,9 @@ impl Project {
             .ok()
             .map(Path::to_path_buf)
             .or_else(|| {
-                let root = std::fs::canonicalize(&self.root).ok()?;
-                let canonical = std::fs::canonicalize(path).ok().or_else(|| {
-                    let parent = std::fs::canonicalize(path.parent()?).ok()?;
+                let root = fsx::canonical(&self.root)?;
+                let canonical = fsx::canonical(path).or_else(|| {
+                    let parent = fsx::canonical(path.parent()?)?;
                     Some(parent.join(path.file_name()?))
                 })?;
                 canonical.strip_prefix(root).ok().map(Path::to_path_buf)
@@ -59,9 +60,54 @@ impl Project {
         }
     }
 
-    pub fn lock(&self, file: &Path) -> Result<fsx::Lock> {
-        fsx::Lock::acquire(&crate::megg::lock_path(self.repo.as_ref(), file))
+    /// The boundary of files in the project root (SPEC §9): its work tree.
+    pub fn boundary(&self) -> Boundary {
+        Boundary::new(&self.root, "the project")
     }
+
+    /// The boundary of one of the roots checkpoints are found in.
+    pub fn boundary_of(root: &Path) -> Boundary {
+        Boundary::new(root, "the project")
+    }
+
+    /// The lock for a read-modify-write of `file`, a file in the project root.
+    pub fn lock(&self, file: &Path) -> Result<fsx::Lock> {
+        crate::megg::lock(self.repo.as_ref(), &self.boundary(), file)
+    }
+}
+
+/// The project root for `at`: the top of its git work tree as walked, else `at` itself.
+pub fn top(env: &Env, at: &Path) -> PathBuf {
+    env.repo(at)
+        .as_ref()
+        .and_then(Repo::workdir)
+        .map(|w| same_dir_as_walked(at, w))
+        .unwrap_or_else(|| at.to_path_buf())
+}
+
+/// SPEC §9 "No writing up": inside a git repository, `learn`, `state write` and capture write
+/// only to a domain at or below the work tree's top level, so a stranger's repository cannot
+/// get its text into the user's own company-level knowledge.
+pub fn refuse_writing_up(env: &Env, d: &crate::megg::discovery::Domain) -> Result<()> {
+    let Some(repo) = env.repo(&env.cwd) else {
+        return Ok(());
+    };
+    let Some(work) = repo.workdir() else {
+        return Ok(());
+    };
+    let top = same_dir_as_walked(&env.cwd, work);
+    if d.dir.starts_with(&top) || fsx::canonical(&d.dir).is_some_and(|r| r.starts_with(&top)) {
+        return Ok(());
+    }
+    Err(crate::Error::failure(format!(
+        "refusing to write to {}: that domain is above this repository ({})",
+        d.megg.display(),
+        top.display()
+    ))
+    .with_hint(format!(
+        "run `megg init` here to give this repository its own .megg, or `megg -C {} …` to write there on purpose",
+        d.dir.display()
+    )))
 }
 
 /// The work tree top as the user walked to it: if the starting directory lies under the same
@@ -74,9 +120,5 @@ fn same_dir_as_walked(cwd: &Path, workdir: PathBuf) -> PathBuf {
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
+    fsx::identity(a).is_some_and(|id| fsx::identity(b) == Some(id))
 }

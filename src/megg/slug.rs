@@ -67,6 +67,7 @@ fn strip_digits_dash(s: &str, n: usize) -> Option<&str> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

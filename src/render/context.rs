@@ -476,6 +476,7 @@ pub fn hook_json(system_message: &str, additional_context: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
 

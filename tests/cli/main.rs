@@ -1,6 +1,8 @@
 //! One integration test binary driving the real `megg` binary against temp directories and
 //! real git repositories built with git2.
 
+#![allow(clippy::disallowed_methods)] // tests build their fixtures with std::fs
+
 mod checkpoint;
 mod context;
 mod docs;

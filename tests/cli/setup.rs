@@ -105,8 +105,13 @@ fn setup_merges_is_idempotent_and_uninstall_is_the_inverse() {
     );
     assert_eq!(starts[1]["matcher"], "startup|resume|clear|compact");
     assert_eq!(starts[1]["hooks"][0]["command"], "megg context --json");
-    let backup: Value = serde_json::from_str(&p.read(".claude/settings.json.megg-backup")).unwrap();
+    // The backup lives under .git/megg/backups/, never in the work tree (SPEC §7).
+    let backup: Value = serde_json::from_str(&p.read(
+        ".git/megg/backups/.claude__settings.json.20261122T120000Z",
+    ))
+    .unwrap();
     assert_eq!(backup, original, "a backup of the file before the change");
+    assert!(!p.path(".claude/settings.json.megg-backup").exists());
     let mcp: Value = serde_json::from_str(&p.read(".mcp.json")).unwrap();
     assert_eq!(
         mcp,
@@ -241,7 +246,11 @@ fn user_scope_touches_nothing_outside_home() {
         !home.join(".claude/settings.json").exists(),
         "megg created it; nothing else was in it"
     );
-    assert!(!home.join(".claude").exists());
+    // Only the backups of the files setup changed remain (SPEC §7: ~/.claude/.megg-backups/).
+    let left: Vec<_> = std::fs::read_dir(home.join(".claude"))
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.iter().all(|n| n == ".megg-backups"), "{left:?}");
 }
 
 fn doctor(p: &Project) -> (i32, Value) {

@@ -291,9 +291,11 @@ fn state_written_outside_git_has_no_branch_keys() {
 
 #[test]
 fn state_write_keeps_a_symlinked_state_file_a_symlink() {
+    // A link that stays inside .megg is followed and stays a link; one that leaves .megg
+    // is refused (SPEC §9), even when it points elsewhere in the project.
     let p = project();
-    p.write("elsewhere/state.md", "old");
-    std::os::unix::fs::symlink(p.path("elsewhere/state.md"), p.path(".megg/state.md")).unwrap();
+    p.write(".megg/states/mine.md", "old");
+    std::os::unix::fs::symlink("states/mine.md", p.path(".megg/state.md")).unwrap();
     p.ok("", &["state", "write", "--content", HANDOFF]);
     assert!(
         std::fs::symlink_metadata(p.path(".megg/state.md"))
@@ -301,7 +303,15 @@ fn state_write_keeps_a_symlinked_state_file_a_symlink() {
             .file_type()
             .is_symlink()
     );
-    assert!(p.read("elsewhere/state.md").ends_with(HANDOFF));
+    assert!(p.read(".megg/states/mine.md").ends_with(HANDOFF));
+
+    p.write("elsewhere/state.md", "old");
+    std::fs::remove_file(p.path(".megg/state.md")).unwrap();
+    std::os::unix::fs::symlink(p.path("elsewhere/state.md"), p.path(".megg/state.md")).unwrap();
+    let out = p.run("", &["state", "write", "--content", HANDOFF]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused to write"));
+    assert_eq!(p.read("elsewhere/state.md"), "old");
 }
 
 #[test]

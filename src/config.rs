@@ -1,0 +1,114 @@
+//! The user's own configuration, `$XDG_CONFIG_HOME/megg/config.toml` (else
+//! `~/.config/megg/config.toml`): the only source of trust (SPEC §9). Trust is never taken
+//! from an environment variable alone or from a file inside a repository — a cloned
+//! repository's `.claude/settings.json` can set environment variables for the session, so a
+//! config file that resolves inside the starting directory's project is ignored.
+
+use std::path::{Path, PathBuf};
+
+use toml_edit::{Array, DocumentMut, value};
+
+use crate::fsx::{self, Boundary};
+use crate::{Error, Result};
+
+/// Most bytes read from the config file.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The config file's path.
+pub fn path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+        .or_else(|| {
+            let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+            Some(PathBuf::from(home).join(".config"))
+        })?;
+    Some(base.join("megg").join("config.toml"))
+}
+
+fn boundary(file: &Path) -> Boundary {
+    Boundary::user(file.parent().unwrap_or(Path::new("/")), "megg's config directory")
+}
+
+/// The trusted directories (canonical), and warnings about a config megg could not use.
+/// `project` is the directory megg was started for: a config inside it is the repository's,
+/// not the user's, and is ignored.
+pub fn trusted_dirs(project: &Path) -> (Vec<PathBuf>, Vec<String>) {
+    let Some(file) = path() else {
+        return (Vec::new(), Vec::new());
+    };
+    if let (Some(real), Some(proj)) = (fsx::canonical(&file), fsx::canonical(project))
+        && real.starts_with(&proj)
+    {
+        return (
+            Vec::new(),
+            vec![format!(
+                "ignored {}: a config file inside the project cannot grant trust",
+                file.display()
+            )],
+        );
+    }
+    match read(&file) {
+        Ok(doc) => (
+            list(&doc)
+                .into_iter()
+                .map(|d| fsx::canonical(&d).unwrap_or(d))
+                .collect(),
+            Vec::new(),
+        ),
+        Err(e) => (Vec::new(), vec![e.message]),
+    }
+}
+
+fn read(file: &Path) -> Result<DocumentMut> {
+    let text = fsx::read_for_edit(&boundary(file), file, MAX_CONFIG_BYTES)?.unwrap_or_default();
+    text.parse::<DocumentMut>().map_err(|e| {
+        Error::failure(format!(
+            "cannot parse {}: {}",
+            file.display(),
+            e.message()
+        ))
+        .with_hint("fix the TOML by hand; megg leaves it as it is")
+    })
+}
+
+fn list(doc: &DocumentMut) -> Vec<PathBuf> {
+    doc.get("trusted_dirs")
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str())
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `dir` (canonical) is a trusted directory or inside one.
+pub fn is_trusted(dir: &Path, trusted: &[PathBuf]) -> bool {
+    trusted.iter().any(|t| dir.starts_with(t))
+}
+
+/// Changes `trusted_dirs` under a lock (read, `edit`, write), keeping every other key and
+/// comment of the file. Writes only when `edit` says it changed something.
+pub fn edit_list(edit: impl FnOnce(&mut Vec<PathBuf>) -> bool) -> Result<(PathBuf, Vec<PathBuf>, bool)> {
+    let file = path().ok_or_else(|| {
+        Error::failure("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
+    })?;
+    let b = boundary(&file);
+    fsx::create_dir_all(&b, b.root())?;
+    let _lock = fsx::Lock::acquire(&b, &file.with_file_name(".config.toml.lock"))?;
+    let mut doc = read(&file)?;
+    let mut dirs = list(&doc);
+    let changed = edit(&mut dirs);
+    if changed {
+        let mut array = Array::new();
+        for d in &dirs {
+            array.push(d.to_string_lossy().into_owned());
+        }
+        doc["trusted_dirs"] = value(array);
+        fsx::write_atomic(&b, &file, doc.to_string().as_bytes())?;
+    }
+    Ok((file, dirs, changed))
+}
