@@ -6,7 +6,6 @@
 //! The repository is built as a pack with `git fast-import` (needs `git` on PATH).
 
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
-
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use std::io::Write;

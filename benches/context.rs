@@ -8,7 +8,6 @@
 //! must be on PATH for that row.
 
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
-
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use std::path::{Path, PathBuf};

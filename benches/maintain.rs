@@ -3,7 +3,6 @@
 //!     cargo bench --bench maintain
 
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
-
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use std::path::Path;

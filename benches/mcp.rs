@@ -4,7 +4,6 @@
 //!     cargo bench --bench mcp
 
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
-
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
 use std::io::{BufRead, BufReader, Write};

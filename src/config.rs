@@ -27,7 +27,10 @@ pub fn path() -> Option<PathBuf> {
 }
 
 fn boundary(file: &Path) -> Boundary {
-    Boundary::user(file.parent().unwrap_or(Path::new("/")), "megg's config directory")
+    Boundary::user(
+        file.parent().unwrap_or(Path::new("/")),
+        "megg's config directory",
+    )
 }
 
 /// The trusted directories (canonical), and warnings about a config megg could not use.
@@ -63,12 +66,8 @@ pub fn trusted_dirs(project: &Path) -> (Vec<PathBuf>, Vec<String>) {
 fn read(file: &Path) -> Result<DocumentMut> {
     let text = fsx::read_for_edit(&boundary(file), file, MAX_CONFIG_BYTES)?.unwrap_or_default();
     text.parse::<DocumentMut>().map_err(|e| {
-        Error::failure(format!(
-            "cannot parse {}: {}",
-            file.display(),
-            e.message()
-        ))
-        .with_hint("fix the TOML by hand; megg leaves it as it is")
+        Error::failure(format!("cannot parse {}: {}", file.display(), e.message()))
+            .with_hint("fix the TOML by hand; megg leaves it as it is")
     })
 }
 
@@ -92,7 +91,9 @@ pub fn is_trusted(dir: &Path, trusted: &[PathBuf]) -> bool {
 
 /// Changes `trusted_dirs` under a lock (read, `edit`, write), keeping every other key and
 /// comment of the file. Writes only when `edit` says it changed something.
-pub fn edit_list(edit: impl FnOnce(&mut Vec<PathBuf>) -> bool) -> Result<(PathBuf, Vec<PathBuf>, bool)> {
+pub fn edit_list(
+    edit: impl FnOnce(&mut Vec<PathBuf>) -> bool,
+) -> Result<(PathBuf, Vec<PathBuf>, bool)> {
     let file = path().ok_or_else(|| {
         Error::failure("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
     })?;

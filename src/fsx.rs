@@ -96,10 +96,7 @@ impl Boundary {
                 self.root.display()
             ))
         })?;
-        if rel
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_)))
-        {
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
             return Err(Error::failure(format!(
                 "refused {}: not a plain path inside {}",
                 path.display(),
@@ -404,7 +401,11 @@ pub fn read_stdin(limit: u64) -> Result<(String, bool, bool)> {
     }
     Ok(match String::from_utf8(bytes) {
         Ok(s) => (s, false, cut),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true, cut),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            true,
+            cut,
+        ),
     })
 }
 
@@ -442,7 +443,11 @@ fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>
         Ok(m) => m,
     };
     match Kind::of(&meta.file_type()) {
-        Kind::File => Ok((dir, name, Some(cap_std::fs::PermissionsExt::mode(&meta.permissions())))),
+        Kind::File => Ok((
+            dir,
+            name,
+            Some(cap_std::fs::PermissionsExt::mode(&meta.permissions())),
+        )),
         Kind::Link => {
             let refuse = |why: String| {
                 Error::failure(format!("refused to write {}: {why}", path.display()))
@@ -814,7 +819,9 @@ impl Lock {
             .create(true)
             .truncate(false)
             .mode(0o666)
-            .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32);
+            .custom_flags(
+                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+            );
         let file = dir
             .open_with(&name, &opts)
             .map_err(|e| Error::io("open lock file", lock_path, &e))?
@@ -926,10 +933,12 @@ mod tests {
         fs::write(outside.path().join("secret"), "key").unwrap();
         let dir = tempfile::tempdir().unwrap();
         let b = boundary(&dir);
-        std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("k.md"))
-            .unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("k.md")).unwrap();
         let err = read_text(&b, &dir.path().join("k.md"), 100).unwrap_err();
-        assert!(err.message.contains("link leaves the project (→ "), "{err:?}");
+        assert!(
+            err.message.contains("link leaves the project (→ "),
+            "{err:?}"
+        );
         rustix::fs::mkfifoat(
             rustix::fs::CWD,
             dir.path().join("fifo.md"),
@@ -949,7 +958,10 @@ mod tests {
         fs::write(&p, "aé".repeat(100)).unwrap();
         let t = read_text(&boundary(&dir), &p, 4).unwrap().unwrap();
         assert!(t.truncated);
-        assert_eq!(t.text, "aéa", "cut at a character boundary, not flagged lossy");
+        assert_eq!(
+            t.text, "aéa",
+            "cut at a character boundary, not flagged lossy"
+        );
         assert!(!t.lossy);
         let err = read_for_edit(&boundary(&dir), &p, 4).unwrap_err();
         assert!(err.message.contains("over the 4-byte limit"));
@@ -1005,10 +1017,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let lp = dir.path().join("locks/x.lock");
         let held = Lock::acquire(&boundary(&dir), &lp).unwrap();
-        let other = fs::File::options()
-            .write(true)
-            .open(held.path())
-            .unwrap();
+        let other = fs::File::options().write(true).open(held.path()).unwrap();
         assert!(
             other.try_lock().is_err(),
             "second lock must fail while held"

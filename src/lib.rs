@@ -6,8 +6,8 @@
 
 pub mod cli;
 pub mod clock;
-pub mod config;
 pub mod commands;
+pub mod config;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;
@@ -200,7 +200,7 @@ pub fn main(args: Vec<OsString>) -> u8 {
             }
             let mut stdout = std::io::stdout().lock();
             match stdout
-                .write_all(out.stdout.as_bytes())
+                .write_all(render::terminal_safe(&out.stdout).as_bytes())
                 .and_then(|()| stdout.flush())
             {
                 // A closed pipe (`megg context | head`) is not an error worth a message.
@@ -259,16 +259,27 @@ impl Stderr {
     fn warning(&self, message: &str) {
         let _ = writeln!(
             std::io::stderr(),
-            "{} {message}",
-            self.label("warning:", "33")
+            "{} {}",
+            self.label("warning:", "33"),
+            render::terminal_safe(message)
         );
     }
 
     fn error(&self, e: &Error) -> u8 {
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{} {}", self.label("error:", "31"), e.message);
+        let _ = writeln!(
+            err,
+            "{} {}",
+            self.label("error:", "31"),
+            render::terminal_safe(&e.message)
+        );
         if let Some(h) = &e.hint {
-            let _ = writeln!(err, "{} {h}", self.label("hint:", "36"));
+            let _ = writeln!(
+                err,
+                "{} {}",
+                self.label("hint:", "36"),
+                render::terminal_safe(h)
+            );
         }
         e.exit_code()
     }

@@ -171,7 +171,9 @@ impl Cache {
         }
         self.loaded = true;
         let Some(file) = &self.file else { return };
-        let Some(b) = cache_boundary(file) else { return };
+        let Some(b) = cache_boundary(file) else {
+            return;
+        };
         let Ok(Some(text)) = crate::fsx::read_text(&b, file, MAX_CACHE_BYTES) else {
             return;
         };

@@ -615,7 +615,11 @@ fn edit_under_lock(
             ..make(&current)?
         };
         let bytes = cp::edit(&text, &changes);
-        fsx::write_atomic(&Project::boundary_of(&found.root), &found.path, bytes.as_bytes())?;
+        fsx::write_atomic(
+            &Project::boundary_of(&found.root),
+            &found.path,
+            bytes.as_bytes(),
+        )?;
         bytes
     };
     let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {

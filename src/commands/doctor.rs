@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::megg::project::Project;
 use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::project::Project;
 use crate::megg::{checkpoint, setup, state};
 use crate::templates::CLAUDE_FILES;
 use crate::{Env, Output, Result, fsx};
@@ -149,8 +149,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         });
     }
 
-    let project_mcp =
-        read_json(&project.boundary(), &project.root.join(".mcp.json")).is_some_and(|v| setup::has_mcp(&v));
+    let project_mcp = read_json(&project.boundary(), &project.root.join(".mcp.json"))
+        .is_some_and(|v| setup::has_mcp(&v));
     let user_mcp = home
         .as_ref()
         .and_then(|h| read_json(&fsx::Boundary::user(h, "~"), &h.join(".claude.json")))
@@ -208,7 +208,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut refused = env.config_warnings.clone();
     let domain = env.walk(&top).current_domain(&env.cwd, &mut refused);
     if let Some(domain) = &domain {
-        for path in [domain.state_path(), domain.knowledge_path(), domain.info_path()] {
+        for path in [
+            domain.state_path(),
+            domain.knowledge_path(),
+            domain.info_path(),
+        ] {
             if let Err(e) = fsx::read_text(&domain.boundary, &path, 0) {
                 refused.push(e.message);
             }
@@ -241,16 +245,20 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             },
             Some("megg state clear"),
         ));
-        let tokens = fsx::read_text(&domain.boundary, &domain.knowledge_path(), MAX_KNOWLEDGE_BYTES)
-            .ok()
-            .flatten()
-            .map_or(0, |t| {
-                if t.truncated {
-                    usize::MAX
-                } else {
-                    env.tokens.count(&t.text)
-                }
-            });
+        let tokens = fsx::read_text(
+            &domain.boundary,
+            &domain.knowledge_path(),
+            MAX_KNOWLEDGE_BYTES,
+        )
+        .ok()
+        .flatten()
+        .map_or(0, |t| {
+            if t.truncated {
+                usize::MAX
+            } else {
+                env.tokens.count(&t.text)
+            }
+        });
         let over = tokens > crate::megg::knowledge::BLOCKED_ABOVE;
         checks.push(check(
             "knowledge",

@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::clock::format_timestamp;
 use crate::commands::state::current_domain;
-use crate::megg::knowledge::{self, MAINTAIN_DUE, NewEntry};
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
+use crate::megg::knowledge::{self, MAINTAIN_DUE, NewEntry};
 use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]

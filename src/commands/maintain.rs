@@ -8,10 +8,10 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::clock::format_timestamp;
-use crate::megg::discovery::{self, Domain};
-use crate::megg::maintain::{self, DomainReport};
 use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
 use crate::megg::discovery::Megg;
+use crate::megg::discovery::{self, Domain};
+use crate::megg::maintain::{self, DomainReport};
 use crate::megg::state;
 use crate::{Env, Error, Output, Result, fsx};
 

@@ -172,7 +172,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     )?);
     for (rel, template) in CLAUDE_FILES {
         let path = root.join(rel);
-        if let Some(p) = plan_markdown(&places.claude, &path, template, args.uninstall, &mut warnings)? {
+        if let Some(p) = plan_markdown(
+            &places.claude,
+            &path,
+            template,
+            args.uninstall,
+            &mut warnings,
+        )? {
             planned.push(p);
         }
     }
@@ -268,15 +274,13 @@ fn plan_json(
 ) -> Result<Planned> {
     let existing = read_existing(b, path)?;
     let mut value = match &existing {
-        Some(t) if !t.trim().is_empty() => {
-            serde_json::from_str::<Value>(t).map_err(|e| {
-                Error::failure(format!(
-                    "{} is not valid JSON ({e}); nothing was changed",
-                    path.display()
-                ))
-                .with_hint("fix the file (or move it aside), then run megg setup again")
-            })?
-        }
+        Some(t) if !t.trim().is_empty() => serde_json::from_str::<Value>(t).map_err(|e| {
+            Error::failure(format!(
+                "{} is not valid JSON ({e}); nothing was changed",
+                path.display()
+            ))
+            .with_hint("fix the file (or move it aside), then run megg setup again")
+        })?,
         _ => Value::Object(serde_json::Map::new()),
     };
     let changed = edit(&mut value).map_err(|e| {

@@ -91,7 +91,8 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
     } else {
         let (text, lossy, cut) = fsx::read_stdin(fsx::MAX_STDIN_BYTES)?;
         if lossy {
-            warnings.push("stdin is not valid UTF-8; invalid bytes were replaced with U+FFFD".into());
+            warnings
+                .push("stdin is not valid UTF-8; invalid bytes were replaced with U+FFFD".into());
         }
         if cut {
             warnings.push(format!(

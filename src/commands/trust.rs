@@ -39,10 +39,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         Some(d) => {
             let abs = env.resolve(d);
             // Trust is recorded for the real directory: a link's spelling can be re-pointed.
-            let real = fsx::canonical(&abs).filter(|p| fsx::is_dir(p)).ok_or_else(|| {
-                Error::failure(format!("{} is not a directory", abs.display()))
-                    .with_hint("pass an existing directory")
-            })?;
+            let real = fsx::canonical(&abs)
+                .filter(|p| fsx::is_dir(p))
+                .ok_or_else(|| {
+                    Error::failure(format!("{} is not a directory", abs.display()))
+                        .with_hint("pass an existing directory")
+                })?;
             Some(real)
         }
     };
@@ -54,7 +56,10 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             dirs.len() != before
         }
         Some(t) => {
-            if dirs.iter().any(|d| fsx::canonical(d).as_ref().unwrap_or(d) == t) {
+            if dirs
+                .iter()
+                .any(|d| fsx::canonical(d).as_ref().unwrap_or(d) == t)
+            {
                 false
             } else {
                 dirs.push(t.clone());

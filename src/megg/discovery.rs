@@ -91,9 +91,9 @@ pub fn megg_at(dir: &Path, trusted: &[PathBuf]) -> Megg {
         Some(Kind::Dir) => domain(Boundary::new(&megg, ".megg")),
         Some(Kind::Link) => {
             let real = fsx::canonical(&megg).filter(|r| fsx::is_dir(r));
-            let inside = real.as_ref().is_some_and(|r| {
-                fsx::canonical(dir).is_some_and(|d| r.starts_with(&d) && *r != d)
-            });
+            let inside = real
+                .as_ref()
+                .is_some_and(|r| fsx::canonical(dir).is_some_and(|d| r.starts_with(&d) && *r != d));
             match real {
                 Some(real) if inside || config::is_trusted(&real, trusted) => {
                     domain(Boundary::aliased(&megg, real, ".megg"))
@@ -156,8 +156,7 @@ pub fn ancestors<'a>(start: &'a Path, ceilings: &'a [PathBuf]) -> impl Iterator<
     let canonical: Vec<PathBuf> = ceilings.iter().filter_map(|c| fsx::canonical(c)).collect();
     start.ancestors().take_while(move |dir| {
         !ceilings.iter().any(|c| c == dir)
-            && (canonical.is_empty()
-                || fsx::canonical(dir).is_none_or(|d| !canonical.contains(&d)))
+            && (canonical.is_empty() || fsx::canonical(dir).is_none_or(|d| !canonical.contains(&d)))
     })
 }
 
@@ -233,7 +232,9 @@ impl Walk<'_> {
         let current = all.first().cloned();
         let mut chain: Vec<Domain> = all
             .into_iter()
-            .filter(|d| fsx::is_file(&d.boundary, &d.info_path()))
+            // Any `info.md` entry counts: one megg refuses to read (a link out, a FIFO) stays in
+            // the chain by name, and reading it says why it was skipped.
+            .filter(|d| fsx::kind(&d.boundary, &d.info_path()).is_some())
             .collect();
         chain.reverse();
         (current, chain)
@@ -523,11 +524,7 @@ mod tests {
         let Megg::Domain(d) = megg_at(t.path(), &[]) else {
             panic!("a domain")
         };
-        let names: Vec<_> = megg_files(&d)
-            .0
-            .into_iter()
-            .map(|p| dir_name(&p))
-            .collect();
+        let names: Vec<_> = megg_files(&d).0.into_iter().map(|p| dir_name(&p)).collect();
         assert_eq!(names, ["custom.md", "info.md"]);
     }
 }

@@ -36,7 +36,10 @@ fn lock_place(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<(Boundar
         .unwrap_or_else(|| "megg".into());
     let dir = file.parent().unwrap_or(Path::new("/"));
     let (dev, ino) = fsx::identity(dir).ok_or_else(|| {
-        Error::failure(format!("cannot lock {}: its directory is missing", file.display()))
+        Error::failure(format!(
+            "cannot lock {}: its directory is missing",
+            file.display()
+        ))
     })?;
     let key = format!("{dev:x}-{ino:x}-{name}.lock");
     if let Some(r) = repo {

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::git::Repo;
 use crate::fsx::Boundary;
+use crate::git::Repo;
 use crate::{Env, Result, fsx};
 
 /// Where checkpoints live: the project root and, from a linked worktree, the main one's.

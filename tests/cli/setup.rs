@@ -106,10 +106,9 @@ fn setup_merges_is_idempotent_and_uninstall_is_the_inverse() {
     assert_eq!(starts[1]["matcher"], "startup|resume|clear|compact");
     assert_eq!(starts[1]["hooks"][0]["command"], "megg context --json");
     // The backup lives under .git/megg/backups/, never in the work tree (SPEC §7).
-    let backup: Value = serde_json::from_str(&p.read(
-        ".git/megg/backups/.claude__settings.json.20261122T120000Z",
-    ))
-    .unwrap();
+    let backup: Value =
+        serde_json::from_str(&p.read(".git/megg/backups/.claude__settings.json.20261122T120000Z"))
+            .unwrap();
     assert_eq!(backup, original, "a backup of the file before the change");
     assert!(!p.path(".claude/settings.json.megg-backup").exists());
     let mcp: Value = serde_json::from_str(&p.read(".mcp.json")).unwrap();
