@@ -195,11 +195,11 @@ fn trust_from_a_config_inside_the_repository_is_ignored() {
 
 /// Whether the tests can chown a directory to another user (uid 65534): they run as root in
 /// CI; otherwise the test says clearly that the ownership rule could not be exercised.
+#[allow(clippy::print_stderr)] // a skipped test says why
 fn as_root() -> bool {
     if rustix::process::geteuid().is_root() {
         return true;
     }
-    #[allow(clippy::print_stderr)] // a skipped test says why
     eprintln!("SKIPPED: ownership tests need root to chown a directory to another user");
     false
 }
