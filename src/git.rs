@@ -10,6 +10,9 @@ use git2::{BranchType, Oid, Repository, RepositoryOpenFlags};
 
 /// Most commits one divergence count will walk (SPEC §4.5).
 pub const WALK_CAP: usize = 100_000;
+/// Most commits the SessionStart hook walks for `commits_since` (SPEC §9): it runs at every
+/// session start, in any repository.
+pub const HOOK_WALK_CAP: usize = 10_000;
 
 pub struct Repo {
     repo: Repository,
@@ -28,10 +31,14 @@ impl std::fmt::Debug for Repo {
 pub struct Divergence {
     pub commits: usize,
     pub basis: Basis,
-    pub branch_exists: bool,
-    /// The recorded head is no longer an ancestor of the branch tip.
-    pub rewritten: bool,
-    /// The walk stopped at [`WALK_CAP`]; `commits` is a lower bound.
+    /// `None` when megg cannot know: no head was recorded (the branch may never have existed
+    /// here), the branch exists only as a remote-tracking branch, or the clone is shallow.
+    pub branch_exists: Option<bool>,
+    /// The recorded head is no longer an ancestor of the branch tip; `None` when megg cannot
+    /// know (the recorded commit is not in this clone, the clone is shallow, or the ancestry
+    /// check hit its walk limit) — never a wrong "rewritten".
+    pub rewritten: Option<bool>,
+    /// The walk stopped at its limit (or a shallow clone's edge); `commits` is a lower bound.
     pub capped: bool,
 }
 
@@ -129,17 +136,32 @@ impl Repo {
     }
 
     /// How far `branch` moved since a save that recorded `head` (exact) at time `since`
-    /// (fallback). `None` when the branch name is empty.
+    /// (fallback), walking at most `cap` commits. `None` when the branch name is empty.
     pub fn divergence(
         &self,
         branch: &str,
         head: Option<&str>,
         since: DateTime<Utc>,
+        cap: usize,
     ) -> Option<Divergence> {
         if branch.is_empty() {
             return None;
         }
+        let shallow = self.repo.is_shallow();
         let Some(tip) = self.tip_oid(branch) else {
+            let remote_only =
+                self.repo
+                    .branches(Some(BranchType::Remote))
+                    .ok()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Result::ok)
+                    .any(|(b, _)| {
+                        b.name().ok().flatten().is_some_and(|n| {
+                            n.split_once('/').is_some_and(|(_, rest)| rest == branch)
+                        })
+                    });
+            let known_gone = head.is_some() && !shallow && !remote_only;
             return Some(Divergence {
                 commits: 0,
                 basis: if head.is_some() {
@@ -147,54 +169,89 @@ impl Repo {
                 } else {
                     Basis::Time
                 },
-                branch_exists: false,
-                rewritten: false,
+                branch_exists: if known_gone { Some(false) } else { None },
+                rewritten: Some(false),
                 capped: false,
             });
         };
-        let mut rewritten = false;
+        let mut rewritten = Some(false);
         if let Some(saved) = head.and_then(|h| Oid::from_str(h).ok()) {
-            let ancestor = saved == tip
-                || (self.repo.find_commit(saved).is_ok()
-                    && self.repo.graph_descendant_of(tip, saved).unwrap_or(false));
-            if ancestor {
-                let (commits, capped) = self.count_range(tip, saved);
-                return Some(Divergence {
-                    commits,
-                    basis: Basis::Head,
-                    branch_exists: true,
-                    rewritten: false,
-                    capped,
-                });
+            match self.reaches(tip, saved, cap) {
+                Reach::Yes => {
+                    let (commits, capped) = self.count_range(tip, saved, cap);
+                    return Some(Divergence {
+                        commits,
+                        basis: Basis::Head,
+                        branch_exists: Some(true),
+                        rewritten: Some(false),
+                        capped,
+                    });
+                }
+                Reach::No if !shallow => rewritten = Some(true),
+                // Not found within the limit, the commit is missing, or the history is cut
+                // (shallow): megg cannot tell.
+                Reach::No | Reach::Unknown => rewritten = None,
             }
-            rewritten = true;
         }
-        let (commits, capped) = self.count_since(tip, since);
+        let (commits, capped) = self.count_since(tip, since, cap);
         Some(Divergence {
             commits,
             basis: Basis::Time,
-            branch_exists: true,
+            branch_exists: Some(true),
             rewritten,
-            capped,
+            // When the recorded head could not be placed, the time-based count is only a lower
+            // bound of what happened since.
+            capped: capped || shallow || rewritten.is_none(),
         })
     }
 
-    /// Commits in `hide..tip`, at most [`WALK_CAP`].
-    fn count_range(&self, tip: Oid, hide: Oid) -> (usize, bool) {
+    /// Whether `target` is reachable from `tip`, looking at no more than `cap` commits (git2's
+    /// `graph_descendant_of` has no limit and walks a 300k-commit history to say "no").
+    fn reaches(&self, tip: Oid, target: Oid, cap: usize) -> Reach {
+        if tip == target {
+            return Reach::Yes;
+        }
+        if self.repo.find_commit(target).is_err() {
+            return Reach::Unknown;
+        }
+        let Ok(mut walk) = self.repo.revwalk() else {
+            return Reach::Unknown;
+        };
+        if walk.push(tip).is_err() {
+            return Reach::Unknown;
+        }
+        let mut seen = 0;
+        for oid in walk {
+            let Ok(oid) = oid else {
+                return Reach::Unknown;
+            };
+            if oid == target {
+                return Reach::Yes;
+            }
+            seen += 1;
+            if seen >= cap {
+                return Reach::Unknown;
+            }
+        }
+        Reach::No
+    }
+
+    /// Commits in `hide..tip`, at most `cap`.
+    fn count_range(&self, tip: Oid, hide: Oid, cap: usize) -> (usize, bool) {
         let Ok(mut walk) = self.repo.revwalk() else {
             return (0, false);
         };
         if walk.push(tip).is_err() || walk.hide(hide).is_err() {
             return (0, false);
         }
-        count_capped(walk.filter_map(Result::ok))
+        count_capped(walk.filter_map(Result::ok), cap)
     }
 
     /// Commits reachable from `tip` whose committer time is after `since` (what
     /// `git log --since` counts), at most [`WALK_CAP`]. Newest first through a heap, so the
     /// walk ends at the first commit that is not newer: work is proportional to the answer,
     /// not to the history (libgit2's time-sorted revwalk prepares the whole history first).
-    fn count_since(&self, tip: Oid, since: DateTime<Utc>) -> (usize, bool) {
+    fn count_since(&self, tip: Oid, since: DateTime<Utc>, cap: usize) -> (usize, bool) {
         let since = since.timestamp();
         let time_of = |oid: Oid| {
             self.repo.find_commit(oid).ok().map(|c| {
@@ -216,8 +273,8 @@ impl Repo {
                 break;
             }
             count += 1;
-            if count > WALK_CAP {
-                return (WALK_CAP, true);
+            if count > cap {
+                return (cap, true);
             }
             let Some(commit) = commits.remove(&oid) else {
                 continue;
@@ -235,13 +292,16 @@ impl Repo {
     }
 }
 
-fn count_capped<T>(items: impl Iterator<Item = T>) -> (usize, bool) {
-    let n = items.take(WALK_CAP + 1).count();
-    if n > WALK_CAP {
-        (WALK_CAP, true)
-    } else {
-        (n, false)
-    }
+/// Whether one commit reaches another, within a walk limit.
+enum Reach {
+    Yes,
+    No,
+    Unknown,
+}
+
+fn count_capped<T>(items: impl Iterator<Item = T>, cap: usize) -> (usize, bool) {
+    let n = items.take(cap + 1).count();
+    if n > cap { (cap, true) } else { (n, false) }
 }
 
 #[cfg(test)]
@@ -304,23 +364,45 @@ mod tests {
         let r = Repo::discover(dir.path(), &[]).unwrap();
 
         let d = r
-            .divergence("feat", Some(&base.to_string()), at(0))
+            .divergence("feat", Some(&base.to_string()), at(0), WALK_CAP)
             .unwrap();
-        assert_eq!((d.commits, d.basis, d.rewritten), (2, Basis::Head, false));
+        assert_eq!(
+            (d.commits, d.basis, d.rewritten),
+            (2, Basis::Head, Some(false))
+        );
 
-        let d = r.divergence("feat", None, at(1500)).unwrap();
+        let d = r.divergence("feat", None, at(1500), WALK_CAP).unwrap();
         assert_eq!((d.commits, d.basis), (2, Basis::Time));
         // Exactly at a commit's time is not after it.
-        assert_eq!(r.divergence("feat", None, at(2000)).unwrap().commits, 1);
+        let d = r.divergence("feat", None, at(2000), WALK_CAP).unwrap();
+        assert_eq!(d.commits, 1);
 
+        // A recorded commit this clone does not have: megg cannot know it was rewritten.
         let unknown = "1111111111111111111111111111111111111111";
-        let d = r.divergence("feat", Some(unknown), at(2500)).unwrap();
-        assert!(d.rewritten);
+        let d = r
+            .divergence("feat", Some(unknown), at(2500), WALK_CAP)
+            .unwrap();
+        assert_eq!(d.rewritten, None);
         assert_eq!((d.commits, d.basis), (1, Basis::Time));
 
-        let d = r.divergence("gone", None, at(0)).unwrap();
-        assert!(!d.branch_exists);
-        assert!(r.divergence("", None, at(0)).is_none());
+        // A commit that exists but is not an ancestor: rewritten, known for sure.
+        let other = commit(&repo, "other", 500, "elsewhere");
+        let d = r
+            .divergence("feat", Some(&other.to_string()), at(2500), WALK_CAP)
+            .unwrap();
+        assert_eq!(d.rewritten, Some(true));
+        // Past the walk limit the answer is unknown, never a wrong "rewritten".
+        let d = r
+            .divergence("feat", Some(&other.to_string()), at(2500), 2)
+            .unwrap();
+        assert_eq!(d.rewritten, None);
+
+        // Without a recorded head a missing branch may never have existed here.
+        let d = r.divergence("gone", None, at(0), WALK_CAP).unwrap();
+        assert_eq!(d.branch_exists, None);
+        let d = r.divergence("gone", Some(&base.to_string()), at(0), WALK_CAP);
+        assert_eq!(d.unwrap().branch_exists, Some(false));
+        assert!(r.divergence("", None, at(0), WALK_CAP).is_none());
     }
 
     #[test]
@@ -358,8 +440,12 @@ mod tests {
 
     #[test]
     fn walk_cap() {
-        assert_eq!(count_capped(0..5), (5, false));
-        assert_eq!(count_capped(0..WALK_CAP), (WALK_CAP, false));
-        assert_eq!(count_capped(0..WALK_CAP + 7), (WALK_CAP, true));
+        assert_eq!(count_capped(0..5, WALK_CAP), (5, false));
+        assert_eq!(count_capped(0..WALK_CAP, WALK_CAP), (WALK_CAP, false));
+        assert_eq!(count_capped(0..WALK_CAP + 7, WALK_CAP), (WALK_CAP, true));
+        assert_eq!(
+            count_capped(0..HOOK_WALK_CAP + 1, HOOK_WALK_CAP),
+            (HOOK_WALK_CAP, true)
+        );
     }
 }

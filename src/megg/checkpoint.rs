@@ -512,15 +512,30 @@ pub fn describe(
         ));
     }
     let divergence = match (&cp.branch, repo) {
-        (Some(b), Some(r)) => r.divergence(b, cp.head.as_deref(), cp.updated.unwrap_or(now)),
+        (Some(b), Some(r)) => r.divergence(
+            b,
+            cp.head.as_deref(),
+            cp.updated.unwrap_or(now),
+            crate::git::WALK_CAP,
+        ),
         _ => None,
     };
     if let (Some(d), Some(b)) = (&divergence, &cp.branch) {
-        if !d.branch_exists {
-            warnings.push(format!("Branch '{b}' no longer exists"));
+        match d.branch_exists {
+            Some(false) => warnings.push(format!("Branch '{b}' no longer exists")),
+            None => warnings.push(format!(
+                "Branch '{b}' not found here (it may exist only on a remote, or in a fuller clone)"
+            )),
+            Some(true) => {}
         }
-        if d.rewritten {
-            warnings.push(format!("Branch '{b}' was rewritten since state was saved"));
+        match d.rewritten {
+            Some(true) => {
+                warnings.push(format!("Branch '{b}' was rewritten since state was saved"))
+            }
+            None if d.branch_exists == Some(true) => warnings.push(format!(
+                "cannot tell whether branch '{b}' was rewritten: the saved head is not in this clone's reach (shallow clone, missing objects or over the walk limit)"
+            )),
+            _ => {}
         }
         if d.commits > 0 {
             let n = if d.capped {

@@ -441,21 +441,37 @@ fn git_notes(
 ) {
     let Some(branch) = &doc.branch else { return };
     let Some(repo) = env.repo(&d.dir) else { return };
-    let div = doc
-        .updated
-        .and_then(|updated| repo.divergence(branch, doc.head.as_deref(), updated));
+    let div = doc.updated.and_then(|updated| {
+        repo.divergence(
+            branch,
+            doc.head.as_deref(),
+            updated,
+            crate::git::HOOK_WALK_CAP,
+        )
+    });
     if let Some(div) = div {
-        if div.branch_exists {
-            view.commits_since = Some(div.commits);
-        } else {
-            warnings.push(format!(
+        match div.branch_exists {
+            Some(true) if div.capped => warnings.push(format!(
+                "commits since the state was saved are unknown: the walk stopped at {} commits or a shallow clone's edge",
+                crate::git::HOOK_WALK_CAP
+            )),
+            Some(true) => view.commits_since = Some(div.commits),
+            Some(false) => warnings.push(format!(
                 "state was saved on branch '{branch}', which no longer exists"
-            ));
+            )),
+            None => warnings.push(format!(
+                "state was saved on branch '{branch}', which is not here (it may exist only on a remote)"
+            )),
         }
-        if div.rewritten {
-            warnings.push(format!(
+        match div.rewritten {
+            Some(true) => warnings.push(format!(
                 "Branch '{branch}' was rewritten since state was saved"
-            ));
+            )),
+            None if div.branch_exists == Some(true) => warnings.push(format!(
+                "cannot tell whether branch '{branch}' was rewritten: the saved head is not within reach (shallow clone, missing objects or over {} commits)",
+                crate::git::HOOK_WALK_CAP
+            )),
+            _ => {}
         }
     }
     if let Some(current) = repo.current_branch()

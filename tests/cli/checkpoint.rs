@@ -336,15 +336,31 @@ fn rewritten_and_deleted_branches_warn() {
     let (p, git) = repo();
     git.commit("feat/x", epoch("2026-11-21T00:00:00Z"), "x");
     p.ok("", &["checkpoint", "save", PLAN, "--branch", "feat/x"]);
-    let text = p
-        .read(FILE)
-        .replace(&d_head(&p), "1111111111111111111111111111111111111111");
-    p.write(FILE, text);
+    let saved = p.read(FILE);
+    let head = d_head(&p);
+    // The recorded head exists but is not on the branch any more: rewritten, for sure.
+    let elsewhere = git.commit("other", epoch("2026-11-20T00:00:00Z"), "other");
+    p.write(FILE, saved.replace(&head, &elsewhere));
     let v = resume_json(&p, NOW);
     assert_eq!(v["checkpoint"]["divergence"]["rewritten"], true);
     assert!(
         warnings(&v).contains(&"Branch 'feat/x' was rewritten since state was saved".to_string())
     );
+    // A recorded head this clone does not have (shallow clone, missing objects): unknown,
+    // never a wrong "rewritten" (SPEC §9).
+    p.write(
+        FILE,
+        saved.replace(&head, "1111111111111111111111111111111111111111"),
+    );
+    let v = resume_json(&p, NOW);
+    assert_eq!(v["checkpoint"]["divergence"]["rewritten"], Value::Null);
+    assert!(
+        warnings(&v)
+            .iter()
+            .any(|w| w.starts_with("cannot tell whether branch 'feat/x' was rewritten")),
+        "{v}"
+    );
+    p.write(FILE, saved.replace(&head, &elsewhere));
 
     git.repo
         .find_branch("feat/x", git2::BranchType::Local)

@@ -463,3 +463,123 @@ fn terminal_output_has_control_characters_replaced() {
     let v = p.json("", &["state", "--json"]);
     assert!(v["state"]["content"].as_str().unwrap().contains('\x1b'));
 }
+
+/// A linear history of `n` empty commits on `main`, one a minute from `base`, built as a pack
+/// with `git fast-import`; returns the first commit's id.
+fn fast_history(root: &Path, n: usize, base: i64) -> String {
+    use std::io::Write;
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let marks = root.join(".git/marks");
+    let mut child = std::process::Command::new("git")
+        .args(["fast-import", "--quiet"])
+        .arg(format!("--export-marks={}", marks.display()))
+        .current_dir(root)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = std::io::BufWriter::new(child.stdin.take().unwrap());
+        for i in 1..=n {
+            let time = base + i as i64 * 60;
+            write!(
+                stdin,
+                "commit refs/heads/main\nmark :{i}\ncommitter B <b@example.com> {time} +0000\ndata 0\n"
+            )
+            .unwrap();
+            if i > 1 {
+                writeln!(stdin, "from :{}", i - 1).unwrap();
+            }
+            writeln!(stdin).unwrap();
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    let marks = std::fs::read_to_string(marks).unwrap();
+    marks
+        .lines()
+        .find_map(|l| l.strip_prefix(":1 "))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn state_on_main(p: &Project, head: &str) {
+    p.write(
+        ".megg/state.md",
+        format!(
+            "---\nupdated: 2026-11-22T11:00:00Z\nstatus: active\nbranch: main\nhead: {head}\n---\n\n## Working On\nx\n"
+        ),
+    );
+}
+
+#[test]
+fn a_300k_commit_history_is_walked_at_most_10000_commits_by_the_hook() {
+    let p = Project::new();
+    let first = fast_history(p.root(), 300_000, 1_500_000_000);
+    p.domain("", "Big");
+    state_on_main(&p, &first);
+    let v = p.json("", &["context", "--format", "json"]);
+    assert_eq!(
+        v["state"]["commits_since"],
+        Value::Null,
+        "over the hook's walk limit the count is unknown, not a number: {}",
+        v["state"]
+    );
+    assert!(
+        v["warnings"].to_string().contains("10000"),
+        "{}",
+        v["warnings"]
+    );
+    hook(&p, &[]);
+}
+
+#[test]
+fn a_shallow_clone_never_reports_a_rewrite() {
+    let origin = Project::new();
+    let first = fast_history(origin.root(), 20, 1_700_000_000);
+    let p = Project::new();
+    let status = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "1"])
+        .arg(format!("file://{}", origin.root().display()))
+        .arg(p.path("clone"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    p.domain("clone", "Clone");
+    p.write(
+        "clone/.megg/state.md",
+        format!(
+            "---\nupdated: 2026-11-22T11:00:00Z\nstatus: active\nbranch: main\nhead: {first}\n---\n\n## Working On\nx\n"
+        ),
+    );
+    let v = p.json("clone", &["context", "--format", "json"]);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        !warnings.contains("'main' was rewritten since"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("cannot tell"), "{warnings}");
+    assert_eq!(v["state"]["commits_since"], Value::Null);
+
+    p.write("clone/docs/plans/2026-01-15-feat-auth-plan.md", "# plan\n");
+    p.write(
+        "clone/.auth.local.md",
+        format!(
+            "---\nfeature: auth\nplan_file: docs/plans/2026-01-15-feat-auth-plan.md\nphase: work\nbranch: main\nhead: {first}\nstarted: 2026-11-22T11:00:00Z\nupdated: 2026-11-22T11:00:00Z\n---\n## Progress\n- [x] Plan created\n"
+        ),
+    );
+    let v = p.json("clone", &["checkpoint", "resume", "auth", "--json"]);
+    assert_eq!(
+        v["checkpoint"]["divergence"]["rewritten"],
+        Value::Null,
+        "{v}"
+    );
+}
