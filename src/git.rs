@@ -125,6 +125,11 @@ impl Repo {
             .map(|c| c.id().to_string())
     }
 
+    /// Whether this is a shallow clone (its history is cut).
+    pub fn is_shallow(&self) -> bool {
+        self.repo.is_shallow()
+    }
+
     /// The tip commit of local branch `name`.
     pub fn branch_tip(&self, name: &str) -> Option<String> {
         self.tip_oid(name).map(|o| o.to_string())

@@ -442,7 +442,8 @@ fn git_notes(
     let Some(branch) = &doc.branch else { return };
     let Some(repo) = env.repo(&d.dir) else { return };
     let div = doc.updated.and_then(|updated| {
-        repo.divergence(
+        super::walks::divergence(
+            &repo,
             branch,
             doc.head.as_deref(),
             updated,

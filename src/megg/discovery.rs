@@ -378,14 +378,14 @@ pub fn megg_files(d: &Domain) -> (Vec<PathBuf>, usize) {
             Path::new(name).extension().is_some_and(|x| x == "md")
                 && matches!(kind, Kind::File | Kind::Link)
         })
-        .map(|(name, _)| name)
         .collect();
-    names.sort();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
     let mut files = Vec::new();
     let mut total = 0;
-    for name in names {
+    for (name, kind) in names {
         let path = d.megg.join(&name);
-        if fsx::is_file(&d.boundary, &path) {
+        // The listing already says what a plain entry is; only a link needs resolving.
+        if kind == Kind::File || fsx::is_file(&d.boundary, &path) {
             total += 1;
             if files.len() < MAX_LISTED_FILES {
                 files.push(path);

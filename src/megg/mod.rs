@@ -12,6 +12,7 @@ pub mod project;
 pub mod setup;
 pub mod slug;
 pub mod state;
+pub mod walks;
 
 use std::path::{Path, PathBuf};
 
