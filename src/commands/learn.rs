@@ -1,5 +1,6 @@
-//! `megg learn TITLE TYPE TOPICS CONTENT` (SPEC §6): append an entry to the current domain's
-//! `knowledge.md`, the one `context` reads.
+//! `megg learn TITLE TYPE TOPICS CONTENT` or `megg learn --file F` (SPEC §6): append an entry
+//! to the current domain's `knowledge.md`, the one `context` reads. `--file` lets an agent pass
+//! its own words in a file it wrote, never on a shell command line (SPEC §7).
 
 use serde::Serialize;
 
@@ -12,15 +13,21 @@ use crate::{Env, Error, Output, Result, fsx};
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// A one-line title
-    pub title: String,
+    #[arg(required_unless_present = "file")]
+    pub title: Option<String>,
     /// decision, pattern, gotcha, context, rule, fact or process
-    #[arg(value_name = "TYPE")]
-    pub kind: String,
+    #[arg(value_name = "TYPE", required_unless_present = "file")]
+    pub kind: Option<String>,
     /// Comma-separated topics
-    pub topics: String,
+    #[arg(required_unless_present = "file")]
+    pub topics: Option<String>,
     /// The entry's text (markdown); `-` reads stdin
-    #[arg(allow_hyphen_values = true)]
-    pub content: String,
+    #[arg(allow_hyphen_values = true, required_unless_present = "file")]
+    pub content: Option<String>,
+    /// Read the entry from F, written as megg writes one: `## Title`, `**Type:** t`,
+    /// `**Topics:** a, b`, a blank line, the text
+    #[arg(long, value_name = "F", conflicts_with_all = ["title", "kind", "topics", "content"])]
+    pub file: Option<std::path::PathBuf>,
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
@@ -36,17 +43,41 @@ struct Learned {
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let domain = current_domain(env)?;
-    let content = if args.content == "-" {
-        read_stdin(env)?
-    } else {
-        args.content.clone()
+    let (title, kind, topics, content) = match &args.file {
+        Some(f) => {
+            let path = env.resolve(f);
+            let text = fsx::read_named(&path, fsx::MAX_STDIN_BYTES)?;
+            if text.lossy {
+                return Err(Error::failure(format!(
+                    "{} is not valid UTF-8; nothing written",
+                    path.display()
+                ))
+                .with_hint("save the entry file as UTF-8"));
+            }
+            knowledge::entry_file(&text.text).map_err(|(message, hint)| {
+                Error::failure(format!("{}: {message}", path.display())).with_hint(hint)
+            })?
+        }
+        None => {
+            let arg = |a: &Option<String>| a.clone().unwrap_or_default();
+            let content = match args.content.as_deref() {
+                Some("-") => read_stdin(env)?,
+                _ => arg(&args.content),
+            };
+            (
+                arg(&args.title),
+                arg(&args.kind),
+                arg(&args.topics),
+                content,
+            )
+        }
     };
     let now = env.clock.now();
     let entry = knowledge::new_entry(
         &now.format("%Y-%m-%d").to_string(),
-        &args.title,
-        &args.kind,
-        &args.topics,
+        &title,
+        &kind,
+        &topics,
         &content,
     )
     .map_err(|(message, hint)| Error::failure(message).with_hint(hint))?;

@@ -368,6 +368,13 @@ pub fn new_entry(
             format!("valid types: {}", TYPES.join(", ")),
         ));
     }
+    if topics.contains(['\n', '\r']) {
+        // A line break would end the `**Topics:**` line and split the entry on re-read.
+        return Err((
+            "the topics must be on one line".into(),
+            "pass comma-separated topics, e.g. \"auth, security\"".into(),
+        ));
+    }
     let topics: Vec<String> = topics
         .split(',')
         .map(str::trim)
@@ -399,6 +406,57 @@ pub fn new_entry(
         topics,
         content: content.trim_end().to_string(),
     })
+}
+
+/// The parts of an entry file an agent wrote for `megg learn --file F` (SPEC §6): a
+/// `## Title` line, `**Type:**` and `**Topics:**` lines, then the body. Returns (title, type,
+/// topics, content) for [`new_entry`] to check; the error says what to fix.
+pub fn entry_file(text: &str) -> Result<(String, String, String, String), (String, String)> {
+    let hint = || {
+        "write the entry as `## Title`, `**Type:** decision`, `**Topics:** a, b`, a blank line, then the text".to_string()
+    };
+    let text = text.trim_start_matches('\u{feff}');
+    let mut lines = text.lines().skip_while(|l| l.trim().is_empty());
+    let header = lines
+        .next()
+        .and_then(|l| l.trim_end_matches('\r').strip_prefix("## "))
+        .ok_or_else(|| {
+            (
+                "the entry file does not start with a `## Title` line".to_string(),
+                hint(),
+            )
+        })?;
+    let (_, title) = split_date(header.trim());
+    let (mut kind, mut topics) = (None, None);
+    let mut rest: Vec<&str> = Vec::new();
+    let mut in_fields = true;
+    for line in lines {
+        let trimmed = line.trim();
+        if in_fields {
+            if let Some(v) = field(trimmed, "Type") {
+                kind = Some(v.to_string());
+                continue;
+            }
+            if let Some(v) = field(trimmed, "Topics") {
+                topics = Some(v.to_string());
+                continue;
+            }
+            if trimmed.is_empty() {
+                continue;
+            }
+            in_fields = false;
+        }
+        rest.push(line.trim_end_matches('\r'));
+    }
+    let kind =
+        kind.ok_or_else(|| ("the entry file has no `**Type:**` line".to_string(), hint()))?;
+    let topics = topics.ok_or_else(|| {
+        (
+            "the entry file has no `**Topics:**` line".to_string(),
+            hint(),
+        )
+    })?;
+    Ok((title.to_string(), kind, topics, rest.join("\n")))
 }
 
 /// The header of a new `knowledge.md`.

@@ -54,7 +54,8 @@ fn fill(command: &str) -> String {
         ("<TITLE>", "Sessions live in httpOnly cookies"),
         ("<TYPE>", "decision"),
         ("<TOPICS>", "auth, security"),
-        ("<CONTENT>", "## Working On\nAuth\n\n- JWT in cookies"),
+        ("<STATE_FILE>", "handoff.md"),
+        ("<ENTRY_FILE>", "entry.md"),
     ]
     .iter()
     .fold(command.to_string(), |c, (k, v)| c.replace(k, v))
@@ -71,6 +72,15 @@ fn fixture() -> Project {
     p.write("docs/plans/moved-plan.md", "# User auth (moved)\n");
     p.ok("", &["checkpoint", "save", PLAN]);
     p.ok("", &["state", "write", "--content", "## Working On\nx\n"]);
+    // The files the skill and compound.md have the agent write with its file-writing tool.
+    p.write(
+        "handoff.md",
+        "## Working On\nAuth\n\n## Next\n- `$(touch pwned)` stays text\n",
+    );
+    p.write(
+        "entry.md",
+        "## Sessions live in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nWhy: `$(touch pwned)` is text.\n",
+    );
     p
 }
 
@@ -131,6 +141,75 @@ fn every_megg_command_in_the_markdown_runs_as_documented() {
         }
     }
     assert!(seen >= 20, "only {seen} commands found");
+}
+
+/// SPEC §7 "Agent text never becomes shell syntax": no megg command in the markdown carries
+/// the agent's own words (a placeholder for content, a title, topics) as a quoted argument or a
+/// heredoc, where backticks and `$(…)` run.
+#[test]
+fn agent_text_never_becomes_shell_syntax() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = doc_files();
+    for dir in ["templates", "commands"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "md") && !files.contains(&path) {
+                files.push(path);
+            }
+        }
+    }
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("<<"), "{}: a heredoc", file.display());
+        for command in commands_in(&text) {
+            let agent_text = ["<CONTENT>", "<TITLE>", "<TOPICS>", "<SUMMARY>", "--content"];
+            assert!(
+                !agent_text.iter().any(|p| command.contains(p)),
+                "{}: `{command}` puts agent text on the command line",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_files_an_agent_writes_are_stored_verbatim_and_nothing_runs() {
+    let p = fixture();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("megg state write --file handoff.md && megg learn --file entry.md --json")
+        .current_dir(p.root())
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                assert_cmd::cargo::cargo_bin("megg")
+                    .parent()
+                    .unwrap()
+                    .display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("MEGG_NOW", crate::NOW)
+        .env("MEGG_CACHE_DIR", "")
+        .env("HOME", p.root())
+        .env_remove("MEGG_CEILING_DIRS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!p.path("pwned").exists(), "agent text ran as a command");
+    assert!(
+        p.read(".megg/state.md")
+            .contains("`$(touch pwned)` stays text")
+    );
+    let knowledge = p.read(".megg/knowledge.md");
+    assert!(knowledge.contains("## 2026-11-22 - Sessions live in httpOnly cookies"));
+    assert!(knowledge.contains("**Topics:** auth, security"));
+    assert!(knowledge.contains("Why: `$(touch pwned)` is text."));
 }
 
 fn frontmatter_keys(text: &str) -> Vec<String> {
