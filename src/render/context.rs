@@ -32,6 +32,9 @@ enum KnowledgeLevel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Plan {
     excerpts: bool,
+    /// The ancestor list itself; when false, a count.
+    chain: bool,
+    /// Siblings, children and the "also in .megg" files; when false, counts.
     lists: bool,
     knowledge: KnowledgeLevel,
     /// Most characters of the info body, when cut.
@@ -44,6 +47,7 @@ struct Plan {
 
 const FULL_PLAN: Plan = Plan {
     excerpts: true,
+    chain: true,
     lists: true,
     knowledge: KnowledgeLevel::AsComputed,
     info_max: None,
@@ -72,9 +76,12 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
         let fits = |t: &str| char_len(t) <= max;
         let k = ctx.knowledge.as_ref();
         let can_summarize = k.is_some_and(|k| k.mode == Mode::Full && k.digest.is_some());
-        let steps: [&dyn Fn(&mut Plan) -> bool; 5] = [
+        // SPEC §3.3: ancestors, then lists, then knowledge, then info, and the state last.
+        let steps: [&dyn Fn(&mut Plan) -> bool; 6] = [
             &|p| std::mem::replace(&mut p.excerpts, false),
+            &|p| std::mem::replace(&mut p.chain, false),
             &|p| std::mem::replace(&mut p.lists, false),
+            &|p| std::mem::replace(&mut p.warnings, false),
             &|p| {
                 if can_summarize && p.knowledge == KnowledgeLevel::AsComputed {
                     p.knowledge = KnowledgeLevel::Summary;
@@ -90,7 +97,6 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
                 }
                 change
             },
-            &|p| std::mem::replace(&mut p.warnings, false),
         ];
         for step in steps {
             if fits(&text) {
@@ -187,14 +193,19 @@ fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
         .chain
         .len()
         .saturating_sub(usize::from(ctx.info.is_some()));
-    if !plan.excerpts && ancestors > 0 {
+    if !plan.chain && ancestors > 0 {
+        notes.push(format!(
+            "the {ancestors} ancestor domain(s) shown as a count; run `megg context {target}` to see them"
+        ));
+    } else if !plan.excerpts && ancestors > 0 {
         notes.push(format!(
             "ancestor domains shown by title only; their info.md files are listed in Domain Chain (run `megg context {target}`)"
         ));
     }
-    if !plan.lists && (!ctx.siblings.is_empty() || !ctx.children.is_empty()) {
+    let unloaded = ctx.files.iter().filter(|f| !f.loaded).count();
+    if !plan.lists && (!ctx.siblings.is_empty() || !ctx.children.is_empty() || unloaded > 0) {
         notes.push(format!(
-            "sibling and child domains shown as counts; run `megg context {target} --format json` to list them"
+            "sibling and child domains and the other .megg files shown as counts; run `megg context {target} --format json` to list them"
         ));
     }
     if let Some(k) = &ctx.knowledge {
@@ -252,7 +263,18 @@ fn render(ctx: &Context, plan: &Plan) -> String {
         out.push('\n');
     }
 
-    if !ctx.chain.is_empty() {
+    let ancestors: Vec<_> = ctx
+        .chain
+        .iter()
+        .filter(|l| ctx.domain.as_ref().is_none_or(|d| d.dir != l.dir))
+        .collect();
+    if !plan.chain && !ancestors.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Domain Chain: {} ancestor domain(s) above this one\n",
+            ancestors.len()
+        );
+    } else if !ctx.chain.is_empty() {
         out.push_str("## Domain Chain\n\n");
         for link in &ctx.chain {
             let _ = write!(out, "- **{}**: {}", link.name, link.title);
@@ -299,7 +321,7 @@ fn render(ctx: &Context, plan: &Plan) -> String {
             KnowledgeLevel::AsComputed => {
                 let heading = match &k.topic {
                     Some(t) => format!("topic '{t}', {} entries", k.entries),
-                    None => format!("{}, {} tokens", k.mode.as_str(), k.tokens),
+                    None => format!("{}, {}", k.mode.as_str(), tokens_text(k)),
                 };
                 let _ = writeln!(out, "## Knowledge ({heading})\n");
                 push_block(&mut out, &k.content);
@@ -385,7 +407,13 @@ fn render(ctx: &Context, plan: &Plan) -> String {
     }
 
     let unloaded: Vec<_> = ctx.files.iter().filter(|f| !f.loaded).collect();
-    if !unloaded.is_empty() {
+    if !unloaded.is_empty() && !plan.lists {
+        let _ = writeln!(
+            out,
+            "## Also in .megg (not loaded): {} files\n",
+            unloaded.len()
+        );
+    } else if !unloaded.is_empty() {
         out.push_str("## Also in .megg (not loaded)\n\n");
         for f in unloaded {
             let _ = writeln!(out, "- {}", f.path.display());
@@ -419,48 +447,122 @@ fn push_block(out: &mut String, block: &str) {
     out.push_str("\n\n");
 }
 
-/// The user-facing `systemMessage`: what was loaded and how, what is available, trims,
-/// warnings, and the collaborative learning reminder.
-pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
-    let mut out = String::new();
-    if ctx.domain.is_none() && ctx.chain.is_empty() {
-        let _ = writeln!(
-            out,
-            "MEGG: no .megg found at or above {} (run `megg init` to create one)",
-            ctx.path.display()
-        );
+/// Most characters of the `systemMessage` (SPEC §3.3, §9): it is shown to the user at every
+/// session start, whatever the repository holds.
+pub const MAX_SYSTEM_MESSAGE: usize = 2_000;
+/// Most characters of one line in it.
+const MAX_LINE: usize = 300;
+
+/// "12034 tokens", or "over 16,000 tokens" when the count is a bound the byte size proves.
+fn tokens_text(k: &crate::megg::context::Knowledge) -> String {
+    if k.tokens_exact {
+        format!("{} tokens", k.tokens)
     } else {
-        out.push_str("MEGG loaded:\n");
-        for link in &ctx.chain {
-            let _ = writeln!(out, "  {}", link.info.display());
-        }
+        "over 16,000 tokens".to_string()
+    }
+}
+
+/// The user-facing `systemMessage`: what was loaded and how, what is available, trims,
+/// warnings, and the collaborative learning reminder — at most [`MAX_SYSTEM_MESSAGE`]
+/// characters, each list ending `… and N more` where it had to stop.
+pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
+    const REMINDER: &str = "\nGood teams remember what works: when something is worth keeping, the agent asks before saving it with `megg learn`.";
+    let mut sections: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    if ctx.domain.is_none() && ctx.chain.is_empty() {
+        sections.push((
+            Some(format!(
+                "MEGG: no .megg found at or above {} (run `megg init` to create one)",
+                ctx.path.display()
+            )),
+            Vec::new(),
+        ));
+    } else {
+        let mut loaded: Vec<String> = ctx
+            .chain
+            .iter()
+            .map(|l| format!("  {}", l.info.display()))
+            .collect();
         if let (Some(k), Some(mode)) = (&ctx.knowledge, r.knowledge_mode) {
-            let _ = writeln!(out, "  {} ({mode}, {} tokens)", k.path.display(), k.tokens);
+            loaded.push(format!(
+                "  {} ({mode}, {})",
+                k.path.display(),
+                tokens_text(k)
+            ));
         }
         if let Some(s) = &ctx.state {
-            let _ = writeln!(out, "  {} (state, {} tokens)", s.path.display(), s.tokens);
+            loaded.push(format!(
+                "  {} (state, {} tokens)",
+                s.path.display(),
+                s.tokens
+            ));
         }
-        let unloaded: Vec<_> = ctx.files.iter().filter(|f| !f.loaded).collect();
-        if !unloaded.is_empty() {
-            out.push_str("Available (not loaded):\n");
-            for f in unloaded {
-                let _ = writeln!(out, "  {}", f.path.display());
-            }
-        }
+        sections.push((Some("MEGG loaded:".into()), loaded));
     }
+    let warnings: Vec<String> = ctx
+        .warnings
+        .iter()
+        .chain(extra)
+        .map(|w| format!("warning: {w}"))
+        .collect();
+    sections.push((None, warnings));
     if !r.cuts.is_empty() {
-        out.push_str("Trimmed to fit the hook limit:\n");
-        for c in &r.cuts {
-            let _ = writeln!(out, "  - {c}");
+        let cuts = r.cuts.iter().map(|c| format!("  - {c}")).collect();
+        sections.push((Some("Trimmed to fit the hook limit:".into()), cuts));
+    }
+    let unloaded: Vec<String> = ctx
+        .files
+        .iter()
+        .filter(|f| !f.loaded)
+        .map(|f| format!("  {}", f.path.display()))
+        .collect();
+    if !unloaded.is_empty() {
+        sections.push((Some("Available (not loaded):".into()), unloaded));
+    }
+
+    let budget = MAX_SYSTEM_MESSAGE - char_len(REMINDER);
+    let mut out = String::new();
+    for (heading, items) in sections {
+        if let Some(h) = heading {
+            push_line(&mut out, &h, budget);
+        }
+        for (i, item) in items.iter().enumerate() {
+            let more = format!("  … and {} more", items.len() - i);
+            // Keep room to say how many are left out.
+            if char_len(&out) + char_len(&one_line(item)) + 1 + char_len(&more) + 1 > budget {
+                push_line(&mut out, &more, budget);
+                break;
+            }
+            push_line(&mut out, item, budget);
         }
     }
-    for w in ctx.warnings.iter().chain(extra) {
-        let _ = writeln!(out, "warning: {w}");
-    }
-    out.push_str(
-        "\nGood teams remember what works: when something is worth keeping, the agent asks before saving it with `megg learn`.",
-    );
+    out.push_str(REMINDER);
     out
+}
+
+/// `line` shortened to [`MAX_LINE`] characters.
+fn one_line(line: &str) -> String {
+    if char_len(line) <= MAX_LINE {
+        return line.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in line.chars() {
+        used += c.len_utf16();
+        if used > MAX_LINE - 1 {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+fn push_line(out: &mut String, line: &str, budget: usize) {
+    let line = one_line(line);
+    if char_len(out) + char_len(&line) + 1 <= budget {
+        out.push_str(&line);
+        out.push('\n');
+    }
 }
 
 /// The hook document.
