@@ -559,7 +559,7 @@ fn one_line(line: &str) -> String {
 
 fn push_line(out: &mut String, line: &str, budget: usize) {
     let line = one_line(line);
-    if char_len(out) + char_len(&line) + 1 <= budget {
+    if char_len(out) + char_len(&line) < budget {
         out.push_str(&line);
         out.push('\n');
     }
