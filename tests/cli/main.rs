@@ -12,6 +12,7 @@ mod knowledge;
 mod mcp;
 mod pty;
 mod regress_domain;
+mod regress_gate;
 mod regress_hook;
 mod setup;
 mod state;
