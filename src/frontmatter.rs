@@ -122,7 +122,7 @@ impl Fields<'_> {
 /// The unquoted text after `key:` on its top-level line.
 fn raw_scalar(yaml: &str, key: &str) -> Option<String> {
     yaml.lines().find_map(|line| {
-        let rest = line.strip_prefix(key)?.strip_prefix(':')?;
+        let rest = after_key(line, key)?;
         let value = match rest.find(" #") {
             Some(i) => &rest[..i],
             None => rest,
@@ -193,15 +193,20 @@ pub fn set(yaml: &str, key: &str, value: &str, newline: &str) -> String {
     set_raw(yaml, key, Some(&scalar(value)), newline)
 }
 
+/// The text after `key:` when `line` is `key`'s top-level line, the key plain or quoted
+/// (`phase:`, `"phase":`, `'phase' :`) — a quoted key is the same key to YAML.
+fn after_key<'l>(line: &'l str, key: &str) -> Option<&'l str> {
+    [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
+        .iter()
+        .find_map(|k| {
+            line.strip_prefix(k.as_str())?
+                .trim_start_matches([' ', '\t'])
+                .strip_prefix(':')
+        })
+}
+
 fn is_key_line(line: &str, key: &str) -> bool {
-    let Some(rest) = line.strip_prefix(key) else {
-        return false;
-    };
-    rest.starts_with(':')
-        || rest.starts_with(" :")
-        || line
-            .strip_prefix(&format!("\"{key}\""))
-            .is_some_and(|r| r.starts_with(':'))
+    after_key(line, key).is_some()
 }
 
 #[cfg(test)]

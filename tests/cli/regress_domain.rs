@@ -31,3 +31,22 @@ fn learn_file_checks_its_entry_like_the_arguments() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!p.path(".megg/knowledge.md").exists());
 }
+
+#[test]
+fn checkpoint_update_on_quoted_keys_writes_a_file_that_still_parses() {
+    let p = Project::new();
+    crate::Git::init(p.root(), "main");
+    p.write("docs/plans/2026-01-15-feat-auth-plan.md", "# plan\n");
+    p.write(
+        ".auth.local.md",
+        "---\n\"feature\": auth\n'plan_file': docs/plans/2026-01-15-feat-auth-plan.md\n\"phase\": work\n\"updated\" : 2026-11-22T10:00:00Z\n---\n## Progress\n- [x] Plan created\n- [ ] Tests passing\n",
+    );
+    p.ok("", &["checkpoint", "update", "auth", "--phase", "review", "--check", "Tests"]);
+    let text = p.read(".auth.local.md");
+    assert_eq!(text.matches("phase").count(), 1, "one phase key:\n{text}");
+    assert_eq!(text.matches("updated").count(), 1, "one updated key:\n{text}");
+    let v = p.json("", &["checkpoint", "list", "--json"]);
+    assert_eq!(v["corrupt"], serde_json::json!([]), "{v}");
+    assert_eq!(v["checkpoints"][0]["phase"], "review");
+    assert_eq!(v["checkpoints"][0]["progress"]["done"], 2);
+}
