@@ -406,6 +406,11 @@ pub fn load_state(env: &Env, d: &Domain, warnings: &mut Vec<String>) -> Option<S
     let doc = state::parse(&text, &path.display().to_string());
     warnings.extend(doc.warnings.iter().cloned());
     let expiry = state::expiry(&doc, env.clock.now());
+    if let state::Expiry::Future(_) = expiry
+        && let Some(why) = expiry.reason()
+    {
+        warnings.push(format!("{} is treated as expired: {why}", path.display()));
+    }
     let mut view = state_view(env, path, &doc);
     view.expired = !expiry.is_active();
     view.expired_reason = expiry.reason();

@@ -34,7 +34,13 @@ pub enum Expiry {
     Stale(i64),
     /// `updated` missing or unreadable.
     Undated,
+    /// `updated` more than [`FUTURE_TOLERANCE`] after now (a clock or edit error); the date.
+    Future(DateTime<Utc>),
 }
+
+/// How far in the future `updated` may be before the state counts as expired: clocks drift
+/// a little, but a date far ahead would keep a state alive forever.
+pub const FUTURE_TOLERANCE: Duration = Duration::hours(1);
 
 impl Expiry {
     pub fn is_active(self) -> bool {
@@ -48,6 +54,10 @@ impl Expiry {
             Expiry::Done => Some("marked done".into()),
             Expiry::Stale(age) => Some(format!("{} h old; states expire after 48 h", age / 3600)),
             Expiry::Undated => Some("it has no valid `updated` timestamp".into()),
+            Expiry::Future(at) => Some(format!(
+                "its `updated` ({}) is more than an hour in the future, a clock or edit error",
+                format_timestamp(at)
+            )),
         }
     }
 }
@@ -115,7 +125,7 @@ pub fn parse(text: &str, path: &str) -> StateDoc {
     doc
 }
 
-/// The expiry rule: done, undated, or more than 48 hours old.
+/// The expiry rule: done, undated, more than 48 hours old, or more than an hour ahead.
 pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
     if doc.status.as_deref() == Some("done") {
         return Expiry::Done;
@@ -126,6 +136,8 @@ pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
     let age = now - updated;
     if age > EXPIRES_AFTER {
         Expiry::Stale(age.num_seconds())
+    } else if -age > FUTURE_TOLERANCE {
+        Expiry::Future(updated)
     } else {
         Expiry::Active
     }

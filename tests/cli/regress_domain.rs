@@ -50,3 +50,28 @@ fn checkpoint_update_on_quoted_keys_writes_a_file_that_still_parses() {
     assert_eq!(v["checkpoints"][0]["phase"], "review");
     assert_eq!(v["checkpoints"][0]["progress"]["done"], 2);
 }
+
+#[test]
+fn a_state_dated_more_than_an_hour_ahead_expires_with_a_warning_naming_the_date() {
+    let p = Project::new();
+    p.domain("", "P");
+    let state = |updated: &str| {
+        format!("---\nupdated: {updated}\nstatus: active\n---\n\n## Working On\nx\n")
+    };
+    // Now is 2026-11-22T12:00:00Z: exactly one hour ahead is still active.
+    p.write(".megg/state.md", state("2026-11-22T13:00:00Z"));
+    let v = p.json("", &["context", "--format", "json"]);
+    assert_eq!(v["state"]["status"], "active", "{v}");
+    p.write(".megg/state.md", state("2026-11-22T13:00:01Z"));
+    let v = p.json("", &["context", "--format", "json"]);
+    assert!(v["state"].is_null(), "one second more is expired: {v}");
+    assert!(
+        v["warnings"].to_string().contains("2026-11-22T13:00:01Z"),
+        "{}",
+        v["warnings"]
+    );
+    let v = p.json("", &["state", "--json"]);
+    assert_eq!(v["state"]["expired"], true);
+    p.write(".megg/state.md", state("2099-01-01T00:00:00Z"));
+    assert!(p.ok("", &["state"]).contains("in the future"));
+}
