@@ -87,8 +87,10 @@ impl Counter {
         }
     }
 
-    /// Cuts `text` to at most `max` tokens at the last line boundary that fits, else the last
-    /// word boundary, else a character boundary.
+    /// Cuts `text` to at most `max` tokens (SPEC §5): at the last line boundary that fits when
+    /// that keeps at least three quarters of `max` (1,500 of 2,000), else at the last word
+    /// boundary that does, else at a character boundary — so one giant line never turns 5,000
+    /// tokens into 11.
     pub fn truncate<'t>(&self, text: &'t str, max: usize) -> Truncated<'t> {
         let original = self.count(text);
         if original <= max {
@@ -106,9 +108,12 @@ impl Counter {
             .map(|(i, _)| i)
             .collect();
         let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-        let end = [lines, words, chars]
-            .into_iter()
-            .find_map(|cuts| last_fitting(&cuts, &fits))
+        let keep_min = max - max / 4;
+        let keeps_enough = |end: &usize| count_uncached(&text[..*end]) >= keep_min;
+        let end = last_fitting(&lines, &fits)
+            .filter(keeps_enough)
+            .or_else(|| last_fitting(&words, &fits).filter(keeps_enough))
+            .or_else(|| last_fitting(&chars, &fits))
             .unwrap_or(0);
         let cut = text[..end].trim_end();
         Truncated {

@@ -75,3 +75,23 @@ fn a_state_dated_more_than_an_hour_ahead_expires_with_a_warning_naming_the_date(
     p.write(".megg/state.md", state("2099-01-01T00:00:00Z"));
     assert!(p.ok("", &["state"]).contains("in the future"));
 }
+
+#[test]
+fn state_write_truncation_keeps_most_of_a_huge_single_line() {
+    let p = Project::new();
+    p.domain("", "P");
+    let content = format!("## Working On\nx\n\n{}\n", "word ".repeat(5_200));
+    let v = p.json("", &["state", "write", "--content", &content, "--json"]);
+    assert_eq!(v["truncated"], true);
+    let tokens = v["tokens"].as_u64().unwrap();
+    assert!(
+        (1_500..=2_000).contains(&tokens),
+        "kept {tokens} tokens of a 5,000-token line"
+    );
+    // A line boundary that keeps enough is still preferred.
+    let lines = "a short line of text\n".repeat(700);
+    let v = p.json("", &["state", "write", "--content", &lines, "--json"]);
+    let kept = p.read(".megg/state.md");
+    assert!(kept.trim_end().ends_with("a short line of text"), "cut at a line");
+    assert!(v["tokens"].as_u64().unwrap() >= 1_500);
+}
