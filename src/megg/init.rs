@@ -74,9 +74,60 @@ fn toml_key(text: &str, tables: &[&str], key: &str) -> Option<String> {
     None
 }
 
-/// A remote URL without credentials: `https://user:token@host/x` → `https://host/x`.
-/// An ssh user (`git@host:x`, `ssh://git@host/x`) is not a secret and stays.
+/// A remote URL without credentials: `https://user:token@host/x` → `https://host/x`, and
+/// without secret-looking query parameters (`?private_token=…`, `access_token`, `key`…; SPEC
+/// §9). An ssh user (`git@host:x`, `ssh://git@host/x`) is not a secret and stays.
 pub fn strip_credentials(url: &str) -> String {
+    let (url, fragment) = match url.split_once('#') {
+        Some((u, f)) => (u, Some(f)),
+        None => (url, None),
+    };
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let mut out = strip_userinfo(base);
+    if let Some(q) = query {
+        let kept: Vec<&str> = q
+            .split('&')
+            .filter(|p| !p.is_empty() && !is_secret_param(p.split('=').next().unwrap_or("")))
+            .collect();
+        if !kept.is_empty() {
+            out.push('?');
+            out.push_str(&kept.join("&"));
+        }
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// Query parameter names that carry credentials.
+fn is_secret_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    const EXACT: [&str; 12] = [
+        "token",
+        "private_token",
+        "access_token",
+        "auth",
+        "auth_token",
+        "key",
+        "api_key",
+        "apikey",
+        "password",
+        "passwd",
+        "secret",
+        "sig",
+    ];
+    EXACT.contains(&n.as_str())
+        || ["_token", "-token", "_key", "-key", "_secret", "password"]
+            .iter()
+            .any(|s| n.ends_with(s))
+}
+
+fn strip_userinfo(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
@@ -175,6 +226,19 @@ mod tests {
         );
         assert_eq!(strip_credentials("ssh://git@host/x"), "ssh://git@host/x");
         assert_eq!(strip_credentials("ssh://git:pw@host/x"), "ssh://host/x");
+    }
+
+    #[test]
+    fn init_records_no_private_token_from_the_remote_url() {
+        assert_eq!(
+            strip_credentials("https://gitlab.example.com/a/b.git?private_token=glpat-xyz"),
+            "https://gitlab.example.com/a/b.git"
+        );
+        assert_eq!(
+            strip_credentials("https://u:p@h/x?ref=main&Access_Token=t&x-api-key=k&b=1#frag"),
+            "https://h/x?ref=main&b=1#frag"
+        );
+        assert_eq!(strip_credentials("https://h/x?key=v"), "https://h/x");
     }
 
     #[test]

@@ -41,10 +41,25 @@ fn checkpoint_update_on_quoted_keys_writes_a_file_that_still_parses() {
         ".auth.local.md",
         "---\n\"feature\": auth\n'plan_file': docs/plans/2026-01-15-feat-auth-plan.md\n\"phase\": work\n\"updated\" : 2026-11-22T10:00:00Z\n---\n## Progress\n- [x] Plan created\n- [ ] Tests passing\n",
     );
-    p.ok("", &["checkpoint", "update", "auth", "--phase", "review", "--check", "Tests"]);
+    p.ok(
+        "",
+        &[
+            "checkpoint",
+            "update",
+            "auth",
+            "--phase",
+            "review",
+            "--check",
+            "Tests",
+        ],
+    );
     let text = p.read(".auth.local.md");
     assert_eq!(text.matches("phase").count(), 1, "one phase key:\n{text}");
-    assert_eq!(text.matches("updated").count(), 1, "one updated key:\n{text}");
+    assert_eq!(
+        text.matches("updated").count(),
+        1,
+        "one updated key:\n{text}"
+    );
     let v = p.json("", &["checkpoint", "list", "--json"]);
     assert_eq!(v["corrupt"], serde_json::json!([]), "{v}");
     assert_eq!(v["checkpoints"][0]["phase"], "review");
@@ -92,6 +107,28 @@ fn state_write_truncation_keeps_most_of_a_huge_single_line() {
     let lines = "a short line of text\n".repeat(700);
     let v = p.json("", &["state", "write", "--content", &lines, "--json"]);
     let kept = p.read(".megg/state.md");
-    assert!(kept.trim_end().ends_with("a short line of text"), "cut at a line");
+    assert!(
+        kept.trim_end().ends_with("a short line of text"),
+        "cut at a line"
+    );
     assert!(v["tokens"].as_u64().unwrap() >= 1_500);
+}
+
+#[test]
+fn init_records_no_private_token_from_the_remote_url() {
+    let p = Project::new();
+    let git = crate::Git::init(p.root(), "main");
+    git.repo
+        .remote(
+            "origin",
+            "https://oauth2:glpat-userinfo@gitlab.example.com/team/app.git?private_token=glpat-query",
+        )
+        .unwrap();
+    p.ok("", &["init"]);
+    let info = p.read(".megg/info.md");
+    assert!(info.contains("gitlab.example.com/team/app.git"), "{info}");
+    assert!(
+        !info.contains("glpat"),
+        "a credential was recorded:\n{info}"
+    );
 }
