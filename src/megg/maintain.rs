@@ -140,7 +140,6 @@ pub struct ArchivePlan<'a> {
 pub fn plan_archive(body: &str, before: NaiveDate) -> ArchivePlan<'_> {
     let entries = knowledge::parse(body);
     let mut by_year: BTreeMap<i32, Vec<Entry<'_>>> = BTreeMap::new();
-    let mut kept = Vec::new();
     for e in entries {
         match e
             .date
@@ -150,33 +149,55 @@ pub fn plan_archive(body: &str, before: NaiveDate) -> ArchivePlan<'_> {
                 .entry(chrono::Datelike::year(&d))
                 .or_default()
                 .push(e),
-            _ => kept.push(e),
+            _ => {}
         }
     }
-    let preamble = preamble(body).trim_end();
-    let mut remaining_body = String::from(preamble);
-    remaining_body.push('\n');
-    for e in &kept {
-        remaining_body.push_str("\n---\n\n");
-        remaining_body.push_str(e.raw);
-        remaining_body.push('\n');
-    }
+    let moved: Vec<&str> = by_year.values().flatten().map(|e| e.raw).collect();
+    let remaining_body = without(body, &moved);
     ArchivePlan {
         by_year,
         remaining_body,
     }
 }
 
-/// The body before its first `---` line.
-fn preamble(body: &str) -> &str {
+/// `body` without the entries `gone` (slices of it), each with the `---` line before it:
+/// every other byte — a preamble with or without a header, text between entries, an entry at
+/// the very top with no `---` above it — stays exactly as it was.
+fn without(body: &str, gone: &[&str]) -> String {
+    let base = body.as_ptr() as usize;
+    let mut ranges: Vec<(usize, usize)> = gone
+        .iter()
+        .map(|raw| {
+            let start = raw.as_ptr() as usize - base;
+            (start, start + raw.len())
+        })
+        .collect();
+    ranges.sort_unstable();
+    let mut out = String::with_capacity(body.len());
     let mut pos = 0;
-    for line in body.split_inclusive('\n') {
-        if line.trim_end_matches(['\n', '\r']) == "---" {
-            return &body[..pos];
+    for (start, end) in ranges {
+        // Take the separator line above the entry with it, when only blank lines lie between.
+        let before = body[..start].trim_end_matches(['\n', '\r', ' ', '\t']);
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let cut_from = if before[line_start..].trim() == "---" {
+            line_start
+        } else {
+            start
+        };
+        out.push_str(&body[pos..cut_from.max(pos)]);
+        // And the end of its last line and the blank lines after it, so the entries around it
+        // keep the spacing they had.
+        let mut end = end;
+        for line in body[end..].split_inclusive('\n') {
+            if !line.trim().is_empty() {
+                break;
+            }
+            end += line.len();
         }
-        pos += line.len();
+        pos = end;
     }
-    body
+    out.push_str(&body[pos..]);
+    out
 }
 
 /// An archive file's text with `entries` appended, skipping any whose exact text is already
@@ -263,13 +284,38 @@ mod tests {
         assert_eq!(plan.by_year[&2025][0].title, "Old one");
         assert!(
             plan.remaining_body
-                .starts_with("\n# Knowledge\n\n---\n\n## 2026-11-01 - New one")
+                .starts_with("\n# Knowledge\n\n\n---\n\n## 2026-11-01 - New one"),
+            "every byte not moved stays: {:?}",
+            plan.remaining_body
         );
         assert!(!plan.remaining_body.contains("Old one"));
         assert!(
             plan.remaining_body
                 .contains("## Undated\n**Topics:** auth\n\nx\n")
         );
+    }
+
+    #[test]
+    fn maintain_archive_keeps_a_headerless_preamble_and_never_duplicates_a_top_entry() {
+        // Text before the first entry that is not an entry: kept byte for byte.
+        let body = "Notes for the team, no header.\n\n---\n\nMore intro, still no header.\n\n---\n\n## 2020-01-01 - Old\n**Type:** fact\n**Topics:** a\n\nold\n\n---\n\n## 2026-01-01 - New\n**Type:** fact\n**Topics:** a\n\nnew\n";
+        let plan = plan_archive(body, day("2021-01-01"));
+        assert_eq!(plan.by_year[&2020].len(), 1);
+        assert_eq!(
+            plan.remaining_body,
+            "Notes for the team, no header.\n\n---\n\nMore intro, still no header.\n\n---\n\n## 2026-01-01 - New\n**Type:** fact\n**Topics:** a\n\nnew\n"
+        );
+        // An entry at the very top, no `---` above it: moved once, kept once.
+        let top = "## 2020-01-01 - Old\n**Type:** fact\n**Topics:** a\n\nold\n\n---\n\n## 2026-01-01 - New\n**Type:** fact\n**Topics:** a\n\nnew\n";
+        let plan = plan_archive(top, day("2021-01-01"));
+        assert!(!plan.remaining_body.contains("## 2020-01-01 - Old"));
+        assert_eq!(
+            plan.remaining_body.matches("## 2026-01-01 - New").count(),
+            1
+        );
+        let plan = plan_archive(top, day("2019-01-01"));
+        assert!(plan.by_year.is_empty());
+        assert_eq!(plan.remaining_body, top, "nothing to move changes no byte");
     }
 
     #[test]
