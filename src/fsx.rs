@@ -676,6 +676,10 @@ fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> 
 /// Deletes a file (a link is removed itself, never its target); `Ok(false)` when it was
 /// already gone.
 pub fn remove_file(b: &Boundary, path: &Path) -> Result<bool> {
+    if kind(b, path).is_none() {
+        // Nothing there (its directory may not exist either).
+        return Ok(false);
+    }
     let (dir, name) = b.parent_of(path)?;
     match dir.remove_file(&name) {
         Ok(()) => Ok(true),

@@ -183,6 +183,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         }
     }
     let mut mcp_note = None;
+    // Where setup records the .gitignore lines it added, and what to record after this run.
+    let mut gitignore_change = None;
     match args.scope {
         Scope::Project => {
             planned.push(plan_json(
@@ -198,11 +200,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                     }
                 },
             )?);
-            planned.push(plan_gitignore(
+            let record = gitignore_record(&project);
+            let recorded = record.as_ref().map(read_record).unwrap_or_default();
+            let (p, added) = plan_gitignore(
                 &places.project,
                 &project.root.join(".gitignore"),
                 args.uninstall,
-            )?);
+                &recorded,
+            )?;
+            if let Some(r) = record {
+                gitignore_change = Some((r, recorded, added));
+            }
+            planned.push(p);
         }
         Scope::User => {
             mcp_note = Some(if args.uninstall {
@@ -223,6 +232,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         };
         for p in &planned {
             apply(&places, repo, p, &now)?;
+        }
+        if let Some(((b, path), mut recorded, added)) = gitignore_change {
+            if args.uninstall {
+                fsx::remove_file(&b, &path)?;
+            } else if !added.is_empty() {
+                recorded.extend(added);
+                fsx::create_dir_all(&b, path.parent().unwrap_or(b.root()))?;
+                fsx::write_atomic(&b, &path, (recorded.join("\n") + "\n").as_bytes())?;
+            }
         }
         if mcp_note.is_some() {
             let argv: Vec<&str> = if args.uninstall {
@@ -364,13 +382,47 @@ fn plan_markdown(
     }))
 }
 
-fn plan_gitignore(b: &fsx::Boundary, path: &Path, uninstall: bool) -> Result<Planned> {
+/// Where setup records the `.gitignore` lines it added, so `--uninstall` removes exactly those
+/// (SPEC §7): under the git directory, else in megg's cache directory keyed by the project
+/// directory's identity. Never in the work tree.
+fn gitignore_record(project: &Project) -> Option<(fsx::Boundary, PathBuf)> {
+    if let Some(repo) = &project.repo {
+        let common = repo.common_dir();
+        return Some((
+            fsx::Boundary::new(&common, "the git directory"),
+            common.join("megg/setup/gitignore-added"),
+        ));
+    }
+    let cache = fsx::user_cache_dir()?;
+    let (dev, ino) = fsx::identity(&project.root)?;
+    Some((
+        fsx::Boundary::new(&cache, "megg's cache directory"),
+        cache.join(format!("setup/{dev:x}-{ino:x}-gitignore-added")),
+    ))
+}
+
+fn read_record((b, path): &(fsx::Boundary, PathBuf)) -> Vec<String> {
+    fsx::read_text(b, path, 64 * 1024)
+        .ok()
+        .flatten()
+        .map(|t| t.text.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+fn plan_gitignore(
+    b: &fsx::Boundary,
+    path: &Path,
+    uninstall: bool,
+    recorded: &[String],
+) -> Result<(Planned, Vec<String>)> {
     let existing = read_existing(b, path)?;
     let text = existing.clone().unwrap_or_default();
+    let mut added_lines = Vec::new();
     let new = if uninstall {
-        setup::remove_gitignore_block(&text)
+        setup::remove_gitignore_lines(&text, recorded)
     } else {
         let (new, added) = gitignore::ensure(&text);
+        added_lines = added.iter().map(|s| s.to_string()).collect();
         (!added.is_empty()).then_some(new)
     };
     let action = match (&new, &existing) {
@@ -379,14 +431,17 @@ fn plan_gitignore(b: &fsx::Boundary, path: &Path, uninstall: bool) -> Result<Pla
         (Some(_), Some(_)) => "update",
         (Some(_), None) => "create",
     };
-    Ok(Planned {
-        path: path.to_path_buf(),
-        action,
-        what: "gitignore block".into(),
-        content: new.filter(|n| !n.is_empty()),
-        backup: existing.is_some() && action == "update",
-        original: existing,
-    })
+    Ok((
+        Planned {
+            path: path.to_path_buf(),
+            action,
+            what: "gitignore block".into(),
+            content: new.filter(|n| !n.is_empty()),
+            backup: existing.is_some() && action == "update",
+            original: existing,
+        },
+        added_lines,
+    ))
 }
 
 fn apply(places: &Places, repo: Option<&crate::git::Repo>, p: &Planned, now: &str) -> Result<()> {

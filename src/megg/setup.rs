@@ -216,18 +216,19 @@ pub fn classify_installed(existing: &str, template: &str) -> Installed {
     }
 }
 
-/// `.gitignore` text without the block megg added (its header and the patterns right after
-/// it); `None` when there is no megg block.
-pub fn remove_gitignore_block(text: &str) -> Option<String> {
-    use super::gitignore::{HEADER, PATTERNS};
+/// `.gitignore` text without the lines setup recorded adding (`added`): the last occurrence
+/// of each, since setup appends. A line that was there before setup was never recorded, so it
+/// stays. `None` when none of them is there.
+pub fn remove_gitignore_lines(text: &str, added: &[String]) -> Option<String> {
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let at = lines.iter().position(|l| l.trim_end() == HEADER)?;
-    let mut end = at + 1;
-    while end < lines.len() && PATTERNS.contains(&lines[end].trim_end()) {
-        end += 1;
+    let mut removed = false;
+    for wanted in added {
+        if let Some(i) = lines.iter().rposition(|l| l.trim_end() == wanted) {
+            lines.remove(i);
+            removed = true;
+        }
     }
-    lines.drain(at..end);
-    Some(lines.concat())
+    removed.then(|| lines.concat())
 }
 
 #[cfg(test)]
@@ -294,8 +295,15 @@ mod tests {
 
     #[test]
     fn gitignore_block_removal() {
-        let (with, _) = super::super::gitignore::ensure("target/\n");
-        assert_eq!(remove_gitignore_block(&with).unwrap(), "target/\n");
-        assert_eq!(remove_gitignore_block("target/\n"), None);
+        let (with, added) = super::super::gitignore::ensure("target/\n");
+        let added: Vec<String> = added.iter().map(|s| s.to_string()).collect();
+        assert_eq!(remove_gitignore_lines(&with, &added).unwrap(), "target/\n");
+        assert_eq!(remove_gitignore_lines("target/\n", &added), None);
+        // Lines that were there before setup are not in `added` and stay.
+        let before = "# megg: per-developer session state (not shared)\n.*.local.md\n";
+        let (with, added) = super::super::gitignore::ensure(before);
+        let added: Vec<String> = added.iter().map(|s| s.to_string()).collect();
+        assert_eq!(added, ["**/.megg/state.md"]);
+        assert_eq!(remove_gitignore_lines(&with, &added).unwrap(), before);
     }
 }

@@ -112,3 +112,33 @@ fn knowledge_blocked_by_its_size_is_not_reported_as_an_exact_count() {
     let msg = hook["systemMessage"].as_str().unwrap();
     assert!(msg.contains("(blocked, over 16,000 tokens)"), "{msg}");
 }
+
+#[test]
+fn setup_uninstall_keeps_a_gitignore_block_that_was_there_before_setup() {
+    let p = Project::new();
+    crate::Git::init(p.root(), "main");
+    let before = "target/\n# megg: per-developer session state (not shared)\n.*.local.md\n**/.megg/state.md\n";
+    p.write(".gitignore", before);
+    let run = |args: &[&str]| {
+        p.megg("")
+            .env("HOME", p.path("home"))
+            .args(args)
+            .assert()
+            .success();
+    };
+    run(&["setup"]);
+    run(&["setup", "--uninstall"]);
+    assert_eq!(
+        p.read(".gitignore"),
+        before,
+        "a block setup did not add stays"
+    );
+
+    // Half of it there before: uninstall takes away only the line setup added.
+    let half = "target/\n.*.local.md\n";
+    p.write(".gitignore", half);
+    run(&["setup"]);
+    assert!(p.read(".gitignore").contains("**/.megg/state.md"));
+    run(&["setup", "--uninstall"]);
+    assert_eq!(p.read(".gitignore"), half);
+}
