@@ -309,4 +309,94 @@ mod tests {
         let out = set(yaml, "tags", "none", "\n");
         assert_eq!(out, "tags: none\ntagsx: 1\n");
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// A frontmatter line: `key: value`, the key plain or quoted, the value plain or quoted.
+        fn line() -> impl Strategy<Value = (String, String)> {
+            (
+                "[a-z][a-z_]{0,8}",
+                prop_oneof![
+                    "[A-Za-z0-9 ./:-]{0,20}",
+                    "\"[A-Za-z0-9 #:]{0,12}\"",
+                    Just("[a, b]".to_string()),
+                ],
+                0..3usize,
+            )
+                .prop_map(|(k, v, quote)| {
+                    let key = match quote {
+                        0 => k.clone(),
+                        1 => format!("\"{k}\""),
+                        _ => format!("'{k}'"),
+                    };
+                    (k, format!("{key}: {v}"))
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn arbitrary_text_never_panics(text in any::<String>(), key in "[a-z_]{1,8}", value in any::<String>()) {
+                let s = split(&text);
+                if let Some(yaml) = s.yaml {
+                    let _ = parse(yaml);
+                    let edited = set(yaml, &key, &value, s.newline);
+                    let _ = parse(&edited);
+                    let _ = set_raw(yaml, &key, None, s.newline);
+                }
+                let _ = join(s.yaml.unwrap_or(""), s.body, s.newline);
+            }
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+                let text = String::from_utf8_lossy(&bytes);
+                if let Some(yaml) = split(&text).yaml {
+                    let _ = parse(yaml);
+                    let _ = set(yaml, "updated", "2026-01-01T00:00:00Z", "\n");
+                }
+            }
+
+            #[test]
+            fn an_edit_changes_only_its_key(
+                lines in proptest::collection::vec(line(), 1..8).prop_filter("one line per key", |ls| {
+                    let mut keys: Vec<&String> = ls.iter().map(|(k, _)| k).collect();
+                    keys.sort();
+                    keys.dedup();
+                    keys.len() == ls.len()
+                }),
+                pick in any::<prop::sample::Index>(),
+                value in "[A-Za-z0-9 ./:#-]{0,20}",
+                body in any::<String>(),
+            ) {
+                let yaml: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+                let key = lines[pick.index(lines.len())].0.clone();
+                let text = join(&yaml, &body, "\n");
+                let s = split(&text);
+                prop_assert_eq!(s.yaml, Some(yaml.as_str()));
+                let edited = set(s.yaml.unwrap(), &key, &value, "\n");
+                // Every line of another key is kept, in order; the key appears once.
+                let others: Vec<&str> = lines
+                    .iter()
+                    .filter(|(k, _)| *k != key)
+                    .map(|(_, l)| l.as_str())
+                    .collect();
+                let kept: Vec<&str> = edited
+                    .lines()
+                    .filter(|l| !is_key_line(l, &key))
+                    .collect();
+                prop_assert_eq!(kept, others);
+                prop_assert_eq!(edited.lines().filter(|l| is_key_line(l, &key)).count(), 1);
+                // The body survives byte for byte and the value reads back.
+                let whole = join(&edited, s.body, "\n");
+                prop_assert_eq!(split(&whole).body, body.as_str());
+                if let Ok(fields) = parse(&edited) {
+                    let got = fields.get_str(&key).unwrap_or_default();
+                    prop_assert_eq!(got.trim(), value.trim());
+                }
+            }
+        }
+    }
 }

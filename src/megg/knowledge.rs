@@ -663,4 +663,59 @@ mod tests {
         assert!(m.contains("auth (1)"));
         assert!(m.contains("20000 tokens"));
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn arbitrary_text_never_panics(text in any::<String>()) {
+                let entries = parse(&text);
+                let counts = topic_counts(&entries);
+                let _ = topic_list(&counts);
+                let _ = summary_with(&entries, 10_000, 2_000);
+                let _ = filter(&entries, "auth");
+                let _ = entry_file(&text);
+            }
+
+            #[test]
+            fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+                let text = String::from_utf8_lossy(&bytes);
+                let body = crate::frontmatter::split(&text).body;
+                let entries = parse(body);
+                let _ = summary_with(&entries, 10_000, 2_000);
+            }
+
+            #[test]
+            fn appending_keeps_every_existing_byte_and_reads_back(
+                existing in any::<String>(),
+                title in "[A-Za-z][A-Za-z0-9 ]{0,30}",
+                kind in prop::sample::select(TYPES.to_vec()),
+                topics in proptest::collection::vec("[a-z][a-z0-9-]{0,8}", 1..4),
+                content in "[A-Za-z0-9 `$()*#.\n]{1,200}",
+            ) {
+                prop_assume!(!content.trim().is_empty());
+                prop_assume!(!content.lines().any(|l| l.trim_end() == "---"));
+                // A body-only file: the appended text starts with it, byte for byte.
+                prop_assume!(crate::frontmatter::split(&existing).yaml.is_none());
+                prop_assume!(!existing.trim().is_empty());
+                let entry = new_entry("2026-11-22", &title, kind, &topics.join(","), &content)
+                    .map_err(|e| TestCaseError::fail(e.0))?;
+                let out = append(Some(&existing), &entry, "2026-11-22T12:00:00Z");
+                prop_assert!(out.starts_with(existing.as_str()));
+                let body = crate::frontmatter::split(&out).body;
+                let entries = parse(body);
+                let last = entries.last().expect("the new entry");
+                prop_assert_eq!(last.title, entry.title.as_str());
+                prop_assert_eq!(last.kind, Some(kind));
+                prop_assert_eq!(
+                    last.topics.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+                    entry.topics.clone()
+                );
+            }
+        }
+    }
 }
