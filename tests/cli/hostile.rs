@@ -583,3 +583,63 @@ fn a_shallow_clone_never_reports_a_rewrite() {
         "{v}"
     );
 }
+
+#[test]
+fn doctor_names_every_refused_file_and_trust_is_managed_in_the_users_config() {
+    let (p, outside) = setup();
+    symlink(
+        outside.path().join("id_ed25519"),
+        p.path(".megg/knowledge.md"),
+    )
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let cfg = config.path().to_str().unwrap();
+    let out = p
+        .megg("")
+        .env("XDG_CONFIG_HOME", cfg)
+        .env("HOME", p.path("home"))
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "files")
+        .unwrap();
+    assert_eq!(files["ok"], false, "{files}");
+    assert!(files["detail"].as_str().unwrap().contains("knowledge.md"));
+    assert!(!v.to_string().contains(SECRET));
+
+    // trust / --list / --remove keep the file's other keys and comments.
+    std::fs::create_dir_all(config.path().join("megg")).unwrap();
+    std::fs::write(
+        config.path().join("megg/config.toml"),
+        "# my settings\ncolor = \"never\"\n",
+    )
+    .unwrap();
+    let trust = |args: &[&str]| {
+        p.megg("")
+            .env("XDG_CONFIG_HOME", cfg)
+            .arg("trust")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let dir = std::fs::canonicalize(outside.path()).unwrap();
+    let dir = dir.to_str().unwrap();
+    assert!(trust(&[dir]).status.success());
+    assert!(String::from_utf8_lossy(&trust(&[dir]).stdout).contains("Already trusted"));
+    let listed: Value = serde_json::from_slice(&trust(&["--list", "--json"]).stdout).unwrap();
+    assert_eq!(listed["trusted_dirs"], serde_json::json!([dir]));
+    let text = std::fs::read_to_string(config.path().join("megg/config.toml")).unwrap();
+    assert!(
+        text.starts_with("# my settings\ncolor = \"never\"\n"),
+        "{text}"
+    );
+    assert!(trust(&["--remove", dir]).status.success());
+    assert_eq!(trust(&["--remove", dir]).status.code(), Some(1));
+    let listed: Value = serde_json::from_slice(&trust(&["--list", "--json"]).stdout).unwrap();
+    assert_eq!(listed["trusted_dirs"], serde_json::json!([]));
+}
