@@ -533,6 +533,9 @@ fn new_file_options(mode: u32) -> OpenOptions {
 /// minus the umask. A link out of the boundary or a special file is refused, nothing written.
 pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
     let (dir, name, mode) = write_target(b, path)?;
+    if crate::failpoint::off("no-atomic") {
+        return write_in_place(&dir, &name, path, bytes);
+    }
     remove_stale_temps(&dir);
     let tmp = temp_name();
     let file = dir
@@ -545,6 +548,7 @@ pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
             file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
         }
         file.sync_all()?;
+        crate::failpoint::pause();
         dir.rename(&tmp, &dir, &name)
     })();
     if let Err(e) = result {
@@ -556,6 +560,23 @@ pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = d.into_std_file().sync_all();
     }
     Ok(())
+}
+
+/// The unprotected write a test switches on (`no-atomic`) to show what the rename prevents:
+/// a reader between the two halves sees a torn file.
+fn write_in_place(dir: &Dir, name: &OsString, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    let mut file = dir
+        .open_with(name, &opts)
+        .map_err(|e| Error::io("write", path, &e))?
+        .into_std();
+    let (first, rest) = bytes.split_at(bytes.len() / 2);
+    file.write_all(first)
+        .map_err(|e| Error::io("write", path, &e))?;
+    crate::failpoint::pause();
+    file.write_all(rest)
+        .map_err(|e| Error::io("write", path, &e))
 }
 
 /// Creates `path` with `bytes`, exclusively: never over an existing file or through a link.
@@ -840,7 +861,9 @@ impl Lock {
                 lock_path.display()
             )));
         }
-        file.lock().map_err(|e| Error::io("lock", lock_path, &e))?;
+        if !crate::failpoint::off("no-lock") {
+            file.lock().map_err(|e| Error::io("lock", lock_path, &e))?;
+        }
         Ok(Self {
             _file: file,
             path: lock_path.to_path_buf(),

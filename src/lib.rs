@@ -9,6 +9,7 @@ pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod failpoint;
 pub mod frontmatter;
 pub mod fsx;
 pub mod git;

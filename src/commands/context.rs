@@ -201,9 +201,7 @@ pub fn hook_main(args: Vec<OsString>) -> u8 {
 }
 
 fn hook_from_args(args: Vec<OsString>) -> String {
-    if std::env::var_os("MEGG_TEST_PANIC").is_some_and(|v| v == "hook") {
-        panic!("test-only panic requested by MEGG_TEST_PANIC");
-    }
+    crate::failpoint::panic_at("hook");
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {

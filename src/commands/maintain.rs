@@ -47,10 +47,6 @@ struct Report {
     warnings: Vec<String>,
 }
 
-/// Environment variable for a test-only failure between the archive writes and the live
-/// file's write, proving an interruption there loses nothing.
-const FAIL_POINT: &str = "MEGG_TEST_FAIL";
-
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut warnings = env.config_warnings.clone();
     let root = match &args.path {
@@ -164,9 +160,8 @@ fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived
             });
         }
     }
-    if std::env::var_os(FAIL_POINT).is_some_and(|v| v == "archive-before-live") {
-        return Err(Error::failure("test-only failure after the archive writes"));
-    }
+    // A test-only failure here proves an interruption between the writes loses nothing.
+    crate::failpoint::fail_at("archive-before-live")?;
     let live = match split.yaml {
         Some(yaml) => crate::frontmatter::join(
             &crate::frontmatter::set(yaml, "updated", &now, split.newline),

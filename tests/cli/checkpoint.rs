@@ -772,12 +772,29 @@ fn update_changes_phase_branch_and_items() {
     assert_eq!(v["text"], p.read(FILE));
 }
 
-/// Two agents checking different items at once, many rounds: both always land.
+/// Two agents checking different items at once: both always land. `pause` (a test-only
+/// failure point between reading the checkpoint and writing it back) makes the two updates
+/// overlap every round; [`concurrent_updates_lose_an_item_without_the_lock`] runs the same
+/// rounds with the lock switched off and sees an item lost.
 #[test]
 fn concurrent_updates_never_lose_an_item() {
+    assert_eq!(concurrent_updates(4, "pause=100"), Ok(()));
+    assert_eq!(concurrent_updates(8, ""), Ok(()));
+}
+
+/// The test above can fail: with `no-lock`, both updates read the same file and the second
+/// write drops the first one's item.
+#[test]
+fn concurrent_updates_lose_an_item_without_the_lock() {
+    let lost = concurrent_updates(1, "pause=400,no-lock").unwrap_err();
+    assert!(lost.contains("lost"), "{lost}");
+}
+
+/// `rounds` of two concurrent `checkpoint update --check`; `Err` names a lost item.
+fn concurrent_updates(rounds: usize, failpoints: &str) -> Result<(), String> {
     let (p, _git) = repo();
     let bin = assert_cmd::cargo::cargo_bin("megg");
-    for round in 0..12 {
+    for round in 0..rounds {
         std::fs::remove_file(p.path(FILE)).ok();
         p.ok("", &["checkpoint", "save", PLAN]);
         let spawn = |item: &str| {
@@ -792,6 +809,7 @@ fn concurrent_updates_never_lose_an_item() {
                 .current_dir(p.root())
                 .env("MEGG_NOW", NOW)
                 .env("MEGG_CACHE_DIR", "")
+                .env("MEGG_FAILPOINTS", failpoints)
                 .stdout(Stdio::null())
                 .spawn()
                 .unwrap()
@@ -799,15 +817,13 @@ fn concurrent_updates_never_lose_an_item() {
         let (mut a, mut b) = (spawn("Tests passing"), spawn("Review complete"));
         assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
         let text = p.read(FILE);
-        assert!(
-            text.contains("- [x] Tests passing"),
-            "round {round}:\n{text}"
-        );
-        assert!(
-            text.contains("- [x] Review complete"),
-            "round {round}:\n{text}"
-        );
+        for item in ["- [x] Tests passing", "- [x] Review complete"] {
+            if !text.contains(item) {
+                return Err(format!("round {round}: lost {item:?}:\n{text}"));
+            }
+        }
     }
+    Ok(())
 }
 
 #[test]

@@ -317,7 +317,7 @@ fn hook_survives_a_panic() {
     p.domain("", "P");
     let out = p
         .megg("")
-        .env("MEGG_TEST_PANIC", "hook")
+        .env("MEGG_FAILPOINTS", "panic=hook")
         .args(["context", "--json"])
         .output()
         .unwrap();

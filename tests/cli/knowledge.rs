@@ -151,18 +151,34 @@ fn learn_warns_when_maintain_is_due() {
     assert!(v["warnings"][0].as_str().unwrap().contains("megg maintain"));
 }
 
-/// 8 processes × 50 `learn` at once: exactly 400 entries, all parse.
+/// 8 processes × 25 `learn` at once: exactly 200 entries, all parse. Then 4 at once with
+/// `pause` (a test-only failure point between reading knowledge.md and writing it back) so
+/// every append overlaps another; [`concurrent_learns_lose_entries_without_the_lock`] runs that
+/// with the lock switched off and sees entries lost.
 #[test]
 fn concurrent_learns_lose_nothing() {
+    assert_eq!(concurrent_learns(8, 25, ""), 200);
+    assert_eq!(concurrent_learns(4, 2, "pause=100"), 8);
+}
+
+/// The test above can fail: with `no-lock`, overlapping appends overwrite each other.
+#[test]
+fn concurrent_learns_lose_entries_without_the_lock() {
+    assert!(concurrent_learns(4, 1, "pause=400,no-lock") < 4);
+}
+
+/// `workers` processes each running `learn` `each` times at once; returns the entries found.
+fn concurrent_learns(workers: usize, each: usize, failpoints: &str) -> u64 {
     let p = domain();
     Git::init(p.root(), "main");
     let bin = assert_cmd::cargo::cargo_bin("megg");
-    let workers: Vec<_> = (0..8)
+    let threads: Vec<_> = (0..workers)
         .map(|w| {
             let bin = bin.clone();
             let root = p.root().to_path_buf();
+            let failpoints = failpoints.to_string();
             std::thread::spawn(move || {
-                for i in 0..50 {
+                for i in 0..each {
                     let status = std::process::Command::new(&bin)
                         .args([
                             "learn",
@@ -174,6 +190,7 @@ fn concurrent_learns_lose_nothing() {
                         .current_dir(&root)
                         .env("MEGG_NOW", NOW)
                         .env("MEGG_CACHE_DIR", "")
+                        .env("MEGG_FAILPOINTS", &failpoints)
                         .stdout(Stdio::null())
                         .stderr(Stdio::null())
                         .status()
@@ -183,14 +200,17 @@ fn concurrent_learns_lose_nothing() {
             })
         })
         .collect();
-    for w in workers {
-        w.join().unwrap();
+    for t in threads {
+        t.join().unwrap();
     }
     let v = p.json("", &["maintain", "--json"]);
-    assert_eq!(v["domains"][0]["entries"], 400);
     assert_eq!(v["domains"][0]["problems"], serde_json::json!([]));
-    let ctx = p.json("", &["context", "--topic", "w3", "--format", "json"]);
-    assert_eq!(ctx["knowledge"]["entries"], 50);
+    let entries = v["domains"][0]["entries"].as_u64().unwrap();
+    if entries as usize == workers * each {
+        let ctx = p.json("", &["context", "--topic", "w3", "--format", "json"]);
+        assert_eq!(ctx["knowledge"]["entries"], each as u64);
+    }
+    entries
 }
 
 /// The TypeScript megg's own files, quirks included, parse to the right entries.
@@ -416,7 +436,7 @@ fn archive_interrupted_between_writes_loses_nothing_and_reruns_cleanly() {
     let (p, mut before) = archive_fixture();
     let out = p
         .megg("")
-        .env("MEGG_TEST_FAIL", "archive-before-live")
+        .env("MEGG_FAILPOINTS", "fail=archive-before-live")
         .args(["maintain", "--archive-before", "2026-01-01"])
         .output()
         .unwrap();

@@ -138,7 +138,7 @@ pub fn megg_command() -> Command {
         "MEGG_HOOK_MAX_CHARS",
         "MEGG_CEILING_DIRS",
         "MEGG_CACHE_DIR",
-        "MEGG_TEST_PANIC",
+        "MEGG_FAILPOINTS",
         "XDG_CACHE_HOME",
         "XDG_CONFIG_HOME",
         "PWD",

@@ -328,9 +328,26 @@ fn typescript_state_file_reads_the_same() {
 }
 
 /// 16 `megg state write` processes at once, many rounds: the file always parses and always
-/// equals one complete write; no temp files are left behind.
+/// equals one complete write; no temp files are left behind. A reader polls the file while
+/// the writers run, with `pause` (a test-only failure point halfway through each write)
+/// widening the window; [`concurrent_writers_tear_the_file_without_the_atomic_rename`] runs the
+/// same with the rename switched off (`no-atomic`) and the reader sees a torn file.
 #[test]
 fn concurrent_writers_never_tear_the_file() {
+    assert_eq!(concurrent_writers(6, ""), Ok(()));
+    assert_eq!(concurrent_writers(2, "pause=50"), Ok(()));
+}
+
+/// The test above can fail: written in place, a reader catches a half-written file.
+#[test]
+fn concurrent_writers_tear_the_file_without_the_atomic_rename() {
+    let torn = concurrent_writers(1, "pause=300,no-atomic").unwrap_err();
+    assert!(torn.contains("torn"), "{torn}");
+}
+
+/// `rounds` of 16 concurrent `state write`, with a reader polling the file; `Err` shows a torn
+/// read.
+fn concurrent_writers(rounds: usize, failpoints: &str) -> Result<(), String> {
     let p = project();
     Git::init(p.root(), "main").commit("main", 1_000_000, "init");
     let bin = assert_cmd::cargo::cargo_bin("megg");
@@ -342,8 +359,12 @@ fn concurrent_writers_never_tear_the_file() {
             )
         })
         .collect();
-    for round in 0..8 {
-        let children: Vec<_> = contents
+    let whole = |text: &str| {
+        text.split_once("\n---\n\n")
+            .is_some_and(|(_, body)| contents.iter().any(|c| c == body))
+    };
+    for round in 0..rounds {
+        let mut children: Vec<_> = contents
             .iter()
             .map(|c| {
                 std::process::Command::new(&bin)
@@ -351,20 +372,31 @@ fn concurrent_writers_never_tear_the_file() {
                     .current_dir(p.root())
                     .env("MEGG_NOW", NOW)
                     .env("MEGG_CACHE_DIR", "")
+                    .env("MEGG_FAILPOINTS", failpoints)
                     .stdout(Stdio::null())
                     .spawn()
                     .unwrap()
             })
             .collect();
+        // Read while they write: every read sees no file yet or one complete write.
+        while children.iter_mut().any(|c| c.try_wait().unwrap().is_none()) {
+            if let Ok(text) = std::fs::read_to_string(p.path(".megg/state.md"))
+                && !whole(&text)
+            {
+                for mut c in children {
+                    c.wait().unwrap();
+                }
+                return Err(format!("round {round}: torn read:\n{text}"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         for mut c in children {
             assert!(c.wait().unwrap().success(), "round {round}");
         }
         let text = p.read(".megg/state.md");
-        let body = text.split_once("\n---\n\n").expect("frontmatter intact").1;
-        assert!(
-            contents.iter().any(|c| c == body),
-            "round {round}: torn write:\n{text}"
-        );
+        if !whole(&text) {
+            return Err(format!("round {round}: torn write:\n{text}"));
+        }
         let v = p.json("", &["state", "--json"]);
         assert_eq!(v["state"]["status"], "active");
     }
@@ -374,6 +406,7 @@ fn concurrent_writers_never_tear_the_file() {
         .filter(|n| n != "info.md" && n != "state.md")
         .collect();
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+    Ok(())
 }
 
 #[test]
