@@ -66,7 +66,7 @@ pub fn trusted_dirs(project: &Path) -> (Vec<PathBuf>, Vec<String>) {
 fn read(file: &Path) -> Result<DocumentMut> {
     let text = fsx::read_for_edit(&boundary(file), file, MAX_CONFIG_BYTES)?.unwrap_or_default();
     text.parse::<DocumentMut>().map_err(|e| {
-        Error::failure(format!("cannot parse {}: {}", file.display(), e.message()))
+        Error::corrupt(format!("cannot parse {}: {}", file.display(), e.message()))
             .with_hint("fix the TOML by hand; megg leaves it as it is")
     })
 }
@@ -95,7 +95,7 @@ pub fn edit_list(
     edit: impl FnOnce(&mut Vec<PathBuf>) -> bool,
 ) -> Result<(PathBuf, Vec<PathBuf>, bool)> {
     let file = path().ok_or_else(|| {
-        Error::failure("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
+        Error::user("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
     })?;
     let b = boundary(&file);
     fsx::create_dir_all(&b, b.root())?;

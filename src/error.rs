@@ -1,82 +1,106 @@
-//! The error every megg operation returns: what went wrong, how to fix it, and which exit
-//! code it maps to (SPEC §1).
+//! The error every megg operation returns: what kind of failure it is, what went wrong, and
+//! any number of hints on how to fix it (SPEC §1). Domain areas have their own `thiserror`
+//! enums (the file gate's [`crate::fsx::GateError`], knowledge's
+//! [`crate::megg::knowledge::EntryError`], checkpoints' errors…) that convert into this one
+//! with their kind and hints; the exit code follows from the kind, and [`render`] is the one
+//! place `error:` / `hint:` lines are written.
 
-use std::fmt;
 use std::path::Path;
 
+/// What kind of failure: decides the exit code and tells a caller (the MCP server, a test)
+/// whether retrying or fixing input can help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// The command could not do its job (bad input, I/O, unknown target): exit 1.
-    Failure,
-    /// Invalid invocation or environment: exit 2.
+    /// Invalid invocation or environment (a flag, a `-C` that is not a directory): exit 2.
     Usage,
+    /// The input or the target is wrong (unknown checkpoint, empty content, a refused file): exit 1.
+    User,
+    /// A file megg reads is not in a shape it can use (invalid JSON, broken frontmatter): exit 1.
+    Corrupt,
+    /// The operating system said no (permissions, a full disk): exit 1.
+    Io,
+    /// A bug in megg: exit 1, please report it.
+    Internal,
     /// The user interrupted a prompt: exit 130, nothing changed.
     Interrupted,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+impl Kind {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Kind::Usage => 2,
+            Kind::Interrupted => 130,
+            Kind::User | Kind::Corrupt | Kind::Io | Kind::Internal => 1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct Error {
     pub kind: Kind,
     pub message: String,
-    pub hint: Option<String>,
+    pub hints: Vec<String>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn failure(message: impl Into<String>) -> Self {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
         Self {
-            kind: Kind::Failure,
+            kind,
             message: message.into(),
-            hint: None,
+            hints: Vec::new(),
         }
+    }
+
+    /// The input or target is wrong.
+    pub fn user(message: impl Into<String>) -> Self {
+        Self::new(Kind::User, message)
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
-        Self {
-            kind: Kind::Usage,
-            message: message.into(),
-            hint: None,
-        }
+        Self::new(Kind::Usage, message)
+    }
+
+    pub fn corrupt(message: impl Into<String>) -> Self {
+        Self::new(Kind::Corrupt, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(Kind::Internal, message)
     }
 
     pub fn interrupted() -> Self {
-        Self {
-            kind: Kind::Interrupted,
-            message: "interrupted; nothing changed".into(),
-            hint: None,
-        }
+        Self::new(Kind::Interrupted, "interrupted; nothing changed")
     }
 
+    /// Adds a hint (an error may carry several).
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hints.push(hint.into());
         self
     }
 
     /// An I/O error that names the path it happened on.
     pub fn io(action: &str, path: &Path, err: &std::io::Error) -> Self {
-        let mut e = Self::failure(format!(
-            "cannot {action} {}: {}",
-            path.display(),
-            plain(err)
-        ));
+        let e = Self::new(
+            Kind::Io,
+            format!("cannot {action} {}: {}", path.display(), plain(err)),
+        );
         if err.kind() == std::io::ErrorKind::PermissionDenied {
-            e = e.with_hint("check the file's permissions and owner");
+            e.with_hint("check the file's permissions and owner")
+        } else {
+            e
         }
-        e
     }
 
     pub fn exit_code(&self) -> u8 {
-        match self.kind {
-            Kind::Failure => 1,
-            Kind::Usage => 2,
-            Kind::Interrupted => 130,
-        }
+        self.kind.exit_code()
     }
 }
 
 /// `std::io::Error`'s message without the " (os error N)" suffix.
-fn plain(err: &std::io::Error) -> String {
+pub fn plain(err: &std::io::Error) -> String {
     let s = err.to_string();
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
@@ -84,13 +108,16 @@ fn plain(err: &std::io::Error) -> String {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+/// The `error:` line and one `hint:` line per hint, with `label` styling each prefix
+/// (colour on a terminal) and `clean` making the text safe to print. The CLI and the MCP
+/// server both render errors through this.
+pub fn render(e: &Error, label: impl Fn(&str) -> String, clean: impl Fn(&str) -> String) -> String {
+    let mut out = format!("{} {}\n", label("error:"), clean(&e.message));
+    for h in &e.hints {
+        out.push_str(&format!("{} {}\n", label("hint:"), clean(h)));
     }
+    out
 }
-
-impl std::error::Error for Error {}
 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
@@ -98,8 +125,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_follow_the_spec() {
-        assert_eq!(Error::failure("x").exit_code(), 1);
+    fn exit_codes_follow_the_kind() {
+        assert_eq!(Error::user("x").exit_code(), 1);
+        assert_eq!(Error::corrupt("x").exit_code(), 1);
+        assert_eq!(Error::internal("x").exit_code(), 1);
         assert_eq!(Error::usage("x").exit_code(), 2);
         assert_eq!(Error::interrupted().exit_code(), 130);
     }
@@ -110,6 +139,18 @@ mod tests {
         let e = Error::io("read", Path::new("/x/state.md"), &err);
         assert!(e.message.starts_with("cannot read /x/state.md: "));
         assert!(!e.message.contains("os error"));
-        assert!(e.hint.is_some());
+        assert_eq!(e.kind, Kind::Io);
+        assert_eq!(e.hints.len(), 1);
+    }
+
+    #[test]
+    fn every_hint_is_rendered_in_order() {
+        let e = Error::user("no checkpoint named x")
+            .with_hint("run `megg checkpoint list`")
+            .with_hint("or save one");
+        assert_eq!(
+            render(&e, str::to_string, str::to_string),
+            "error: no checkpoint named x\nhint: run `megg checkpoint list`\nhint: or save one\n"
+        );
     }
 }

@@ -42,9 +42,7 @@ pub fn panic_at(site: &str) {
 pub fn fail_at(site: &str) -> crate::Result<()> {
     #[cfg(feature = "failpoints")]
     if value("fail").as_deref() == Some(site) {
-        return Err(crate::Error::failure(format!(
-            "test-only failure at {site}"
-        )));
+        return Err(crate::Error::user(format!("test-only failure at {site}")));
     }
     let _ = site;
     Ok(())

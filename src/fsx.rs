@@ -24,6 +24,67 @@ use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
 use crate::error::{Error, Result};
 
+/// Why the gate refused a path. Each converts into a [`crate::Error`] of kind `User` with its
+/// hint; the message names the path and, for a link, where it points (SPEC §9).
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("refused {}: outside {label} ({})", path.display(), root.display())]
+    Outside {
+        path: PathBuf,
+        label: String,
+        root: PathBuf,
+    },
+    #[error("refused {}: not a plain path inside {label}", path.display())]
+    NotPlain { path: PathBuf, label: String },
+    #[error("refused {}: no file name", path.display())]
+    NoName { path: PathBuf },
+    #[error("skipped {}: link leaves {label} (→ {})", path.display(), target.display())]
+    LinkOut {
+        path: PathBuf,
+        label: String,
+        target: PathBuf,
+    },
+    #[error("skipped {}: it is {kind}, not a regular file", path.display())]
+    Special { path: PathBuf, kind: Kind },
+    #[error("refused to write {}: {why}", path.display())]
+    WriteThroughLink { path: PathBuf, why: String },
+    #[error("refused to write {}: it is {kind}, not a regular file", path.display())]
+    WriteSpecial { path: PathBuf, kind: Kind },
+    #[error("refusing to rewrite {}: it is over the {limit}-byte limit", path.display())]
+    RewriteOverLimit { path: PathBuf, limit: u64 },
+    #[error("refusing to rewrite {}: it is not valid UTF-8 and rewriting would change its bytes", path.display())]
+    RewriteNotUtf8 { path: PathBuf },
+    #[error("{} is over the {limit}-byte limit", path.display())]
+    OverLimit { path: PathBuf, limit: u64 },
+    #[error("refused lock file {}: it is {kind}", path.display())]
+    LockSpecial { path: PathBuf, kind: Kind },
+    #[error("cannot create {}: 999 files of that name already exist", path.display())]
+    NamesExhausted { path: PathBuf },
+}
+
+impl From<GateError> for Error {
+    fn from(e: GateError) -> Self {
+        let hint = match &e {
+            GateError::LinkOut { label, .. } => Some(format!(
+                "megg never follows a link out of {label}; to allow a directory you own, run: megg trust <dir>"
+            )),
+            GateError::WriteThroughLink { .. } => Some(
+                "megg never writes through a link that leaves its boundary; replace the link with a file"
+                    .to_string(),
+            ),
+            GateError::RewriteNotUtf8 { .. } => {
+                Some("fix the file's encoding, then run the command again".to_string())
+            }
+            _ => None,
+        };
+        let err = Error::user(e.to_string());
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
+    }
+}
+
 /// Prefix and suffix of megg's temp files: a name only megg uses, so stale ones can be removed.
 const TEMP_PREFIX: &str = ".megg-";
 const TEMP_SUFFIX: &str = ".tmp";
@@ -88,20 +149,19 @@ impl Boundary {
     }
 
     fn relative<'p>(&self, path: &'p Path) -> Result<&'p Path> {
-        let rel = path.strip_prefix(&self.root).map_err(|_| {
-            Error::failure(format!(
-                "refused {}: outside {} ({})",
-                path.display(),
-                self.label,
-                self.root.display()
-            ))
-        })?;
+        let rel = path
+            .strip_prefix(&self.root)
+            .map_err(|_| GateError::Outside {
+                path: path.to_path_buf(),
+                label: self.label.clone(),
+                root: self.root.clone(),
+            })?;
         if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-            return Err(Error::failure(format!(
-                "refused {}: not a plain path inside {}",
-                path.display(),
-                self.label
-            )));
+            return Err(GateError::NotPlain {
+                path: path.to_path_buf(),
+                label: self.label.clone(),
+            }
+            .into());
         }
         Ok(rel)
     }
@@ -115,7 +175,9 @@ impl Boundary {
         let rel = self.relative(path)?;
         let name = rel
             .file_name()
-            .ok_or_else(|| Error::failure(format!("refused {}: no file name", path.display())))?
+            .ok_or_else(|| GateError::NoName {
+                path: path.to_path_buf(),
+            })?
             .to_os_string();
         let parent = rel.parent().unwrap_or(Path::new(""));
         let dir = if self.follow {
@@ -147,16 +209,12 @@ impl Boundary {
             };
             if meta.file_type().is_symlink() && root.metadata(&prefix).is_err() {
                 let target = root.read_link_contents(&prefix).unwrap_or_default();
-                return Error::failure(format!(
-                    "skipped {}: link leaves {} (→ {})",
-                    self.root.join(&prefix).display(),
-                    self.label,
-                    target.display()
-                ))
-                .with_hint(format!(
-                    "megg never follows a link out of {}; to allow a directory you own, run: megg trust <dir>",
-                    self.label
-                ));
+                return GateError::LinkOut {
+                    path: self.root.join(&prefix),
+                    label: self.label.clone(),
+                    target,
+                }
+                .into();
             }
         }
         Error::io(action, shown, &err)
@@ -309,10 +367,11 @@ pub fn read_text(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> 
     let meta = file.metadata().map_err(|e| Error::io("read", path, &e))?;
     let kind = Kind::of(&meta.file_type());
     if kind != Kind::File {
-        return Err(Error::failure(format!(
-            "skipped {}: it is {kind}, not a regular file",
-            path.display()
-        )));
+        return Err(GateError::Special {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into());
     }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
@@ -352,17 +411,17 @@ pub fn read_for_edit(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Str
         return Ok(None);
     };
     if t.truncated {
-        return Err(Error::failure(format!(
-            "refusing to rewrite {}: it is over the {limit}-byte limit",
-            path.display()
-        )));
+        return Err(GateError::RewriteOverLimit {
+            path: path.to_path_buf(),
+            limit,
+        }
+        .into());
     }
     if t.lossy {
-        return Err(Error::failure(format!(
-            "refusing to rewrite {}: it is not valid UTF-8 and rewriting would change its bytes",
-            path.display()
-        ))
-        .with_hint("fix the file's encoding, then run the command again"));
+        return Err(GateError::RewriteNotUtf8 {
+            path: path.to_path_buf(),
+        }
+        .into());
     }
     Ok(Some(t.text))
 }
@@ -372,12 +431,13 @@ pub fn read_for_edit(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Str
 pub fn read_named(path: &Path, limit: u64) -> Result<Text> {
     let b = Boundary::user(path_parent(path), "its directory");
     let t = read_text(&b, path, limit)?
-        .ok_or_else(|| Error::failure(format!("{} does not exist", path.display())))?;
+        .ok_or_else(|| Error::user(format!("{} does not exist", path.display())))?;
     if t.truncated {
-        return Err(Error::failure(format!(
-            "{} is over the {limit}-byte limit",
-            path.display()
-        )));
+        return Err(GateError::OverLimit {
+            path: path.to_path_buf(),
+            limit,
+        }
+        .into());
     }
     Ok(t)
 }
@@ -389,7 +449,7 @@ pub fn read_stdin(limit: u64) -> Result<(String, bool, bool)> {
     io::stdin()
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::failure(format!("cannot read stdin: {e}")))?;
+        .map_err(|e| Error::user(format!("cannot read stdin: {e}")))?;
     let cut = bytes.len() as u64 > limit;
     if cut {
         bytes.truncate(limit as usize);
@@ -450,8 +510,10 @@ fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>
         )),
         Kind::Link => {
             let refuse = |why: String| {
-                Error::failure(format!("refused to write {}: {why}", path.display()))
-                    .with_hint("megg never writes through a link that leaves its boundary; replace the link with a file")
+                Error::from(GateError::WriteThroughLink {
+                    path: path.to_path_buf(),
+                    why,
+                })
             };
             let target = dir.read_link_contents(&name).unwrap_or_default();
             if b.follow {
@@ -474,10 +536,11 @@ fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>
             }
             write_target(b, &real_abs)
         }
-        other => Err(Error::failure(format!(
-            "refused to write {}: it is {other}, not a regular file",
-            path.display()
-        ))),
+        kind => Err(GateError::WriteSpecial {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into()),
     }
 }
 
@@ -609,10 +672,10 @@ pub fn create_unique(b: &Boundary, dir: &Path, base: &str, bytes: &[u8]) -> Resu
             return Ok(path);
         }
     }
-    Err(Error::failure(format!(
-        "cannot create {}: 999 files of that name already exist",
-        dir.join(base).display()
-    )))
+    Err(GateError::NamesExhausted {
+        path: dir.join(base),
+    }
+    .into())
 }
 
 /// Moves the file at `from` (inside `from_b`) into `to_dir` (inside `to_b`) as `base`, or
@@ -642,7 +705,7 @@ pub fn move_unique(
             Err(_) => {
                 // Another file system (or no hard links): copy the bytes, then remove.
                 let Some(bytes) = read_bytes(from_b, from, MAX_MOVE_BYTES)? else {
-                    return Err(Error::failure(format!("{} disappeared", from.display())));
+                    return Err(Error::user(format!("{} disappeared", from.display())));
                 };
                 if !create_new(to_b, &target, &bytes)? {
                     continue;
@@ -654,7 +717,7 @@ pub fn move_unique(
             .map_err(|e| Error::io("remove", from, &e))?;
         return Ok(target);
     }
-    Err(Error::failure(format!(
+    Err(Error::user(format!(
         "cannot move {} into {}: 999 files of that name already exist",
         from.display(),
         to_dir.display()
@@ -676,7 +739,7 @@ fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> 
         Ok(f) => f.into_std(),
     };
     if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(Error::failure(format!(
+        return Err(Error::user(format!(
             "skipped {}: not a regular file",
             path.display()
         )));
@@ -686,10 +749,11 @@ fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> 
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, &e))?;
     if bytes.len() as u64 > limit {
-        return Err(Error::failure(format!(
-            "{} is over the {limit}-byte limit",
-            path.display()
-        )));
+        return Err(GateError::OverLimit {
+            path: path.to_path_buf(),
+            limit,
+        }
+        .into());
     }
     Ok(Some(bytes))
 }
@@ -856,10 +920,11 @@ impl Lock {
             .map(|m| Kind::of(&m.file_type()))
             .map_err(|e| Error::io("open lock file", lock_path, &e))?;
         if kind != Kind::File {
-            return Err(Error::failure(format!(
-                "refused lock file {}: it is {kind}",
-                lock_path.display()
-            )));
+            return Err(GateError::LockSpecial {
+                path: lock_path.to_path_buf(),
+                kind,
+            }
+            .into());
         }
         if !crate::failpoint::off("no-lock") {
             file.lock().map_err(|e| Error::io("lock", lock_path, &e))?;

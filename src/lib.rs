@@ -65,7 +65,7 @@ impl Env {
             None => base,
         };
         if !fsx::is_dir(&cwd) {
-            return Err(Error::failure(format!(
+            return Err(Error::user(format!(
                 "cannot change to {}: not a directory",
                 cwd.display()
             ))
@@ -108,7 +108,7 @@ impl Env {
 /// directory (keeps symlinks as walked, like git and the shell), else the physical one.
 fn current_dir() -> Result<PathBuf> {
     let physical = fsx::current_dir()
-        .map_err(|e| Error::failure(format!("cannot read the current directory: {e}")))?;
+        .map_err(|e| Error::user(format!("cannot read the current directory: {e}")))?;
     if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
         && pwd.is_absolute()
         && let Some(id) = fsx::identity(&pwd)
@@ -206,7 +206,7 @@ pub fn main(args: Vec<OsString>) -> u8 {
             {
                 // A closed pipe (`megg context | head`) is not an error worth a message.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => out.code,
-                Err(e) => stderr.error(&Error::failure(format!("cannot write output: {e}"))),
+                Err(e) => stderr.error(&Error::user(format!("cannot write output: {e}"))),
                 Ok(()) => out.code,
             }
         }
@@ -267,21 +267,19 @@ impl Stderr {
     }
 
     fn error(&self, e: &Error) -> u8 {
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(
-            err,
-            "{} {}",
-            self.label("error:", "31"),
-            render::terminal_safe(&e.message)
+        let text = error::render(
+            e,
+            |l| self.label(l, Self::color_of(l)),
+            |t| render::terminal_safe(t).into_owned(),
         );
-        if let Some(h) = &e.hint {
-            let _ = writeln!(
-                err,
-                "{} {}",
-                self.label("hint:", "36"),
-                render::terminal_safe(h)
-            );
-        }
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
         e.exit_code()
+    }
+
+    fn color_of(label: &str) -> &'static str {
+        match label {
+            "error:" => "31",
+            _ => "36",
+        }
     }
 }

@@ -25,16 +25,16 @@ pub fn serve() -> crate::Result<()> {
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|e| Error::failure(format!("cannot start the MCP runtime: {e}")))?;
+        .map_err(|e| Error::user(format!("cannot start the MCP runtime: {e}")))?;
     runtime.block_on(async {
         let service = Megg::new()
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| Error::failure(format!("MCP initialization failed: {e}")))?;
+            .map_err(|e| Error::user(format!("MCP initialization failed: {e}")))?;
         service
             .waiting()
             .await
-            .map_err(|e| Error::failure(format!("MCP server stopped: {e}")))?;
+            .map_err(|e| Error::user(format!("MCP server stopped: {e}")))?;
         Ok(())
     })
 }
@@ -59,7 +59,7 @@ fn call(path: Option<&str>, argv: Vec<String>) -> CallToolResult {
     }
     full.extend(argv);
     let outcome = std::panic::catch_unwind(|| run(&full))
-        .unwrap_or_else(|_| Err(Error::failure("internal error in megg; please report it")));
+        .unwrap_or_else(|_| Err(Error::internal("internal error in megg; please report it")));
     match outcome {
         Ok(out) => {
             let mut result =
@@ -70,11 +70,8 @@ fn call(path: Option<&str>, argv: Vec<String>) -> CallToolResult {
             result
         }
         Err(e) => {
-            let mut text = format!("error: {}", e.message);
-            if let Some(h) = &e.hint {
-                text.push_str(&format!("\nhint: {h}"));
-            }
-            CallToolResult::error(vec![ContentBlock::text(text)])
+            let text = crate::error::render(&e, str::to_string, str::to_string);
+            CallToolResult::error(vec![ContentBlock::text(text.trim_end())])
         }
     }
 }

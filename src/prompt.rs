@@ -46,7 +46,7 @@ fn prompt_error(e: dialoguer::Error) -> Error {
     if io.kind() == std::io::ErrorKind::Interrupted {
         Error::interrupted()
     } else {
-        Error::failure(format!("prompt failed: {io}"))
+        Error::user(format!("prompt failed: {io}"))
     }
 }
 
@@ -103,7 +103,7 @@ impl Scripted {
     fn next_answer(&mut self) -> Result<String> {
         self.answers
             .pop_front()
-            .ok_or_else(|| Error::failure("script ran out of answers"))
+            .ok_or_else(|| Error::user("script ran out of answers"))
     }
 }
 
@@ -127,7 +127,7 @@ impl Prompter for Scripted {
             .iter()
             .position(|i| i.starts_with(&answer))
             .map(Some)
-            .ok_or_else(|| Error::failure(format!("no item '{answer}' in {items:?}")))
+            .ok_or_else(|| Error::user(format!("no item '{answer}' in {items:?}")))
     }
 
     fn input(&mut self, question: &str) -> Result<Option<String>> {

@@ -176,7 +176,7 @@ fn not_found(target: &str, scan: &Scan) -> Error {
     } else {
         format!("known checkpoints: {}", known.join(", "))
     };
-    Error::failure(format!("no checkpoint matches '{target}'")).with_hint(hint)
+    Error::user(format!("no checkpoint matches '{target}'")).with_hint(hint)
 }
 
 fn scan_project(project: &Project) -> Scan {
@@ -195,7 +195,7 @@ fn save(
 ) -> Result<Output> {
     let rel = plan_relative(env, project, plan_file)?;
     let slug = slug::slug(&rel)
-        .ok_or_else(|| Error::failure(format!("no feature slug can be made from '{rel}'")))?;
+        .ok_or_else(|| Error::user(format!("no feature slug can be made from '{rel}'")))?;
     let file = slug::file_name(&slug);
     let path = project.root.join(&file);
     let now = env.clock.now();
@@ -233,7 +233,7 @@ fn save(
                 Kind::NotOurs => "is another tool's file".to_string(),
                 Kind::Corrupt(e) => format!("is corrupt ({e})"),
             };
-            return Err(Error::failure(format!("{file} {what}; nothing written"))
+            return Err(Error::user(format!("{file} {what}; nothing written"))
                 .with_hint("pass --force to replace it (its old bytes are kept in quarantine)"));
         }
         replaced => {
@@ -261,7 +261,7 @@ fn save(
         format!("Progress saved to {file} (NOT gitignored — run: megg gitignore)")
     };
     let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
-        return Err(Error::failure(format!(
+        return Err(Error::user(format!(
             "{file} did not read back as a checkpoint"
         )));
     };
@@ -351,7 +351,7 @@ fn update(
                             .iter()
                             .map(|i| format!("'{}'", i.text))
                             .collect();
-                        Error::failure(format!("no checklist item starts with '{q}'"))
+                        Error::user(format!("no checklist item starts with '{q}'"))
                             .with_hint(format!("items: {}", items.join(", ")))
                     })
                 })
@@ -603,9 +603,9 @@ fn edit_under_lock(
         let _lock = project.lock(&found.path)?;
         let fb = Project::boundary_of(&found.root);
         let text = fsx::read_for_edit(&fb, &found.path, cp::MAX_CHECKPOINT_BYTES)?
-            .ok_or_else(|| Error::failure(format!("{} disappeared", found.file)))?;
+            .ok_or_else(|| Error::user(format!("{} disappeared", found.file)))?;
         let Kind::Checkpoint(current) = cp::classify(&text) else {
-            return Err(Error::failure(format!(
+            return Err(Error::user(format!(
                 "{} is no longer a readable checkpoint",
                 found.file
             )));
@@ -623,7 +623,7 @@ fn edit_under_lock(
         bytes
     };
     let Kind::Checkpoint(checkpoint) = cp::classify(&bytes) else {
-        return Err(Error::failure(format!("{} did not read back", found.file)));
+        return Err(Error::user(format!("{} did not read back", found.file)));
     };
     let found = Found {
         checkpoint,
@@ -649,14 +649,14 @@ fn read_shown(found: &Found) -> Result<String> {
 fn plan_relative(env: &Env, project: &Project, plan_file: &Path) -> Result<String> {
     let abs = env.resolve(plan_file);
     let not_found = || {
-        Error::failure(format!("plan file not found: {}", plan_file.display()))
+        Error::user(format!("plan file not found: {}", plan_file.display()))
             .with_hint("save a checkpoint after the plan file is written")
     };
     let Some(rel) = project.relative(&abs) else {
         if !fsx::is_dir(abs.parent().unwrap_or(Path::new("/"))) {
             return Err(not_found());
         }
-        return Err(Error::failure(format!(
+        return Err(Error::user(format!(
             "plan file {} is outside the project root {}",
             abs.display(),
             project.root.display()

@@ -69,7 +69,7 @@ const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
 fn read_gitignore(b: &fsx::Boundary, path: &Path) -> Result<String> {
     fsx::read_for_edit(b, path, MAX_GITIGNORE_BYTES)
         .map(Option::unwrap_or_default)
-        .map_err(|e| Error::failure(format!("{}; not touching it", e.message)))
+        .map_err(|e| Error::user(format!("{}; not touching it", e.message)))
 }
 
 fn ignored_by_git(project: &Project) -> bool {

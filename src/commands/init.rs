@@ -37,21 +37,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         .as_deref()
         .map_or_else(|| env.cwd.clone(), |p| env.resolve(p));
     if !fsx::is_dir(&dir) {
-        return Err(Error::failure(format!(
-            "{} is not a directory",
-            dir.display()
-        )));
+        return Err(Error::user(format!("{} is not a directory", dir.display())));
     }
     let megg = dir.join(".megg");
     let path = megg.join("info.md");
     let b = match discovery::megg_at(&dir, &env.trusted) {
         Megg::Domain(d) => d.boundary,
-        Megg::Refused(why) => return Err(Error::failure(why)),
+        Megg::Refused(why) => return Err(Error::user(why)),
         Megg::Absent => Boundary::new(&megg, ".megg"),
     };
     let existed = fsx::kind(&b, &path).is_some();
     if existed && !args.force {
-        return Err(Error::failure(format!(
+        return Err(Error::user(format!(
             "{} already exists; not overwriting it",
             path.display()
         ))

@@ -48,15 +48,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             let path = env.resolve(f);
             let text = fsx::read_named(&path, fsx::MAX_STDIN_BYTES)?;
             if text.lossy {
-                return Err(Error::failure(format!(
+                return Err(Error::user(format!(
                     "{} is not valid UTF-8; nothing written",
                     path.display()
                 ))
                 .with_hint("save the entry file as UTF-8"));
             }
-            knowledge::entry_file(&text.text).map_err(|(message, hint)| {
-                Error::failure(format!("{}: {message}", path.display())).with_hint(hint)
-            })?
+            let f = knowledge::entry_file(&text.text)
+                .map_err(|e| Error::user(format!("{}: {e}", path.display())).with_hint(e.hint()))?;
+            (f.title, f.kind, f.topics, f.content)
         }
         None => {
             let arg = |a: &Option<String>| a.clone().unwrap_or_default();
@@ -79,8 +79,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         &kind,
         &topics,
         &content,
-    )
-    .map_err(|(message, hint)| Error::failure(message).with_hint(hint))?;
+    )?;
 
     crate::megg::project::refuse_writing_up(env, &domain)?;
     let path = domain.knowledge_path();
@@ -121,16 +120,17 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
 fn read_stdin(env: &Env) -> Result<String> {
     if env.stdin_is_tty {
-        return Err(Error::failure("CONTENT is `-` but stdin is a terminal")
+        return Err(Error::user("CONTENT is `-` but stdin is a terminal")
             .with_hint("pipe the content in, or pass it as the argument"));
     }
     let (text, lossy, cut) = fsx::read_stdin(fsx::MAX_STDIN_BYTES)?;
     if lossy {
-        return Err(Error::failure("stdin is not valid UTF-8; nothing written")
-            .with_hint("send UTF-8 text"));
+        return Err(
+            Error::user("stdin is not valid UTF-8; nothing written").with_hint("send UTF-8 text")
+        );
     }
     if cut {
-        return Err(Error::failure(format!(
+        return Err(Error::user(format!(
             "stdin is over {} bytes; nothing written",
             fsx::MAX_STDIN_BYTES
         ))

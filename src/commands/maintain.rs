@@ -59,7 +59,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         }
     };
     if !fsx::is_dir(&root) {
-        return Err(Error::failure(format!(
+        return Err(Error::user(format!(
             "{} is not a directory",
             root.display()
         )));

@@ -118,10 +118,10 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from)
                 .ok_or_else(|| {
-                    Error::failure("HOME is not set").with_hint("set HOME, or use --scope project")
+                    Error::user("HOME is not set").with_hint("set HOME, or use --scope project")
                 })?;
             let exe = std::env::current_exe()
-                .map_err(|e| Error::failure(format!("cannot find megg's own path: {e}")))?;
+                .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?;
             exe_path = exe.display().to_string();
             let exe = shell_quote(&exe_path);
             (home.join(".claude"), format!("{exe} context --json"), exe)
@@ -293,7 +293,7 @@ fn plan_json(
     let existing = read_existing(b, path)?;
     let mut value = match &existing {
         Some(t) if !t.trim().is_empty() => serde_json::from_str::<Value>(t).map_err(|e| {
-            Error::failure(format!(
+            Error::corrupt(format!(
                 "{} is not valid JSON ({e}); nothing was changed",
                 path.display()
             ))
@@ -302,7 +302,7 @@ fn plan_json(
         _ => Value::Object(serde_json::Map::new()),
     };
     let changed = edit(&mut value).map_err(|e| {
-        Error::failure(format!(
+        Error::user(format!(
             "cannot merge into {}: {e}; nothing was changed",
             path.display()
         ))

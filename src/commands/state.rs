@@ -60,7 +60,7 @@ pub fn current_domain(env: &Env) -> Result<Domain> {
     let mut warnings = Vec::new();
     let found = env.walk(&top).current_domain(&env.cwd, &mut warnings);
     found.ok_or_else(|| {
-        let mut e = Error::failure(format!(
+        let mut e = Error::user(format!(
             "no .megg directory at or above {}",
             env.cwd.display()
         ));
@@ -86,7 +86,7 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
         }
         text.text
     } else if env.stdin_is_tty {
-        return Err(Error::failure("no state content given")
+        return Err(Error::user("no state content given")
             .with_hint("pass --content TEXT or --file FILE, or pipe the content on stdin"));
     } else {
         let (text, lossy, cut) = fsx::read_stdin(fsx::MAX_STDIN_BYTES)?;
@@ -103,10 +103,8 @@ fn read_content(env: &Env, w: &WriteArgs) -> Result<(String, Vec<String>)> {
         text
     };
     if content.trim().is_empty() {
-        return Err(
-            Error::failure("the state content is empty; nothing written")
-                .with_hint("to clear the state, run `megg state clear`"),
-        );
+        return Err(Error::user("the state content is empty; nothing written")
+            .with_hint("to clear the state, run `megg state clear`"));
     }
     Ok((content, warnings))
 }

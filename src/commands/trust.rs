@@ -42,7 +42,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             let real = fsx::canonical(&abs)
                 .filter(|p| fsx::is_dir(p))
                 .ok_or_else(|| {
-                    Error::failure(format!("{} is not a directory", abs.display()))
+                    Error::user(format!("{} is not a directory", abs.display()))
                         .with_hint("pass an existing directory")
                 })?;
             Some(real)
@@ -71,7 +71,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         && !changed
         && let Some(t) = &target
     {
-        return Err(Error::failure(format!("{} is not trusted", t.display()))
+        return Err(Error::user(format!("{} is not trusted", t.display()))
             .with_hint("megg trust --list shows the trusted directories"));
     }
     let text = match (&target, args.remove, changed) {

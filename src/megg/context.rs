@@ -134,7 +134,7 @@ pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
     let path = &req.path;
     if !fsx::is_dir(path) {
         return Err(
-            crate::Error::failure(format!("{} is not a directory", path.display()))
+            crate::Error::user(format!("{} is not a directory", path.display()))
                 .with_hint("pass an existing directory"),
         );
     }

@@ -9,10 +9,118 @@ use std::collections::BTreeMap;
 
 use crate::tokens::Counter;
 
-/// Entry types of the TypeScript megg v1.1 and v1.2.
-pub const TYPES: [&str; 7] = [
-    "decision", "pattern", "gotcha", "context", "rule", "fact", "process",
-];
+/// A knowledge entry's type: those of the TypeScript megg v1.1 and v1.2. The one place the
+/// set is spelled; `learn`, `maintain`, the summary digest and the MCP schema use it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum KnowledgeType {
+    /// A choice made and why.
+    Decision,
+    /// A way of doing things that works here.
+    Pattern,
+    /// A mistake that is easy to make again.
+    Gotcha,
+    /// Background that explains the code.
+    Context,
+    /// A rule every change must follow.
+    Rule,
+    /// A fact about the system.
+    Fact,
+    /// A procedure to follow.
+    Process,
+}
+
+impl KnowledgeType {
+    pub const ALL: [Self; 7] = [
+        Self::Decision,
+        Self::Pattern,
+        Self::Gotcha,
+        Self::Context,
+        Self::Rule,
+        Self::Fact,
+        Self::Process,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Decision => "decision",
+            Self::Pattern => "pattern",
+            Self::Gotcha => "gotcha",
+            Self::Context => "context",
+            Self::Rule => "rule",
+            Self::Fact => "fact",
+            Self::Process => "process",
+        }
+    }
+
+    /// The type named `s`, in any case (files written by hand say `Decision`).
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// "decision, pattern, …" for messages.
+    pub fn list() -> String {
+        Self::ALL.map(Self::as_str).join(", ")
+    }
+}
+
+impl std::fmt::Display for KnowledgeType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why `learn`'s input cannot become an entry; each says what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    #[error("the title must be one non-empty line")]
+    Title,
+    #[error("unknown type '{0}'")]
+    Type(String),
+    #[error("the topics must be on one line")]
+    TopicsLines,
+    #[error("no topics given")]
+    NoTopics,
+    #[error("the content is empty")]
+    NoContent,
+    #[error(
+        "the content has a line that is exactly `---`, which would split the entry when read back"
+    )]
+    Separator,
+    #[error("the entry file does not start with a `## Title` line")]
+    FileTitle,
+    #[error("the entry file has no `**Type:**` line")]
+    FileType,
+    #[error("the entry file has no `**Topics:**` line")]
+    FileTopics,
+}
+
+impl EntryError {
+    pub fn hint(&self) -> String {
+        match self {
+            Self::Title => "pass a short title, e.g. \"Use JWT in httpOnly cookies\"".into(),
+            Self::Type(_) => format!("valid types: {}", KnowledgeType::list()),
+            Self::TopicsLines | Self::NoTopics => {
+                "pass comma-separated topics, e.g. \"auth, security\"".into()
+            }
+            Self::NoContent => "say what was learned and why".into(),
+            Self::Separator => "use `***` for a horizontal rule".into(),
+            Self::FileTitle | Self::FileType | Self::FileTopics => {
+                "write the entry as `## Title`, `**Type:** decision`, `**Topics:** a, b`, a blank line, then the text".into()
+            }
+        }
+    }
+}
+
+impl From<EntryError> for crate::Error {
+    fn from(e: EntryError) -> Self {
+        crate::Error::user(e.to_string()).with_hint(e.hint())
+    }
+}
 
 /// Below this many knowledge tokens the file loads in full.
 pub const FULL_BELOW: usize = 8_000;
@@ -224,9 +332,10 @@ pub fn topic_list(counts: &[(String, usize)]) -> String {
         .join(", ")
 }
 
-fn is_kind(e: &Entry<'_>, kinds: &[&str]) -> bool {
+fn is_kind(e: &Entry<'_>, kinds: &[KnowledgeType]) -> bool {
     e.kind
-        .is_some_and(|k| kinds.iter().any(|x| k.eq_ignore_ascii_case(x)))
+        .and_then(KnowledgeType::parse)
+        .is_some_and(|k| kinds.contains(&k))
 }
 
 fn line(e: &Entry<'_>) -> String {
@@ -297,15 +406,31 @@ fn summary_with(entries: &[Entry<'_>], tokens: usize, limit: usize) -> String {
             out.push_str(&format!("- … {} more\n", picked.len() - max));
         }
     };
-    let recent_decisions = newest_first(entries.iter().filter(|e| is_kind(e, &["decision"])));
+    let recent_decisions = newest_first(
+        entries
+            .iter()
+            .filter(|e| is_kind(e, &[KnowledgeType::Decision])),
+    );
     section("Recent decisions", recent_decisions, limit);
-    let rules = newest_first(entries.iter().filter(|e| is_kind(e, &["rule", "pattern"])));
+    let rules = newest_first(
+        entries
+            .iter()
+            .filter(|e| is_kind(e, &[KnowledgeType::Rule, KnowledgeType::Pattern])),
+    );
     section("Rules and patterns", rules, limit);
     // Every gotcha title: the cheapest insurance against repeating a known mistake.
-    let gotchas = newest_first(entries.iter().filter(|e| is_kind(e, &["gotcha"])));
+    let gotchas = newest_first(
+        entries
+            .iter()
+            .filter(|e| is_kind(e, &[KnowledgeType::Gotcha])),
+    );
     let gotcha_max = if limit >= 5 { usize::MAX } else { limit * 4 };
     section("Gotchas", gotchas, gotcha_max);
-    let processes = newest_first(entries.iter().filter(|e| is_kind(e, &["process"])));
+    let processes = newest_first(
+        entries
+            .iter()
+            .filter(|e| is_kind(e, &[KnowledgeType::Process])),
+    );
     section("Processes", processes, limit);
     section("Most recent", newest_first(entries.iter()), limit.min(5));
     out
@@ -340,7 +465,7 @@ pub struct NewEntry {
     pub date: String,
     pub title: String,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: KnowledgeType,
     pub topics: Vec<String>,
     #[serde(skip)]
     pub content: String,
@@ -353,27 +478,16 @@ pub fn new_entry(
     kind: &str,
     topics: &str,
     content: &str,
-) -> Result<NewEntry, (String, String)> {
+) -> Result<NewEntry, EntryError> {
     let title = title.trim();
     if title.is_empty() || title.contains(['\n', '\r']) {
-        return Err((
-            "the title must be one non-empty line".into(),
-            "pass a short title, e.g. \"Use JWT in httpOnly cookies\"".into(),
-        ));
+        return Err(EntryError::Title);
     }
-    let kind = kind.trim().to_lowercase();
-    if !TYPES.contains(&kind.as_str()) {
-        return Err((
-            format!("unknown type '{kind}'"),
-            format!("valid types: {}", TYPES.join(", ")),
-        ));
-    }
+    let kind =
+        KnowledgeType::parse(kind).ok_or_else(|| EntryError::Type(kind.trim().to_lowercase()))?;
     if topics.contains(['\n', '\r']) {
         // A line break would end the `**Topics:**` line and split the entry on re-read.
-        return Err((
-            "the topics must be on one line".into(),
-            "pass comma-separated topics, e.g. \"auth, security\"".into(),
-        ));
+        return Err(EntryError::TopicsLines);
     }
     let topics: Vec<String> = topics
         .split(',')
@@ -382,22 +496,13 @@ pub fn new_entry(
         .map(str::to_string)
         .collect();
     if topics.is_empty() {
-        return Err((
-            "no topics given".into(),
-            "pass comma-separated topics, e.g. \"auth, security\"".into(),
-        ));
+        return Err(EntryError::NoTopics);
     }
     if content.trim().is_empty() {
-        return Err((
-            "the content is empty".into(),
-            "say what was learned and why".into(),
-        ));
+        return Err(EntryError::NoContent);
     }
     if content.lines().any(|l| l.trim_end_matches('\r') == "---") {
-        return Err((
-            "the content has a line that is exactly `---`, which would split the entry when read back".into(),
-            "use `***` for a horizontal rule".into(),
-        ));
+        return Err(EntryError::Separator);
     }
     Ok(NewEntry {
         date: date.to_string(),
@@ -408,24 +513,25 @@ pub fn new_entry(
     })
 }
 
+/// What an agent wrote in an entry file for `megg learn --file F`, before [`new_entry`]
+/// checks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryFile {
+    pub title: String,
+    pub kind: String,
+    pub topics: String,
+    pub content: String,
+}
+
 /// The parts of an entry file an agent wrote for `megg learn --file F` (SPEC §6): a
-/// `## Title` line, `**Type:**` and `**Topics:**` lines, then the body. Returns (title, type,
-/// topics, content) for [`new_entry`] to check; the error says what to fix.
-pub fn entry_file(text: &str) -> Result<(String, String, String, String), (String, String)> {
-    let hint = || {
-        "write the entry as `## Title`, `**Type:** decision`, `**Topics:** a, b`, a blank line, then the text".to_string()
-    };
+/// `## Title` line, `**Type:**` and `**Topics:**` lines, then the body.
+pub fn entry_file(text: &str) -> Result<EntryFile, EntryError> {
     let text = text.trim_start_matches('\u{feff}');
     let mut lines = text.lines().skip_while(|l| l.trim().is_empty());
     let header = lines
         .next()
         .and_then(|l| l.trim_end_matches('\r').strip_prefix("## "))
-        .ok_or_else(|| {
-            (
-                "the entry file does not start with a `## Title` line".to_string(),
-                hint(),
-            )
-        })?;
+        .ok_or(EntryError::FileTitle)?;
     let (_, title) = split_date(header.trim());
     let (mut kind, mut topics) = (None, None);
     let mut rest: Vec<&str> = Vec::new();
@@ -448,15 +554,12 @@ pub fn entry_file(text: &str) -> Result<(String, String, String, String), (Strin
         }
         rest.push(line.trim_end_matches('\r'));
     }
-    let kind =
-        kind.ok_or_else(|| ("the entry file has no `**Type:**` line".to_string(), hint()))?;
-    let topics = topics.ok_or_else(|| {
-        (
-            "the entry file has no `**Topics:**` line".to_string(),
-            hint(),
-        )
-    })?;
-    Ok((title.to_string(), kind, topics, rest.join("\n")))
+    Ok(EntryFile {
+        title: title.to_string(),
+        kind: kind.ok_or(EntryError::FileType)?,
+        topics: topics.ok_or(EntryError::FileTopics)?,
+        content: rest.join("\n"),
+    })
 }
 
 /// The header of a new `knowledge.md`.
@@ -490,7 +593,7 @@ pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
         &[
             ("date", &entry.date),
             ("title", &entry.title),
-            ("type", &entry.kind),
+            ("type", entry.kind.as_str()),
             ("topics", &entry.topics.join(", ")),
             ("content", &entry.content),
         ],
@@ -559,7 +662,7 @@ mod tests {
     fn big_file(n: usize) -> String {
         let mut s = String::from("# Knowledge\n");
         for i in 0..n {
-            let kind = TYPES[i % TYPES.len()];
+            let kind = KnowledgeType::ALL[i % KnowledgeType::ALL.len()];
             s.push_str(&format!(
                 "\n---\n\n## 2026-01-{:02} - Entry number {i} about things\n**Type:** {kind}\n**Topics:** topic{}, shared\n\n{}\n",
                 i % 28 + 1,
@@ -615,16 +718,16 @@ mod tests {
         .unwrap();
         assert_eq!((ok.title.as_str(), ok.kind.as_str()), ("JWT", "decision"));
         assert_eq!(ok.topics, ["auth", "security"]);
-        let (msg, hint) = new_entry("d", "t", "idea", "x", "c").unwrap_err();
-        assert!(msg.contains("unknown type 'idea'") && hint.contains("decision, pattern, gotcha"));
-        assert!(
-            new_entry("d", "t", "fact", " , ", "c")
-                .unwrap_err()
-                .0
-                .contains("no topics")
+        let e = new_entry("d", "t", "Idea", "x", "c").unwrap_err();
+        assert_eq!(e, EntryError::Type("idea".into()));
+        assert!(e.to_string().contains("unknown type 'idea'"));
+        assert!(e.hint().contains("decision, pattern, gotcha"));
+        assert_eq!(
+            new_entry("d", "t", "fact", " , ", "c").unwrap_err(),
+            EntryError::NoTopics
         );
-        let (msg, hint) = new_entry("d", "t", "fact", "x", "a\n---\nb").unwrap_err();
-        assert!(msg.contains("---") && hint.contains("***"));
+        let e = new_entry("d", "t", "fact", "x", "a\n---\nb").unwrap_err();
+        assert!(e.to_string().contains("---") && e.hint().contains("***"));
         assert!(new_entry("d", "two\nlines", "fact", "x", "c").is_err());
         assert!(new_entry("d", "t", "fact", "x", "  ").is_err());
     }
@@ -693,7 +796,7 @@ mod tests {
             fn appending_keeps_every_existing_byte_and_reads_back(
                 existing in any::<String>(),
                 title in "[A-Za-z][A-Za-z0-9 ]{0,30}",
-                kind in prop::sample::select(TYPES.to_vec()),
+                kind in prop::sample::select(KnowledgeType::ALL.map(KnowledgeType::as_str).to_vec()),
                 topics in proptest::collection::vec("[a-z][a-z0-9-]{0,8}", 1..4),
                 content in "[A-Za-z0-9 `$()*#.\n]{1,200}",
             ) {
@@ -703,7 +806,7 @@ mod tests {
                 prop_assume!(crate::frontmatter::split(&existing).yaml.is_none());
                 prop_assume!(!existing.trim().is_empty());
                 let entry = new_entry("2026-11-22", &title, kind, &topics.join(","), &content)
-                    .map_err(|e| TestCaseError::fail(e.0))?;
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 let out = append(Some(&existing), &entry, "2026-11-22T12:00:00Z");
                 prop_assert!(out.starts_with(existing.as_str()));
                 let body = crate::frontmatter::split(&out).body;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use chrono::{Duration, NaiveDate};
 use serde::Serialize;
 
-use super::knowledge::{self, Entry, FULL_BELOW, TYPES};
+use super::knowledge::{self, Entry, FULL_BELOW, KnowledgeType};
 
 /// Entries older than this are reported as stale.
 pub const STALE_AFTER_DAYS: i64 = 90;
@@ -65,7 +65,7 @@ pub fn analyse(report: &mut DomainReport, text: &str, tokens: usize, today: Naiv
             None => report
                 .problems
                 .push(format!("entry '{}' has no **Type:** line", e.title)),
-            Some(k) if !TYPES.contains(&k.to_lowercase().as_str()) => {
+            Some(k) if KnowledgeType::parse(k).is_none() => {
                 if !report.unknown_types.iter().any(|u| u == k) {
                     report.unknown_types.push(k.to_string());
                 }
@@ -111,7 +111,7 @@ pub fn actions(reports: &[DomainReport], today: NaiveDate) -> Vec<String> {
             out.push(format!(
                 "{dir}: unknown types {} (valid: {})",
                 r.unknown_types.join(", "),
-                TYPES.join(", ")
+                KnowledgeType::list()
             ));
         }
         if !r.problems.is_empty() {

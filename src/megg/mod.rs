@@ -37,7 +37,7 @@ fn lock_place(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<(Boundar
         .unwrap_or_else(|| "megg".into());
     let dir = file.parent().unwrap_or(Path::new("/"));
     let (dev, ino) = fsx::identity(dir).ok_or_else(|| {
-        Error::failure(format!(
+        Error::user(format!(
             "cannot lock {}: its directory is missing",
             file.display()
         ))

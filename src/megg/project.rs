@@ -99,7 +99,7 @@ pub fn refuse_writing_up(env: &Env, d: &crate::megg::discovery::Domain) -> Resul
     if d.dir.starts_with(&top) || fsx::canonical(&d.dir).is_some_and(|r| r.starts_with(&top)) {
         return Ok(());
     }
-    Err(crate::Error::failure(format!(
+    Err(crate::Error::user(format!(
         "refusing to write to {}: that domain is above this repository ({})",
         d.megg.display(),
         top.display()
