@@ -13,6 +13,7 @@ pub mod failpoint;
 pub mod frontmatter;
 pub mod fsx;
 pub mod git;
+pub mod hook;
 pub mod mcp;
 pub mod megg;
 pub mod prompt;
@@ -177,8 +178,8 @@ impl Output {
 
 /// Runs megg with these arguments (the first is the program name) and returns the exit code.
 pub fn main(args: Vec<OsString>) -> u8 {
-    if commands::context::is_hook_invocation(&args) {
-        return commands::context::hook_main(args);
+    if hook::is_invocation(&args) {
+        return hook::main(args);
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,

@@ -1,14 +1,10 @@
 //! `megg context` (SPEC §3): the chain, knowledge and active state, as markdown, JSON or the
 //! SessionStart hook document — which is printed whatever happens.
 
-use std::ffi::OsString;
-use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 
-use crate::cli::{Cli, Command};
-use crate::clock::Clock;
 use crate::megg::context::{self as ctx, Request};
 use crate::render::context::{self as render, CLAUDE_CODE_LIMIT, DEFAULT_MAX_CHARS, MIN_MAX_CHARS};
 use crate::{Env, Error, Output, Result};
@@ -99,7 +95,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
 /// The hook document for `env`. Problems found before this point (invalid environment
 /// values) are passed in and reported in `systemMessage`.
-fn hook(env: &Env, args: &Args, mut problems: Vec<String>) -> String {
+pub fn hook(env: &Env, args: &Args, mut problems: Vec<String>) -> String {
     let max = hook_budget(args.max_chars, &mut problems);
     let context = match args
         .request(env, true)
@@ -143,123 +139,16 @@ fn hook_budget(flag: Option<usize>, problems: &mut Vec<String>) -> usize {
 }
 
 /// The hook document when no context could be built at all.
-fn failure_document(problem: &str) -> String {
+pub fn failure_document(problem: &str) -> String {
     render::hook_json(
         &format!("MEGG: no context loaded: {problem}"),
         &format!("megg could not load project context: {problem}"),
     )
 }
 
-/// Whether these arguments ask for the hook format: the first command word is `context` and
-/// `--json` or `--format hook` is present. Such runs never fail (SPEC §3.3).
-pub fn is_hook_invocation(args: &[OsString]) -> bool {
-    let args: Vec<String> = args
-        .iter()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "-C" || a == "--color" {
-            i += 2;
-            continue;
-        }
-        if a.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        if a != "context" {
-            return false;
-        }
-        let rest = &args[i + 1..];
-        return rest.iter().enumerate().any(|(j, a)| {
-            a == "--json"
-                || a == "--format=hook"
-                || (a == "--format" && rest.get(j + 1).is_some_and(|v| v == "hook"))
-        });
-    }
-    false
-}
-
-/// Runs the hook format: exactly one JSON document on stdout, nothing on stderr, exit 0 —
-/// whatever happens, a panic included.
-pub fn hook_main(args: Vec<OsString>) -> u8 {
-    std::panic::set_hook(Box::new(|_| {}));
-    let document = std::panic::catch_unwind(|| hook_from_args(args)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown".into());
-        failure_document(&format!("internal error ({what}); please report it"))
-    });
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{document}");
-    let _ = out.flush();
-    0
-}
-
-fn hook_from_args(args: Vec<OsString>) -> String {
-    crate::failpoint::panic_at("hook");
-    let cli = match Cli::try_parse_from(&args) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            return failure_document(first.trim_start_matches("error: "));
-        }
-    };
-    let Command::Context(args) = cli.command else {
-        return failure_document("not a context command");
-    };
-    let mut problems = Vec::new();
-    let clock = Clock::from_env().unwrap_or_else(|e| {
-        problems.push(format!("{}; using the system clock", e.message));
-        Clock::system()
-    });
-    let env = match Env::with_clock(cli.dir.as_deref(), clock) {
-        Ok(env) => env,
-        Err(e) => return failure_document(&e.message),
-    };
-    let document = hook(&env, &args, problems);
-    env.tokens.flush();
-    document
-}
-
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
-
-    fn os(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn hook_invocations_are_recognised() {
-        assert!(is_hook_invocation(&os(&["megg", "context", "--json"])));
-        assert!(is_hook_invocation(&os(&[
-            "megg", "-C", "x", "context", "p", "--json"
-        ])));
-        assert!(is_hook_invocation(&os(&[
-            "megg", "context", "--format", "hook"
-        ])));
-        assert!(is_hook_invocation(&os(&[
-            "megg",
-            "context",
-            "--format=hook",
-            "--bogus"
-        ])));
-        assert!(!is_hook_invocation(&os(&["megg", "context"])));
-        assert!(!is_hook_invocation(&os(&[
-            "megg", "context", "--format", "json"
-        ])));
-        assert!(!is_hook_invocation(&os(&[
-            "megg", "-C", "context", "state", "--json"
-        ])));
-        assert!(!is_hook_invocation(&os(&["megg", "state", "--json"])));
-    }
 
     #[test]
     fn budget_defaults_clamps_and_warns() {

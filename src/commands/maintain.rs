@@ -84,7 +84,10 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         domains.push(report(env, &domain, today, &mut warnings));
     }
     let result = Report {
-        actions: maintain::actions(&domains, today),
+        actions: maintain::actions(&domains, today)
+            .iter()
+            .map(crate::render::maintain::advice)
+            .collect(),
         domains,
         archived,
         warnings,

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::megg::gitignore;
 use crate::megg::project::Project;
-use crate::megg::setup::{self, Installed};
-use crate::render::context::shell_quote;
+use crate::megg::setup::{self, Action, Installed};
+use crate::render::shell_quote;
 use crate::templates::CLAUDE_FILES;
 use crate::{Env, Error, Output, Result, fsx};
 
@@ -43,8 +43,7 @@ pub enum Scope {
 #[derive(Debug, Clone, Serialize)]
 struct Change {
     path: PathBuf,
-    /// `create`, `update`, `remove`, `unchanged` or `skipped`.
-    action: &'static str,
+    action: Action,
     what: String,
 }
 
@@ -64,7 +63,7 @@ struct Report {
 /// A file setup manages, with its new content worked out before anything is written.
 struct Planned {
     path: PathBuf,
-    action: &'static str,
+    action: Action,
     what: String,
     /// New bytes (`None`: delete the file).
     content: Option<String>,
@@ -309,7 +308,7 @@ fn plan_json(
     })?;
     let unchanged = Planned {
         path: path.to_path_buf(),
-        action: "unchanged",
+        action: Action::Unchanged,
         what: what.to_string(),
         content: None,
         backup: false,
@@ -323,17 +322,17 @@ fn plan_json(
         // What is left is nothing: the file was megg's alone.
         // No backup: nothing of the user's was left in it.
         (Some(_), true) => Planned {
-            action: "remove",
+            action: Action::Remove,
             ..unchanged
         },
         (Some(_), false) => Planned {
-            action: "update",
+            action: Action::Update,
             content: Some(setup::to_text(&value)),
             backup: true,
             ..unchanged
         },
         (None, _) => Planned {
-            action: "create",
+            action: Action::Create,
             content: Some(setup::to_text(&value)),
             ..unchanged
         },
@@ -360,24 +359,24 @@ fn plan_markdown(
         original: None,
     };
     Ok(Some(match (uninstall, state) {
-        (false, None) => base("create", Some(setup::mark(template))),
-        (false, Some(Installed::Current)) => base("unchanged", None),
-        (false, Some(Installed::Stale)) => base("update", Some(setup::mark(template))),
+        (false, None) => base(Action::Create, Some(setup::mark(template))),
+        (false, Some(Installed::Current)) => base(Action::Unchanged, None),
+        (false, Some(Installed::Stale)) => base(Action::Update, Some(setup::mark(template))),
         (_, Some(Installed::Edited)) => {
             warnings.push(format!(
                 "{} was edited after megg installed it; left alone",
                 path.display()
             ));
-            base("skipped", None)
+            base(Action::Skipped, None)
         }
         (_, Some(Installed::Foreign)) => {
             warnings.push(format!(
                 "{} was not installed by megg; left alone",
                 path.display()
             ));
-            base("skipped", None)
+            base(Action::Skipped, None)
         }
-        (true, Some(_)) => base("remove", None),
+        (true, Some(_)) => base(Action::Remove, None),
         (true, None) => return Ok(None),
     }))
 }
@@ -426,10 +425,10 @@ fn plan_gitignore(
         (!added.is_empty()).then_some(new)
     };
     let action = match (&new, &existing) {
-        (None, _) => "unchanged",
-        (Some(n), Some(_)) if n.is_empty() && uninstall => "remove",
-        (Some(_), Some(_)) => "update",
-        (Some(_), None) => "create",
+        (None, _) => Action::Unchanged,
+        (Some(n), Some(_)) if n.is_empty() && uninstall => Action::Remove,
+        (Some(_), Some(_)) => Action::Update,
+        (Some(_), None) => Action::Create,
     };
     Ok((
         Planned {
@@ -437,7 +436,7 @@ fn plan_gitignore(
             action,
             what: "gitignore block".into(),
             content: new.filter(|n| !n.is_empty()),
-            backup: existing.is_some() && action == "update",
+            backup: existing.is_some() && action == Action::Update,
             original: existing,
         },
         added_lines,
@@ -445,7 +444,7 @@ fn plan_gitignore(
 }
 
 fn apply(places: &Places, repo: Option<&crate::git::Repo>, p: &Planned, now: &str) -> Result<()> {
-    if matches!(p.action, "unchanged" | "skipped") {
+    if !p.action.changes() {
         return Ok(());
     }
     let b = places.boundary_for(&p.path);
@@ -515,7 +514,7 @@ fn text(r: &Report) -> String {
         }
     );
     for c in &r.changes {
-        let action = if r.dry_run && !matches!(c.action, "unchanged" | "skipped") {
+        let action = if r.dry_run && c.action.changes() {
             format!("would {}", c.action)
         } else {
             c.action.to_string()
@@ -526,10 +525,7 @@ fn text(r: &Report) -> String {
             c.what
         ));
     }
-    if r.changes
-        .iter()
-        .all(|c| matches!(c.action, "unchanged" | "skipped"))
-    {
+    if r.changes.iter().all(|c| !c.action.changes()) {
         out.push_str("Nothing to change.\n");
     }
     if let Some(cmd) = &r.mcp_command {

@@ -84,46 +84,76 @@ pub fn analyse(report: &mut DomainReport, text: &str, tokens: usize, today: Naiv
         .collect();
 }
 
-/// What to do about the findings, each with the command that does it where there is one.
-pub fn actions(reports: &[DomainReport], today: NaiveDate) -> Vec<String> {
-    let archive_date = today - Duration::days(STALE_AFTER_DAYS);
+/// One thing to do about a domain's findings; [`crate::render::maintain::advice`] words it,
+/// with the command that does it where there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Advice {
+    /// Knowledge is over the full-load limit: archive entries older than `before`.
+    Archive {
+        dir: PathBuf,
+        tokens: usize,
+        before: NaiveDate,
+    },
+    /// `count` entries are older than [`STALE_AFTER_DAYS`]: review or archive them.
+    Review {
+        dir: PathBuf,
+        count: usize,
+        before: NaiveDate,
+    },
+    /// `count` entries share `topic`: merge them.
+    Consolidate {
+        dir: PathBuf,
+        topic: String,
+        count: usize,
+    },
+    /// Entries with types megg does not know.
+    UnknownTypes { dir: PathBuf, types: Vec<String> },
+    /// Entries that do not parse cleanly.
+    FixProblems { dir: PathBuf, count: usize },
+    /// An expired `state.md` is still there.
+    ClearState { dir: PathBuf },
+}
+
+/// What to do about the findings, in order, per domain.
+pub fn actions(reports: &[DomainReport], today: NaiveDate) -> Vec<Advice> {
+    let before = today - Duration::days(STALE_AFTER_DAYS);
     let mut out = Vec::new();
     for r in reports {
-        let dir = crate::render::context::shell_quote(&r.dir.display().to_string());
+        let dir = r.dir.clone();
         if r.bloated {
-            out.push(format!(
-                "{dir}: knowledge is {} tokens (over {FULL_BELOW}): archive old entries with `megg maintain {dir} --archive-before {archive_date}` or consolidate topics",
-                r.tokens
-            ));
+            out.push(Advice::Archive {
+                dir: dir.clone(),
+                tokens: r.tokens,
+                before,
+            });
         } else if !r.stale.is_empty() {
-            out.push(format!(
-                "{dir}: {} entries are older than {STALE_AFTER_DAYS} days: review them, or archive with `megg maintain {dir} --archive-before {archive_date}`",
-                r.stale.len()
-            ));
+            out.push(Advice::Review {
+                dir: dir.clone(),
+                count: r.stale.len(),
+                before,
+            });
         }
         for (topic, n) in &r.topics {
-            out.push(format!(
-                "{dir}: consolidate the {n} entries on '{topic}' (`megg context {dir} --topic {}`)",
-                crate::render::context::shell_quote(topic)
-            ));
+            out.push(Advice::Consolidate {
+                dir: dir.clone(),
+                topic: topic.clone(),
+                count: *n,
+            });
         }
         if !r.unknown_types.is_empty() {
-            out.push(format!(
-                "{dir}: unknown types {} (valid: {})",
-                r.unknown_types.join(", "),
-                KnowledgeType::list()
-            ));
+            out.push(Advice::UnknownTypes {
+                dir: dir.clone(),
+                types: r.unknown_types.clone(),
+            });
         }
         if !r.problems.is_empty() {
-            out.push(format!(
-                "{dir}: fix {} parse problem(s) in knowledge.md",
-                r.problems.len()
-            ));
+            out.push(Advice::FixProblems {
+                dir: dir.clone(),
+                count: r.problems.len(),
+            });
         }
         if r.expired_state {
-            out.push(format!(
-                "{dir}: remove the expired state with `megg -C {dir} state clear`"
-            ));
+            out.push(Advice::ClearState { dir });
         }
     }
     out
@@ -268,7 +298,10 @@ mod tests {
         assert_eq!(r.unknown_types, ["idea"]);
         assert_eq!(r.topics.get("auth"), Some(&3));
         assert_eq!(r.problems, ["entry 'Undated' has no **Type:** line"]);
-        let acts = actions(&[r], day("2026-11-22"));
+        let acts: Vec<String> = actions(&[r], day("2026-11-22"))
+            .iter()
+            .map(crate::render::maintain::advice)
+            .collect();
         assert!(acts[0].contains("--archive-before 2026-08-24"), "{acts:?}");
         assert!(
             acts.iter()

@@ -3,6 +3,45 @@
 
 use serde_json::{Map, Value, json};
 
+/// What setup does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// The file does not exist yet; setup writes it.
+    Create,
+    /// The file exists; setup merges megg's entries into it (after a backup).
+    Update,
+    /// Only megg's entries were in it; setup deletes it.
+    Remove,
+    /// Already as it should be; nothing is written.
+    Unchanged,
+    /// A file megg installed that the user then edited: left alone.
+    Skipped,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Update => "update",
+            Self::Remove => "remove",
+            Self::Unchanged => "unchanged",
+            Self::Skipped => "skipped",
+        }
+    }
+
+    /// Whether carrying it out writes or deletes anything.
+    pub fn changes(self) -> bool {
+        !matches!(self, Self::Unchanged | Self::Skipped)
+    }
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The hook entry's matcher.
 pub const MATCHER: &str = "startup|resume|clear|compact";
 

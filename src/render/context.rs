@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::megg::context::{Context, Mode};
+use crate::render::shell_quote;
 
 /// Default hook budget, in UTF-16 code units.
 pub const DEFAULT_MAX_CHARS: usize = 9_500;
@@ -172,18 +173,6 @@ fn hard_cut(text: &str, max: usize) -> String {
     }
     out.push_str(marker);
     out
-}
-
-/// A path or argument quoted for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@,".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {

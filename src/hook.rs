@@ -1,0 +1,123 @@
+//! The SessionStart hook's entry point (SPEC §3.3): exactly one JSON document on stdout,
+//! nothing on stderr, exit 0 — whatever happens, a panic included. The document itself is
+//! built by [`crate::commands::context::hook`].
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap::Parser;
+
+use crate::Env;
+use crate::cli::{Cli, Command};
+use crate::clock::Clock;
+use crate::commands::context::{failure_document, hook};
+
+/// Whether these arguments ask for the hook format: the first command word is `context` and
+/// `--json` or `--format hook` is present. Such runs never fail (SPEC §3.3).
+pub fn is_invocation(args: &[OsString]) -> bool {
+    let args: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "-C" || a == "--color" {
+            i += 2;
+            continue;
+        }
+        if a.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        if a != "context" {
+            return false;
+        }
+        let rest = &args[i + 1..];
+        return rest.iter().enumerate().any(|(j, a)| {
+            a == "--json"
+                || a == "--format=hook"
+                || (a == "--format" && rest.get(j + 1).is_some_and(|v| v == "hook"))
+        });
+    }
+    false
+}
+
+/// Runs the hook format: exactly one JSON document on stdout, nothing on stderr, exit 0 —
+/// whatever happens, a panic included.
+pub fn main(args: Vec<OsString>) -> u8 {
+    std::panic::set_hook(Box::new(|_| {}));
+    let document = std::panic::catch_unwind(|| hook_from_args(args)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        failure_document(&format!("internal error ({what}); please report it"))
+    });
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{document}");
+    let _ = out.flush();
+    0
+}
+
+fn hook_from_args(args: Vec<OsString>) -> String {
+    crate::failpoint::panic_at("hook");
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            return failure_document(first.trim_start_matches("error: "));
+        }
+    };
+    let Command::Context(args) = cli.command else {
+        return failure_document("not a context command");
+    };
+    let mut problems = Vec::new();
+    let clock = Clock::from_env().unwrap_or_else(|e| {
+        problems.push(format!("{}; using the system clock", e.message));
+        Clock::system()
+    });
+    let env = match Env::with_clock(cli.dir.as_deref(), clock) {
+        Ok(env) => env,
+        Err(e) => return failure_document(&e.message),
+    };
+    let document = hook(&env, &args, problems);
+    env.tokens.flush();
+    document
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn hook_invocations_are_recognised() {
+        assert!(is_invocation(&os(&["megg", "context", "--json"])));
+        assert!(is_invocation(&os(&[
+            "megg", "-C", "x", "context", "p", "--json"
+        ])));
+        assert!(is_invocation(&os(&["megg", "context", "--format", "hook"])));
+        assert!(is_invocation(&os(&[
+            "megg",
+            "context",
+            "--format=hook",
+            "--bogus"
+        ])));
+        assert!(!is_invocation(&os(&["megg", "context"])));
+        assert!(!is_invocation(&os(&[
+            "megg", "context", "--format", "json"
+        ])));
+        assert!(!is_invocation(&os(&[
+            "megg", "-C", "context", "state", "--json"
+        ])));
+        assert!(!is_invocation(&os(&["megg", "state", "--json"])));
+    }
+}
