@@ -85,6 +85,31 @@ impl Env {
         })
     }
 
+    /// What the domain needs from this environment (SPEC: the domain never sees `Env`).
+    pub fn deps(&self) -> megg::Deps<'_> {
+        megg::Deps {
+            now: self.clock.now(),
+            tokens: &self.tokens,
+            ceilings: &self.ceilings,
+            trusted: &self.trusted,
+        }
+    }
+
+    /// The project this command runs in (SPEC §2.4).
+    pub fn project(&self) -> megg::project::Project {
+        megg::project::Project::at(&self.cwd, &self.ceilings)
+    }
+
+    /// The project top for a directory: its git work tree's top as walked, else itself.
+    pub fn top(&self, at: &Path) -> PathBuf {
+        megg::project::top(&self.ceilings, at)
+    }
+
+    /// SPEC §9 "No writing up", from this command's starting directory.
+    pub fn refuse_writing_up(&self, d: &megg::discovery::Domain) -> Result<()> {
+        megg::project::refuse_writing_up(&self.cwd, &self.ceilings, d)
+    }
+
     /// The git repository containing `at`, if any.
     pub fn repo(&self, at: &Path) -> Option<Repo> {
         Repo::discover(at, &self.ceilings)

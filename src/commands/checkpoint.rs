@@ -89,7 +89,7 @@ pub enum Choice {
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
-    let project = Project::of(env);
+    let project = env.project();
     match &args.action {
         Action::Save {
             plan_file,
@@ -779,7 +779,7 @@ mod tests {
         let env = env_at(dir.path(), "2026-01-15T10:00:00Z");
         save(
             &env,
-            &Project::of(&env),
+            &env.project(),
             Path::new(PLAN),
             None,
             None,
@@ -800,7 +800,7 @@ mod tests {
             new_plan: None,
             json: false,
         };
-        let out = resume(&env, &Project::of(&env), &req, Some(&mut script));
+        let out = resume(&env, &env.project(), &req, Some(&mut script));
         (out, script)
     }
 
@@ -873,7 +873,7 @@ mod tests {
         let env = env_at(dir.path(), "2026-01-15T10:30:00Z");
         save(
             &env,
-            &Project::of(&env),
+            &env.project(),
             Path::new("docs/plans/2026-01-16-feat-billing-plan.md"),
             None,
             None,

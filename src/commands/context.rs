@@ -74,7 +74,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     match args.format() {
         Format::Hook => Ok(Output::text(hook(env, args, Vec::new()) + "\n")),
         Format::Json => {
-            let context = ctx::build(env, &args.request(env, false)?)?;
+            let context = build(env, &args.request(env, false)?)?;
             let text = render::markdown(&context, None, false).text + "\n";
             Ok(Output::pick(true, &context, text, Vec::new()))
         }
@@ -86,21 +86,27 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                     "--max-chars {n} is below the minimum of {MIN_MAX_CHARS}"
                 )));
             }
-            let context = ctx::build(env, &args.request(env, args.max_chars.is_some())?)?;
+            let context = build(env, &args.request(env, args.max_chars.is_some())?)?;
             let rendered = render::markdown(&context, args.max_chars, false);
             Ok(Output::text(rendered.text + "\n").with_warnings(context.warnings))
         }
     }
 }
 
+/// The context for `req`, with the config file's problems (SPEC §9) first among its warnings.
+fn build(env: &Env, req: &Request) -> Result<ctx::Context> {
+    let mut context = ctx::build(&env.deps(), req)?;
+    context
+        .warnings
+        .splice(0..0, env.config_warnings.iter().cloned());
+    Ok(context)
+}
+
 /// The hook document for `env`. Problems found before this point (invalid environment
 /// values) are passed in and reported in `systemMessage`.
 pub fn hook(env: &Env, args: &Args, mut problems: Vec<String>) -> String {
     let max = hook_budget(args.max_chars, &mut problems);
-    let context = match args
-        .request(env, true)
-        .and_then(|req| ctx::build(env, &req))
-    {
+    let context = match args.request(env, true).and_then(|req| build(env, &req)) {
         Ok(c) => c,
         Err(e) => return failure_document(&e.message),
     };

@@ -43,7 +43,7 @@ fn check(name: &'static str, ok: bool, detail: impl Into<String>, fix: Option<&s
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
-    let project = Project::of(env);
+    let project = env.project();
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
@@ -204,7 +204,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         Some("megg checkpoint resume"),
     ));
 
-    let top = crate::megg::project::top(env, &env.cwd);
+    let top = env.top(&env.cwd);
     let mut refused = env.config_warnings.clone();
     let domain = env.walk(&top).current_domain(&env.cwd, &mut refused);
     if let Some(domain) = &domain {

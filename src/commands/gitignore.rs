@@ -32,7 +32,7 @@ struct Report {
 const PROBE: &str = ".megg-example.local.md";
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
-    let project = Project::of(env);
+    let project = env.project();
     let path = project.root.join(".gitignore");
     let b = project.boundary();
     let text = read_gitignore(&b, &path)?;

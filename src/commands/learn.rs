@@ -81,7 +81,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         &content,
     )?;
 
-    crate::megg::project::refuse_writing_up(env, &domain)?;
+    env.refuse_writing_up(&domain)?;
     let path = domain.knowledge_path();
     let repo = env.repo(&domain.dir);
     let text = {

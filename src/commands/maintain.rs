@@ -52,7 +52,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let root = match &args.path {
         Some(p) => env.resolve(p),
         None => {
-            let top = crate::megg::project::top(env, &env.cwd);
+            let top = env.top(&env.cwd);
             env.walk(&top)
                 .current_domain(&env.cwd, &mut warnings)
                 .map_or_else(|| env.cwd.clone(), |d| d.dir)

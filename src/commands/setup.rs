@@ -104,7 +104,7 @@ fn read_existing(b: &fsx::Boundary, path: &Path) -> Result<Option<String>> {
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
-    let project = Project::of(env);
+    let project = env.project();
     let mut exe_path = String::new();
     let (root, hook_command, mcp_command) = match args.scope {
         Scope::Project => (

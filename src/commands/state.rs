@@ -56,7 +56,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
 /// The current domain (SPEC §2.1), or the error every state command gives without one.
 pub fn current_domain(env: &Env) -> Result<Domain> {
-    let top = crate::megg::project::top(env, &env.cwd);
+    let top = env.top(&env.cwd);
     let mut warnings = Vec::new();
     let found = env.walk(&top).current_domain(&env.cwd, &mut warnings);
     found.ok_or_else(|| {
@@ -117,7 +117,7 @@ pub fn write(
     json: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Output> {
-    crate::megg::project::refuse_writing_up(env, domain)?;
+    env.refuse_writing_up(domain)?;
     let cut = env.tokens.truncate(content, state::MAX_TOKENS);
     if cut.was_cut() {
         warnings.push(format!(
@@ -151,7 +151,7 @@ pub fn write(
 
 fn show(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
     let mut warnings = Vec::new();
-    let view = load_state(env, domain, &mut warnings);
+    let view = load_state(&env.deps(), domain, &mut warnings);
     let text = render::shown_text(view.as_ref());
     let shown = render::Shown {
         state: view,

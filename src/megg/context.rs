@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::Deps;
 use super::discovery::{self, Domain, Neighbour};
 use super::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
 use super::state::{self, StateDoc};
-use crate::Env;
 use crate::clock::format_timestamp;
 use crate::fsx;
 
@@ -130,7 +130,7 @@ pub struct FileEntry {
 
 /// Builds the context for `req.path`. Fails only when the target is not a directory; every
 /// other problem becomes a warning.
-pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
+pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::Error> {
     let path = &req.path;
     if !fsx::is_dir(path) {
         return Err(
@@ -138,9 +138,9 @@ pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
                 .with_hint("pass an existing directory"),
         );
     }
-    let mut warnings = env.config_warnings.clone();
-    let top = super::project::top(env, path);
-    let (domain, chain_domains) = env.walk(&top).chain(path, &mut warnings);
+    let mut warnings = Vec::new();
+    let top = super::project::top(deps.ceilings, path);
+    let (domain, chain_domains) = deps.walk(&top).chain(path, &mut warnings);
 
     let mut chain = Vec::with_capacity(chain_domains.len());
     let mut info = None;
@@ -163,8 +163,8 @@ pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
 
     let (mut knowledge, mut state, mut files, mut siblings) = (None, None, Vec::new(), Vec::new());
     if let Some(d) = &domain {
-        knowledge = load_knowledge(env, d, req, &mut warnings);
-        state = load_state(env, d, &mut warnings).filter(|s| !s.expired);
+        knowledge = load_knowledge(deps, d, req, &mut warnings);
+        state = load_state(deps, d, &mut warnings).filter(|s| !s.expired);
         let (listed, total) = discovery::megg_files(d);
         if total > listed.len() {
             warnings.push(format!(
@@ -189,11 +189,11 @@ pub fn build(env: &Env, req: &Request) -> Result<Context, crate::Error> {
                 }
             })
             .collect();
-        let found = discovery::siblings(&d.dir, &env.trusted);
+        let found = discovery::siblings(&d.dir, deps.trusted);
         warnings.extend(found.warnings);
         siblings = found.domains;
     }
-    let found = discovery::children(path, &env.trusted);
+    let found = discovery::children(path, deps.trusted);
     warnings.extend(found.warnings);
 
     Ok(Context {
@@ -286,7 +286,7 @@ fn title_and_excerpt(body: &str, name: &str) -> (String, String) {
 }
 
 fn load_knowledge(
-    env: &Env,
+    deps: &Deps<'_>,
     d: &Domain,
     req: &Request,
     warnings: &mut Vec<String>,
@@ -339,7 +339,7 @@ fn load_knowledge(
         });
     }
     let text = read.text;
-    let tokens = env.tokens.count(&text);
+    let tokens = deps.tokens.count(&text);
     let body = body_of(&text);
     let entries = knowledge::parse(body);
     let topics = knowledge::topic_counts(&entries);
@@ -367,11 +367,11 @@ fn load_knowledge(
     let (content, warning, digest) = match mode {
         Mode::Full => {
             let digest = (req.with_fallbacks && body.len() > 2_000)
-                .then(|| knowledge::summary(&entries, tokens, &env.tokens));
+                .then(|| knowledge::summary(&entries, tokens, deps.tokens));
             (body.trim_end().to_string(), None, digest)
         }
         Mode::Summary => (
-            knowledge::summary(&entries, tokens, &env.tokens),
+            knowledge::summary(&entries, tokens, deps.tokens),
             Some(format!(
                 "knowledge is {tokens} tokens (8000-16000): showing a summary; load a topic in full with `megg context --topic <topic>`"
             )),
@@ -400,52 +400,54 @@ fn load_knowledge(
 }
 
 /// The domain's `state.md`, active or expired, with git facts when inside a repository.
-pub fn load_state(env: &Env, d: &Domain, warnings: &mut Vec<String>) -> Option<StateView> {
+pub fn load_state(deps: &Deps<'_>, d: &Domain, warnings: &mut Vec<String>) -> Option<StateView> {
     let path = d.state_path();
     let text = read_or_warn(&d.boundary, &path, MAX_STATE_BYTES, warnings)?;
     let doc = state::parse(&text, &path.display().to_string());
     warnings.extend(doc.warnings.iter().cloned());
-    let expiry = state::expiry(&doc, env.clock.now());
+    let expiry = state::expiry(&doc, deps.now);
     if let state::Expiry::Future(_) = expiry
         && let Some(why) = expiry.reason()
     {
         warnings.push(format!("{} is treated as expired: {why}", path.display()));
     }
-    let mut view = state_view(env, path, &doc);
+    let mut view = state_view(deps, path, &doc);
     view.expired = !expiry.is_active();
     view.expired_reason = expiry.reason();
     if expiry.is_active() {
-        git_notes(env, d, &doc, &mut view, warnings);
+        git_notes(deps, d, &doc, &mut view, warnings);
     }
     Some(view)
 }
 
-fn state_view(env: &Env, path: PathBuf, doc: &StateDoc) -> StateView {
+fn state_view(deps: &Deps<'_>, path: PathBuf, doc: &StateDoc) -> StateView {
     StateView {
         path,
         status: doc.status.clone().unwrap_or_else(|| "active".into()),
         updated: doc.updated.map(format_timestamp),
-        tokens: env.tokens.count(&doc.content),
+        tokens: deps.tokens.count(&doc.content),
         branch: doc.branch.clone(),
         head: doc.head.clone(),
         commits_since: None,
         expired: false,
         content: doc.content.clone(),
         expired_reason: None,
-        age_seconds: doc.updated.map(|u| (env.clock.now() - u).num_seconds()),
+        age_seconds: doc.updated.map(|u| (deps.now - u).num_seconds()),
     }
 }
 
 /// `commits_since` on the saved branch, and a warning when another branch is checked out.
 fn git_notes(
-    env: &Env,
+    deps: &Deps<'_>,
     d: &Domain,
     doc: &StateDoc,
     view: &mut StateView,
     warnings: &mut Vec<String>,
 ) {
     let Some(branch) = &doc.branch else { return };
-    let Some(repo) = env.repo(&d.dir) else { return };
+    let Some(repo) = deps.repo(&d.dir) else {
+        return;
+    };
     let div = doc.updated.and_then(|updated| {
         super::walks::divergence(
             &repo,

@@ -16,9 +16,40 @@ pub mod walks;
 
 use std::path::{Path, PathBuf};
 
+use chrono::{DateTime, Utc};
+
 use crate::fsx::{self, Boundary, Lock};
 use crate::git::Repo;
+use crate::tokens::Counter;
 use crate::{Error, Result};
+
+/// What the domain takes from outside itself, and nothing more: the time, the token counter,
+/// where discovery stops (`MEGG_CEILING_DIRS`, SPEC §2.1) and what the user trusts (SPEC §9).
+/// Commands build it from [`crate::Env`] with [`crate::Env::deps`]; the domain never reads
+/// the process environment, prints or prompts.
+#[derive(Debug, Clone, Copy)]
+pub struct Deps<'a> {
+    pub now: DateTime<Utc>,
+    pub tokens: &'a Counter,
+    pub ceilings: &'a [PathBuf],
+    pub trusted: &'a [PathBuf],
+}
+
+impl<'a> Deps<'a> {
+    /// The git repository containing `at`, if any.
+    pub fn repo(&self, at: &Path) -> Option<Repo> {
+        Repo::discover(at, self.ceilings)
+    }
+
+    /// The walk up from a directory in the project whose top is `top` (SPEC §2.1, §9).
+    pub fn walk(&self, top: &'a Path) -> discovery::Walk<'a> {
+        discovery::Walk {
+            ceilings: self.ceilings,
+            trusted: self.trusted,
+            top,
+        }
+    }
+}
 
 /// Takes the lock for a read-modify-write of `file` (inside `b`). The lock is keyed by the
 /// identity of the file's directory plus its name, so two agents reaching one file through

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::fsx::Boundary;
 use crate::git::Repo;
-use crate::{Env, Result, fsx};
+use crate::{Result, fsx};
 
 /// Where checkpoints live: the project root and, from a linked worktree, the main one's.
 pub struct Project {
@@ -16,13 +16,14 @@ pub struct Project {
 }
 
 impl Project {
-    pub fn of(env: &Env) -> Self {
-        let repo = env.repo(&env.cwd);
+    /// The project a command started in `cwd` runs in.
+    pub fn at(cwd: &Path, ceilings: &[PathBuf]) -> Self {
+        let repo = Repo::discover(cwd, ceilings);
         let root = repo
             .as_ref()
             .and_then(Repo::workdir)
-            .map(|w| same_dir_as_walked(&env.cwd, w))
-            .unwrap_or_else(|| env.cwd.clone());
+            .map(|w| same_dir_as_walked(cwd, w))
+            .unwrap_or_else(|| cwd.to_path_buf());
         let mut roots = vec![root.clone()];
         if let Some(main) = repo.as_ref().and_then(Repo::main_worktree_root)
             && !same_file(&main, &root)
@@ -77,8 +78,8 @@ impl Project {
 }
 
 /// The project root for `at`: the top of its git work tree as walked, else `at` itself.
-pub fn top(env: &Env, at: &Path) -> PathBuf {
-    env.repo(at)
+pub fn top(ceilings: &[PathBuf], at: &Path) -> PathBuf {
+    Repo::discover(at, ceilings)
         .as_ref()
         .and_then(Repo::workdir)
         .map(|w| same_dir_as_walked(at, w))
@@ -88,14 +89,18 @@ pub fn top(env: &Env, at: &Path) -> PathBuf {
 /// SPEC §9 "No writing up": inside a git repository, `learn`, `state write` and capture write
 /// only to a domain at or below the work tree's top level, so a stranger's repository cannot
 /// get its text into the user's own company-level knowledge.
-pub fn refuse_writing_up(env: &Env, d: &crate::megg::discovery::Domain) -> Result<()> {
-    let Some(repo) = env.repo(&env.cwd) else {
+pub fn refuse_writing_up(
+    cwd: &Path,
+    ceilings: &[PathBuf],
+    d: &crate::megg::discovery::Domain,
+) -> Result<()> {
+    let Some(repo) = Repo::discover(cwd, ceilings) else {
         return Ok(());
     };
     let Some(work) = repo.workdir() else {
         return Ok(());
     };
-    let top = same_dir_as_walked(&env.cwd, work);
+    let top = same_dir_as_walked(cwd, work);
     if d.dir.starts_with(&top) || fsx::canonical(&d.dir).is_some_and(|r| r.starts_with(&top)) {
         return Ok(());
     }
