@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod render;
 pub mod templates;
 pub mod tokens;
+pub mod wire;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};

@@ -76,7 +76,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         Format::Json => {
             let context = build(env, &args.request(env, false)?)?;
             let text = render::markdown(&context, None, false).text + "\n";
-            Ok(Output::pick(true, &context, text, Vec::new()))
+            Ok(Output::pick(
+                true,
+                &crate::wire::context::ContextDoc::from(&context),
+                text,
+                Vec::new(),
+            ))
         }
         Format::Md => {
             if let Some(n) = args.max_chars

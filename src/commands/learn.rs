@@ -2,12 +2,11 @@
 //! to the current domain's `knowledge.md`, the one `context` reads. `--file` lets an agent pass
 //! its own words in a file it wrote, never on a shell command line (SPEC §7).
 
-use serde::Serialize;
-
 use crate::clock::format_timestamp;
 use crate::commands::state::current_domain;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
-use crate::megg::knowledge::{self, MAINTAIN_DUE, NewEntry};
+use crate::megg::knowledge::{self, MAINTAIN_DUE};
+use crate::wire::knowledge::Learned;
 use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -31,14 +30,6 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct Learned {
-    path: String,
-    entry: NewEntry,
-    tokens: usize,
-    warnings: Vec<String>,
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
@@ -102,7 +93,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
     let result = Learned {
         path: path.display().to_string(),
-        entry,
+        entry: (&entry).into(),
         tokens,
         warnings,
     };

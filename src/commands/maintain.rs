@@ -1,11 +1,9 @@
 //! `megg maintain [PATH] [--json] [--archive-before DATE]` (SPEC §6): a health report over
 //! every `.megg` at or below PATH, and archiving of old entries.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use serde::Serialize;
 
 use crate::clock::format_timestamp;
 use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
@@ -13,6 +11,7 @@ use crate::megg::discovery::Megg;
 use crate::megg::discovery::{self, Domain};
 use crate::megg::maintain::{self, DomainReport};
 use crate::megg::state;
+use crate::wire::knowledge::{Archived, Maintained};
 use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -30,21 +29,6 @@ pub struct Args {
 fn parse_date(s: &str) -> std::result::Result<NaiveDate, String> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d")
         .map_err(|_| format!("'{s}' is not a date (YYYY-MM-DD)"))
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct Archived {
-    title: String,
-    date: String,
-    to: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct Report {
-    domains: Vec<DomainReport>,
-    actions: Vec<String>,
-    archived: Vec<Archived>,
-    warnings: Vec<String>,
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
@@ -83,16 +67,16 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         }
         domains.push(report(env, &domain, today, &mut warnings));
     }
-    let result = Report {
+    let result = Maintained {
+        domains: domains.iter().map(Into::into).collect(),
         actions: maintain::actions(&domains, today)
             .iter()
             .map(crate::render::maintain::advice)
             .collect(),
-        domains,
         archived,
         warnings,
     };
-    let human = text(&result);
+    let human = crate::render::maintain::text(&result);
     Ok(Output::pick(
         args.json,
         &result,
@@ -174,49 +158,4 @@ fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived
         None => plan.remaining_body.clone(),
     };
     fsx::write_atomic(b, &path, live.as_bytes())
-}
-
-fn text(r: &Report) -> String {
-    let mut out = String::new();
-    if r.domains.is_empty() {
-        out.push_str("No .megg directories found\n");
-    }
-    for d in &r.domains {
-        let _ = write!(out, "{}: ", d.dir.display());
-        match &d.knowledge {
-            Some(_) => {
-                let _ = write!(out, "{} entries, {} tokens", d.entries, d.tokens);
-                if d.bloated {
-                    out.push_str(" (bloated)");
-                }
-            }
-            None => out.push_str("no knowledge.md"),
-        }
-        if !d.stale.is_empty() {
-            let _ = write!(out, ", {} stale", d.stale.len());
-        }
-        if d.expired_state {
-            out.push_str(", expired state.md");
-        }
-        out.push('\n');
-        for p in &d.problems {
-            let _ = writeln!(out, "  problem: {p}");
-        }
-    }
-    for a in &r.archived {
-        let _ = writeln!(
-            out,
-            "archived: {} {} → {}",
-            a.date,
-            a.title,
-            Path::new(&a.to).display()
-        );
-    }
-    if !r.actions.is_empty() {
-        out.push_str("\nSuggested actions:\n");
-        for a in &r.actions {
-            let _ = writeln!(out, "- {a}");
-        }
-    }
-    out
 }

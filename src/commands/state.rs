@@ -8,6 +8,7 @@ use crate::megg::context::load_state;
 use crate::megg::discovery::Domain;
 use crate::megg::state;
 use crate::render::state as render;
+use crate::wire::state as wire;
 use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -139,7 +140,7 @@ pub fn write(
         let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
         fsx::write_atomic(&domain.boundary, &path, bytes.as_bytes())?;
     }
-    let result = render::Written {
+    let result = wire::Written {
         path,
         tokens: cut.tokens,
         truncated: cut.was_cut(),
@@ -153,8 +154,8 @@ fn show(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
     let mut warnings = Vec::new();
     let view = load_state(&env.deps(), domain, &mut warnings);
     let text = render::shown_text(view.as_ref());
-    let shown = render::Shown {
-        state: view,
+    let shown = wire::Shown {
+        state: view.as_ref().map(Into::into),
         warnings: warnings.clone(),
     };
     Ok(Output::pick(json, &shown, text, warnings))
@@ -167,7 +168,7 @@ fn clear(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
         let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
         fsx::remove_file(&domain.boundary, &path)?
     };
-    let result = render::Cleared { cleared, path };
+    let result = wire::Cleared { cleared, path };
     let text = render::cleared_text(&result);
     Ok(Output::pick(json, &result, text, Vec::new()))
 }

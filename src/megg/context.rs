@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use super::Deps;
 use super::discovery::{self, Domain, Neighbour};
 use super::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
@@ -31,7 +29,7 @@ pub struct Request {
     pub with_fallbacks: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Context {
     pub path: PathBuf,
     pub chain: Vec<ChainLink>,
@@ -45,7 +43,7 @@ pub struct Context {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ChainLink {
     pub name: String,
     pub dir: PathBuf,
@@ -55,11 +53,14 @@ pub struct ChainLink {
     pub excerpt: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// How knowledge loads, by its token count (SPEC §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Under [`FULL_BELOW`] tokens: the whole file.
     Full,
+    /// Up to [`BLOCKED_ABOVE`] tokens: the summary digest.
     Summary,
+    /// Over [`BLOCKED_ABOVE`] tokens: nothing but a message saying how to fix it.
     Blocked,
 }
 
@@ -84,7 +85,7 @@ impl Mode {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Knowledge {
     pub path: PathBuf,
     pub mode: Mode,
@@ -96,14 +97,12 @@ pub struct Knowledge {
     pub content: String,
     pub warning: Option<String>,
     /// Every topic with its entry count, most used first.
-    #[serde(skip)]
     pub topics: Vec<(String, usize)>,
     /// The summary digest when `content` is the full file and a budget may need it.
-    #[serde(skip)]
     pub digest: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct StateView {
     pub path: PathBuf,
     pub status: String,
@@ -115,13 +114,11 @@ pub struct StateView {
     pub expired: bool,
     pub content: String,
     /// Why it is expired, for people.
-    #[serde(skip)]
     pub expired_reason: Option<String>,
-    #[serde(skip)]
     pub age_seconds: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct FileEntry {
     pub name: String,
     pub path: PathBuf,

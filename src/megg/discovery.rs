@@ -3,8 +3,6 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::config;
 use crate::fsx::{self, Boundary, Kind};
 
@@ -27,13 +25,12 @@ pub const HEAVY_DIRS: [&str; 11] = [
 pub const CHILD_DEPTH: usize = 3;
 
 /// A directory `D` holding `D/.megg/`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Domain {
     pub name: String,
     pub dir: PathBuf,
     pub megg: PathBuf,
     /// Where every file of this domain must stay: its `.megg` as resolved (SPEC §9).
-    #[serde(skip)]
     pub boundary: Boundary,
 }
 
@@ -50,7 +47,7 @@ impl Domain {
 }
 
 /// A sibling or child, for navigation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Neighbour {
     pub name: String,
     pub dir: PathBuf,

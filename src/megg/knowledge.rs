@@ -460,14 +460,12 @@ pub fn blocked_message(entries: &[Entry<'_>], tokens: usize, path: &str, exact: 
 pub const MAINTAIN_DUE: usize = 12_000;
 
 /// A new entry, as `learn` takes it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewEntry {
     pub date: String,
     pub title: String,
-    #[serde(rename = "type")]
     pub kind: KnowledgeType,
     pub topics: Vec<String>,
-    #[serde(skip)]
     pub content: String,
 }
 

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use chrono::{Duration, NaiveDate};
-use serde::Serialize;
 
 use super::knowledge::{self, Entry, FULL_BELOW, KnowledgeType};
 
@@ -16,7 +15,7 @@ pub const CONSOLIDATE_AT: usize = 3;
 /// How deep below PATH maintain looks for domains.
 pub const MAX_DEPTH: usize = 10;
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct DomainReport {
     pub dir: PathBuf,
     pub knowledge: Option<PathBuf>,
@@ -31,7 +30,7 @@ pub struct DomainReport {
     pub expired_state: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stale {
     pub title: String,
     pub date: String,

@@ -3,6 +3,10 @@
 use crate::megg::knowledge::{FULL_BELOW, KnowledgeType};
 use crate::megg::maintain::{Advice, STALE_AFTER_DAYS};
 use crate::render::shell_quote;
+use crate::wire::knowledge::Maintained;
+
+use std::fmt::Write as _;
+use std::path::Path;
 
 /// One line of advice, naming the domain and the command that acts on it.
 pub fn advice(a: &Advice) -> String {
@@ -46,4 +50,50 @@ pub fn advice(a: &Advice) -> String {
             format!("{dir}: remove the expired state with `megg -C {dir} state clear`")
         }
     }
+}
+
+/// `maintain`'s report for people.
+pub fn text(r: &Maintained) -> String {
+    let mut out = String::new();
+    if r.domains.is_empty() {
+        out.push_str("No .megg directories found\n");
+    }
+    for d in &r.domains {
+        let _ = write!(out, "{}: ", d.dir.display());
+        match &d.knowledge {
+            Some(_) => {
+                let _ = write!(out, "{} entries, {} tokens", d.entries, d.tokens);
+                if d.bloated {
+                    out.push_str(" (bloated)");
+                }
+            }
+            None => out.push_str("no knowledge.md"),
+        }
+        if !d.stale.is_empty() {
+            let _ = write!(out, ", {} stale", d.stale.len());
+        }
+        if d.expired_state {
+            out.push_str(", expired state.md");
+        }
+        out.push('\n');
+        for p in &d.problems {
+            let _ = writeln!(out, "  problem: {p}");
+        }
+    }
+    for a in &r.archived {
+        let _ = writeln!(
+            out,
+            "archived: {} {} → {}",
+            a.date,
+            a.title,
+            Path::new(&a.to).display()
+        );
+    }
+    if !r.actions.is_empty() {
+        out.push_str("\nSuggested actions:\n");
+        for a in &r.actions {
+            let _ = writeln!(out, "- {a}");
+        }
+    }
+    out
 }

@@ -1,32 +1,10 @@
-//! What `megg state` prints: the wire structs of its `--json` documents and their text form.
+//! What `megg state` prints for people; its `--json` documents are in [`crate::wire::state`].
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
-
-use serde::Serialize;
 
 use crate::clock::human_age;
 use crate::megg::context::StateView;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Written {
-    pub path: PathBuf,
-    pub tokens: usize,
-    pub truncated: bool,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Shown {
-    pub state: Option<StateView>,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Cleared {
-    pub cleared: bool,
-    pub path: PathBuf,
-}
+use crate::wire::state::{Cleared, Written};
 
 pub fn written_text(w: &Written) -> String {
     format!(

@@ -1,0 +1,167 @@
+//! `megg context --format json` (SPEC §3.1) and the MCP `context` tool's structured result.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::megg::context::{ChainLink, Context, FileEntry, Knowledge, StateView};
+use crate::megg::discovery::{Domain, Neighbour};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextDoc {
+    pub path: PathBuf,
+    pub chain: Vec<ChainLinkDoc>,
+    pub domain: Option<DomainDoc>,
+    pub info: Option<String>,
+    pub knowledge: Option<KnowledgeDoc>,
+    pub state: Option<StateDoc>,
+    pub files: Vec<FileDoc>,
+    pub siblings: Vec<NeighbourDoc>,
+    pub children: Vec<NeighbourDoc>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainLinkDoc {
+    pub name: String,
+    pub dir: PathBuf,
+    pub info: PathBuf,
+    pub title: String,
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DomainDoc {
+    pub name: String,
+    pub dir: PathBuf,
+    pub megg: PathBuf,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KnowledgeDoc {
+    pub path: PathBuf,
+    /// `full`, `summary` or `blocked`.
+    pub mode: &'static str,
+    pub tokens: usize,
+    pub tokens_exact: bool,
+    pub entries: usize,
+    pub topic: Option<String>,
+    pub content: String,
+    pub warning: Option<String>,
+}
+
+/// A `state.md` as `context` and `state show` report it (SPEC §3.1, §5).
+#[derive(Debug, Clone, Serialize)]
+pub struct StateDoc {
+    pub path: PathBuf,
+    pub status: String,
+    pub updated: Option<String>,
+    pub tokens: usize,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub commits_since: Option<usize>,
+    pub expired: bool,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileDoc {
+    pub name: String,
+    pub path: PathBuf,
+    pub loaded: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NeighbourDoc {
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl From<&Context> for ContextDoc {
+    fn from(c: &Context) -> Self {
+        Self {
+            path: c.path.clone(),
+            chain: c.chain.iter().map(Into::into).collect(),
+            domain: c.domain.as_ref().map(Into::into),
+            info: c.info.clone(),
+            knowledge: c.knowledge.as_ref().map(Into::into),
+            state: c.state.as_ref().map(Into::into),
+            files: c.files.iter().map(Into::into).collect(),
+            siblings: c.siblings.iter().map(Into::into).collect(),
+            children: c.children.iter().map(Into::into).collect(),
+            warnings: c.warnings.clone(),
+        }
+    }
+}
+
+impl From<&ChainLink> for ChainLinkDoc {
+    fn from(l: &ChainLink) -> Self {
+        Self {
+            name: l.name.clone(),
+            dir: l.dir.clone(),
+            info: l.info.clone(),
+            title: l.title.clone(),
+            excerpt: l.excerpt.clone(),
+        }
+    }
+}
+
+impl From<&Domain> for DomainDoc {
+    fn from(d: &Domain) -> Self {
+        Self {
+            name: d.name.clone(),
+            dir: d.dir.clone(),
+            megg: d.megg.clone(),
+        }
+    }
+}
+
+impl From<&Knowledge> for KnowledgeDoc {
+    fn from(k: &Knowledge) -> Self {
+        Self {
+            path: k.path.clone(),
+            mode: k.mode.as_str(),
+            tokens: k.tokens,
+            tokens_exact: k.tokens_exact,
+            entries: k.entries,
+            topic: k.topic.clone(),
+            content: k.content.clone(),
+            warning: k.warning.clone(),
+        }
+    }
+}
+
+impl From<&StateView> for StateDoc {
+    fn from(s: &StateView) -> Self {
+        Self {
+            path: s.path.clone(),
+            status: s.status.clone(),
+            updated: s.updated.clone(),
+            tokens: s.tokens,
+            branch: s.branch.clone(),
+            head: s.head.clone(),
+            commits_since: s.commits_since,
+            expired: s.expired,
+            content: s.content.clone(),
+        }
+    }
+}
+
+impl From<&FileEntry> for FileDoc {
+    fn from(f: &FileEntry) -> Self {
+        Self {
+            name: f.name.clone(),
+            path: f.path.clone(),
+            loaded: f.loaded,
+        }
+    }
+}
+
+impl From<&Neighbour> for NeighbourDoc {
+    fn from(n: &Neighbour) -> Self {
+        Self {
+            name: n.name.clone(),
+            dir: n.dir.clone(),
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `megg learn --json` (SPEC §6) and `megg maintain --json`, and the MCP `learn` and
+//! `maintain` tools' structured results.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::megg::knowledge::{KnowledgeType, NewEntry};
+use crate::megg::maintain::{DomainReport, Stale};
+
+/// `learn`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Learned {
+    pub path: String,
+    pub entry: EntryDoc,
+    pub tokens: usize,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryDoc {
+    pub date: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: KnowledgeType,
+    pub topics: Vec<String>,
+}
+
+/// `maintain`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Maintained {
+    pub domains: Vec<DomainReportDoc>,
+    pub actions: Vec<String>,
+    pub archived: Vec<Archived>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DomainReportDoc {
+    pub dir: PathBuf,
+    pub knowledge: Option<PathBuf>,
+    pub tokens: usize,
+    pub entries: usize,
+    pub bloated: bool,
+    pub stale: Vec<StaleDoc>,
+    pub topics: BTreeMap<String, usize>,
+    pub unknown_types: Vec<String>,
+    pub problems: Vec<String>,
+    pub expired_state: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StaleDoc {
+    pub title: String,
+    pub date: String,
+}
+
+/// One entry `maintain --archive-before` moved.
+#[derive(Debug, Clone, Serialize)]
+pub struct Archived {
+    pub title: String,
+    pub date: String,
+    pub to: String,
+}
+
+impl From<&NewEntry> for EntryDoc {
+    fn from(e: &NewEntry) -> Self {
+        Self {
+            date: e.date.clone(),
+            title: e.title.clone(),
+            kind: e.kind,
+            topics: e.topics.clone(),
+        }
+    }
+}
+
+impl From<&DomainReport> for DomainReportDoc {
+    fn from(r: &DomainReport) -> Self {
+        Self {
+            dir: r.dir.clone(),
+            knowledge: r.knowledge.clone(),
+            tokens: r.tokens,
+            entries: r.entries,
+            bloated: r.bloated,
+            stale: r.stale.iter().map(Into::into).collect(),
+            topics: r.topics.clone(),
+            unknown_types: r.unknown_types.clone(),
+            problems: r.problems.clone(),
+            expired_state: r.expired_state,
+        }
+    }
+}
+
+impl From<&Stale> for StaleDoc {
+    fn from(s: &Stale) -> Self {
+        Self {
+            title: s.title.clone(),
+            date: s.date.clone(),
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! `megg state … --json` (SPEC §5) and the MCP `state` tool's structured results.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::context::StateDoc;
+
+/// `state write`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Written {
+    pub path: PathBuf,
+    pub tokens: usize,
+    pub truncated: bool,
+    pub warnings: Vec<String>,
+}
+
+/// `state show`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    pub state: Option<StateDoc>,
+    pub warnings: Vec<String>,
+}
+
+/// `state clear` / `state done`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cleared {
+    pub cleared: bool,
+    pub path: PathBuf,
+}
