@@ -1,8 +1,9 @@
 //! `megg mcp`: a stdio MCP server over every capability (SPEC §7), built on rmcp.
 //!
-//! Each tool turns its parameters into the argv of the matching CLI command and runs it through
-//! the same clap parser and the same `run` as the CLI, so validation, behaviour and output can
-//! never diverge. Results carry `structuredContent` = the command's `--json` document and a
+//! Each tool turns its typed parameters into the matching command's request (the same
+//! `commands::*::Args` values clap builds for the CLI, never an argv string) and runs it through
+//! the same `run` as the CLI, so behaviour and output can never diverge and errors are megg's
+//! own, not an argument parser's. Results carry `structuredContent` = the command's `--json` document and a
 //! text block = its human output; failures are results with `isError: true` and the CLI's
 //! error text. stdout carries the protocol only.
 
@@ -14,8 +15,12 @@ use rmcp::{
 };
 use serde::Deserialize;
 
-use crate::cli::Cli;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{Cli, Command};
 use crate::clock::Clock;
+use crate::commands::{context, gitignore, init, learn, maintain, state};
+use crate::megg::knowledge::KnowledgeType;
 use crate::{Env, Error};
 use clap::Parser;
 
@@ -50,16 +55,17 @@ impl Default for Megg {
     }
 }
 
-/// Runs one CLI command line (without the program name) in `path` and turns the outcome
-/// into a tool result.
-fn call(path: Option<&str>, argv: Vec<String>) -> CallToolResult {
-    let mut full = vec!["megg".to_string()];
-    if let Some(p) = path.filter(|p| !p.is_empty()) {
-        full.push(format!("-C={p}"));
-    }
-    full.extend(argv);
-    let outcome = std::panic::catch_unwind(|| run(&full))
+/// Runs one command in `path` (default: the server's working directory) and turns the
+/// outcome into a tool result.
+fn call(path: Option<&str>, command: Command) -> CallToolResult {
+    let dir = path.filter(|p| !p.is_empty()).map(std::path::PathBuf::from);
+    let outcome = std::panic::catch_unwind(|| run(dir.as_deref(), command))
         .unwrap_or_else(|_| Err(Error::internal("internal error in megg; please report it")));
+    respond(outcome)
+}
+
+/// The tool result for a command's outcome.
+fn respond(outcome: crate::Result<crate::Output>) -> CallToolResult {
     match outcome {
         Ok(out) => {
             let mut result =
@@ -76,24 +82,36 @@ fn call(path: Option<&str>, argv: Vec<String>) -> CallToolResult {
     }
 }
 
-fn run(argv: &[String]) -> crate::Result<crate::Output> {
-    let cli = Cli::try_parse_from(argv).map_err(|e| {
-        let text = e.render().to_string();
-        Error::usage(
-            text.lines()
-                .next()
-                .unwrap_or("invalid parameters")
-                .trim_start_matches("error: ")
-                .to_string(),
-        )
-    })?;
-    let mut env = Env::with_clock(cli.dir.as_deref(), Clock::from_env()?)?;
+fn run(dir: Option<&Path>, command: Command) -> crate::Result<crate::Output> {
+    let mut env = Env::with_clock(dir, Clock::from_env()?)?;
     // stdin is the protocol stream: nothing may read it, and nothing may prompt.
     env.stdin_is_tty = true;
     env.interactive = false;
-    let result = crate::run(&env, cli.command);
+    let result = crate::run(&env, command);
     env.tokens.flush();
     result
+}
+
+/// The checkpoint tools' argv, until they build their requests directly.
+fn call_argv(path: Option<&str>, argv: Vec<String>) -> CallToolResult {
+    let mut full = vec!["megg".to_string()];
+    full.extend(argv);
+    match Cli::try_parse_from(&full) {
+        Ok(cli) => call(path, cli.command),
+        Err(e) => invalid(
+            e.render()
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("invalid parameters")
+                .trim_start_matches("error: "),
+        ),
+    }
+}
+
+/// A tool's parameter error, worded like any other megg error.
+fn invalid(message: &str) -> CallToolResult {
+    respond(Err(Error::usage(message)))
 }
 
 /// `--name=value` for each present value (the `=` form keeps values that start with `-`).
@@ -143,9 +161,9 @@ pub struct LearnParams {
     pub path: Option<String>,
     /// One-line title
     pub title: String,
-    /// decision, pattern, gotcha, context, rule, fact or process
+    /// What kind of knowledge it is
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: KnowledgeType,
     /// Topics, e.g. ["auth", "security"]
     pub topics: Vec<String>,
     /// The entry's markdown (no line that is exactly `---`)
@@ -253,9 +271,14 @@ impl Megg {
         &self,
         Parameters(p): Parameters<ContextParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["context", "--format=json"]);
-        opt(&mut argv, "topic", p.topic.as_deref());
-        Ok(call(p.path.as_deref(), argv))
+        let args = context::Args {
+            path: None,
+            topic: p.topic,
+            json: false,
+            format: Some(context::Format::Json),
+            max_chars: None,
+        };
+        Ok(call(p.path.as_deref(), Command::Context(args)))
     }
 
     #[tool(
@@ -265,22 +288,24 @@ impl Megg {
         &self,
         Parameters(p): Parameters<StateParams>,
     ) -> Result<CallToolResult, McpError> {
-        let argv = match (p.content, p.status) {
+        let action = match (p.content, p.status) {
             (Some(_), Some(StateStatus::Done)) => {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(
-                    "error: pass either content (to save) or status \"done\" (to clear), not both",
-                )]));
+                return Ok(invalid(
+                    "pass either content (to save) or status \"done\" (to clear), not both",
+                ));
             }
-            (Some(c), _) => vec![
-                "state".into(),
-                "write".into(),
-                "--json".into(),
-                format!("--content={c}"),
-            ],
-            (None, Some(StateStatus::Done)) => args(&["state", "clear", "--json"]),
-            (None, _) => args(&["state", "show", "--json"]),
+            (Some(c), _) => state::Action::Write(state::WriteArgs {
+                content: Some(c),
+                file: None,
+            }),
+            (None, Some(StateStatus::Done)) => state::Action::Clear,
+            (None, _) => state::Action::Show,
         };
-        Ok(call(p.path.as_deref(), argv))
+        let args = state::Args {
+            action: Some(action),
+            json: true,
+        };
+        Ok(call(p.path.as_deref(), Command::State(args)))
     }
 
     #[tool(
@@ -291,20 +316,19 @@ impl Megg {
         Parameters(p): Parameters<LearnParams>,
     ) -> Result<CallToolResult, McpError> {
         if p.content == "-" {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(
-                "error: content `-` means stdin on the command line; over MCP pass the text itself",
-            )]));
+            return Ok(invalid(
+                "content `-` means stdin on the command line; over MCP pass the text itself",
+            ));
         }
-        let argv = vec![
-            "learn".into(),
-            "--json".into(),
-            "--".into(),
-            p.title,
-            p.kind,
-            p.topics.join(", "),
-            p.content,
-        ];
-        Ok(call(p.path.as_deref(), argv))
+        let args = learn::Args {
+            title: Some(p.title),
+            kind: Some(p.kind.to_string()),
+            topics: Some(p.topics.join(", ")),
+            content: Some(p.content),
+            file: None,
+            json: true,
+        };
+        Ok(call(p.path.as_deref(), Command::Learn(args)))
     }
 
     #[tool(
@@ -314,15 +338,13 @@ impl Megg {
         &self,
         Parameters(p): Parameters<InitParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["init", "--json"]);
-        opt(&mut argv, "info", p.info.as_deref());
-        flag(&mut argv, "force", p.force);
-        let dir = p.project_root.or(p.path);
-        if let Some(d) = dir {
-            argv.push("--".into());
-            argv.push(d);
-        }
-        Ok(call(None, argv))
+        let args = init::Args {
+            path: p.project_root.or(p.path).map(PathBuf::from),
+            info: p.info,
+            force: p.force.unwrap_or(false),
+            json: true,
+        };
+        Ok(call(None, Command::Init(args)))
     }
 
     #[tool(
@@ -332,9 +354,17 @@ impl Megg {
         &self,
         Parameters(p): Parameters<MaintainParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["maintain", "--json"]);
-        opt(&mut argv, "archive-before", p.archive_before.as_deref());
-        Ok(call(p.path.as_deref(), argv))
+        let archive_before = match p.archive_before.as_deref().map(maintain::parse_date) {
+            Some(Err(e)) => return Ok(invalid(&format!("archiveBefore: {e}"))),
+            Some(Ok(d)) => Some(d),
+            None => None,
+        };
+        let args = maintain::Args {
+            path: None,
+            archive_before,
+            json: true,
+        };
+        Ok(call(p.path.as_deref(), Command::Maintain(args)))
     }
 
     #[tool(
@@ -349,7 +379,7 @@ impl Megg {
         opt(&mut argv, "branch", p.branch.as_deref());
         flag(&mut argv, "force", p.force);
         argv.extend(["--".into(), p.plan_file]);
-        Ok(call(p.path.as_deref(), argv))
+        Ok(call_argv(p.path.as_deref(), argv))
     }
 
     #[tool(
@@ -359,7 +389,7 @@ impl Megg {
         &self,
         Parameters(p): Parameters<PathParams>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(call(
+        Ok(call_argv(
             p.path.as_deref(),
             args(&["checkpoint", "list", "--json"]),
         ))
@@ -387,7 +417,7 @@ impl Megg {
         if let Some(t) = p.target {
             argv.extend(["--".into(), t]);
         }
-        Ok(call(p.path.as_deref(), argv))
+        Ok(call_argv(p.path.as_deref(), argv))
     }
 
     #[tool(
@@ -407,7 +437,7 @@ impl Megg {
             opt(&mut argv, "uncheck", Some(&item));
         }
         argv.extend(["--".into(), p.target]);
-        Ok(call(p.path.as_deref(), argv))
+        Ok(call_argv(p.path.as_deref(), argv))
     }
 
     #[tool(
@@ -417,7 +447,7 @@ impl Megg {
         &self,
         Parameters(p): Parameters<TargetParams>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(call(
+        Ok(call_argv(
             p.path.as_deref(),
             vec![
                 "checkpoint".into(),
@@ -436,9 +466,11 @@ impl Megg {
         &self,
         Parameters(p): Parameters<GitignoreParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["gitignore", "--json"]);
-        flag(&mut argv, "check", p.check);
-        Ok(call(p.path.as_deref(), argv))
+        let args = gitignore::Args {
+            check: p.check.unwrap_or(false),
+            json: true,
+        };
+        Ok(call(p.path.as_deref(), Command::Gitignore(args)))
     }
 }
 

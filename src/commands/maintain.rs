@@ -26,7 +26,8 @@ pub struct Args {
     pub json: bool,
 }
 
-fn parse_date(s: &str) -> std::result::Result<NaiveDate, String> {
+/// A `YYYY-MM-DD` day (also the MCP `archiveBefore` parameter).
+pub fn parse_date(s: &str) -> std::result::Result<NaiveDate, String> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d")
         .map_err(|_| format!("'{s}' is not a date (YYYY-MM-DD)"))
 }

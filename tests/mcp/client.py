@@ -85,7 +85,7 @@ async def main():
             assert r.structured_content["knowledge"]["entries"] == 1
             assert r.structured_content["chain"][0]["title"] == "Shop"
             assert "## Knowledge" in text_of(r)
-            await fails("learn", "unknown type", title="T", type="idea", topics=["x"], content="c")
+            await fails("learn", "expected one of `decision`", title="T", type="idea", topics=["x"], content="c")
 
             # maintain counts it.
             r = await ok("maintain")
