@@ -1,0 +1,421 @@
+//! The one gate for every file megg reads or writes (SPEC §1 "writes", "concurrency", §9).
+//!
+//! A repository is untrusted input, so nothing else in the crate opens, creates, renames or
+//! deletes files (clippy's `disallowed_methods` enforces it, see `clippy.toml`). Every operation
+//! names a [`Boundary`] — a directory the file must stay inside — and is carried out relative
+//! to a handle on that directory (cap-std: `openat2(RESOLVE_BENEATH)` where the kernel has it,
+//! a checked component walk where it does not), so checking and opening cannot race and no
+//! link, `..` or absolute path leads out. Reads open non-blocking, check the type on the opened
+//! descriptor (a FIFO or device is never read) and never read more than their limit plus one
+//! byte, whatever size the file claims. Writes never follow a link out, never replace a
+//! special file, create their temp files exclusively and rename them into place.
+
+#![allow(clippy::disallowed_methods)]
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime};
+
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+
+use crate::error::{Error, Result};
+
+/// Why the gate refused a path. Each converts into a [`crate::Error`] of kind `User` with its
+/// hint; the message names the path and, for a link, where it points (SPEC §9).
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("refused {}: outside {label} ({})", path.display(), root.display())]
+    Outside {
+        path: PathBuf,
+        label: String,
+        root: PathBuf,
+    },
+    #[error("refused {}: not a plain path inside {label}", path.display())]
+    NotPlain { path: PathBuf, label: String },
+    #[error("refused {}: no file name", path.display())]
+    NoName { path: PathBuf },
+    #[error("skipped {}: link leaves {label} (→ {})", path.display(), target.display())]
+    LinkOut {
+        path: PathBuf,
+        label: String,
+        target: PathBuf,
+    },
+    #[error("skipped {}: it is {kind}, not a regular file", path.display())]
+    Special { path: PathBuf, kind: Kind },
+    #[error("refused to write {}: {why}", path.display())]
+    WriteThroughLink { path: PathBuf, why: String },
+    #[error("refused to write {}: it is {kind}, not a regular file", path.display())]
+    WriteSpecial { path: PathBuf, kind: Kind },
+    #[error("refusing to rewrite {}: it is over the {limit}-byte limit", path.display())]
+    RewriteOverLimit { path: PathBuf, limit: u64 },
+    #[error("refusing to rewrite {}: it is not valid UTF-8 and rewriting would change its bytes", path.display())]
+    RewriteNotUtf8 { path: PathBuf },
+    #[error("{} is over the {limit}-byte limit", path.display())]
+    OverLimit { path: PathBuf, limit: u64 },
+    #[error("refused lock file {}: it is {kind}", path.display())]
+    LockSpecial { path: PathBuf, kind: Kind },
+    #[error("cannot create {}: 999 files of that name already exist", path.display())]
+    NamesExhausted { path: PathBuf },
+}
+
+impl From<GateError> for Error {
+    fn from(e: GateError) -> Self {
+        let hint = match &e {
+            GateError::LinkOut { label, .. } => Some(format!(
+                "megg never follows a link out of {label}; to allow a directory you own, run: megg trust <dir>"
+            )),
+            GateError::WriteThroughLink { .. } => Some(
+                "megg never writes through a link that leaves its boundary; replace the link with a file"
+                    .to_string(),
+            ),
+            GateError::RewriteNotUtf8 { .. } => {
+                Some("fix the file's encoding, then run the command again".to_string())
+            }
+            _ => None,
+        };
+        let err = Error::user(e.to_string());
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
+    }
+}
+
+/// Prefix and suffix of megg's temp files: a name only megg uses, so stale ones can be removed.
+const TEMP_PREFIX: &str = ".megg-";
+const TEMP_SUFFIX: &str = ".tmp";
+/// A megg temp file older than this was left by a killed megg; the next write removes it.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
+
+/// A directory every file of one operation must stay inside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Boundary {
+    /// The root as callers spell paths under it (symlinks as walked).
+    root: PathBuf,
+    /// The directory actually opened for `root` (differs for a trusted `.megg` link).
+    real: PathBuf,
+    /// How messages name it: "the project", ".megg", "the git directory".
+    label: String,
+    /// Links may lead anywhere: the user's own configuration, which dotfile managers link.
+    follow: bool,
+}
+
+impl Boundary {
+    /// A boundary at `root`: nothing under it may lead out.
+    pub fn new(root: impl Into<PathBuf>, label: impl Into<String>) -> Self {
+        let root = root.into();
+        Self {
+            real: root.clone(),
+            root,
+            label: label.into(),
+            follow: false,
+        }
+    }
+
+    /// A boundary whose paths are spelled under `root` but opened under `real`.
+    pub fn aliased(root: impl Into<PathBuf>, real: impl Into<PathBuf>, label: &str) -> Self {
+        Self {
+            root: root.into(),
+            real: real.into(),
+            label: label.into(),
+            follow: false,
+        }
+    }
+
+    /// The user's own directory (Claude Code's config, megg's config): links are followed,
+    /// but reads are still bounded and special files still refused.
+    pub fn user(root: impl Into<PathBuf>, label: impl Into<String>) -> Self {
+        Self {
+            follow: true,
+            ..Self::new(root, label)
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Whether `path` is spelled under this boundary.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.relative(path).is_ok()
+    }
+
+    fn relative<'p>(&self, path: &'p Path) -> Result<&'p Path> {
+        let rel = path
+            .strip_prefix(&self.root)
+            .map_err(|_| GateError::Outside {
+                path: path.to_path_buf(),
+                label: self.label.clone(),
+                root: self.root.clone(),
+            })?;
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(GateError::NotPlain {
+                path: path.to_path_buf(),
+                label: self.label.clone(),
+            }
+            .into());
+        }
+        Ok(rel)
+    }
+
+    fn open_root(&self) -> io::Result<Dir> {
+        Dir::open_ambient_dir(&self.real, cap_std::ambient_authority())
+    }
+
+    /// The directory holding `path` and the file's name in it, opened inside the boundary.
+    fn parent_of(&self, path: &Path) -> Result<(Dir, OsString)> {
+        let rel = self.relative(path)?;
+        let name = rel
+            .file_name()
+            .ok_or_else(|| GateError::NoName {
+                path: path.to_path_buf(),
+            })?
+            .to_os_string();
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let dir = if self.follow {
+            let abs = self.real.join(parent);
+            Dir::open_ambient_dir(&abs, cap_std::ambient_authority())
+                .map_err(|e| Error::io("open", &abs, &e))?
+        } else {
+            let root = self
+                .open_root()
+                .map_err(|e| Error::io("open", &self.root, &e))?;
+            if parent.as_os_str().is_empty() {
+                root
+            } else {
+                root.open_dir(parent)
+                    .map_err(|e| self.refusal(&root, parent, &path_parent(path), e, "open"))?
+            }
+        };
+        Ok((dir, name))
+    }
+
+    /// Explains why opening `rel` under `root` failed: a link that leads out of the boundary
+    /// is named with where it points; anything else is an ordinary I/O error.
+    fn refusal(&self, root: &Dir, rel: &Path, shown: &Path, err: io::Error, action: &str) -> Error {
+        let mut prefix = PathBuf::new();
+        for c in rel.components() {
+            prefix.push(c);
+            let Ok(meta) = root.symlink_metadata(&prefix) else {
+                break;
+            };
+            if meta.file_type().is_symlink() && root.metadata(&prefix).is_err() {
+                let target = root.read_link_contents(&prefix).unwrap_or_default();
+                return GateError::LinkOut {
+                    path: self.root.join(&prefix),
+                    label: self.label.clone(),
+                    target,
+                }
+                .into();
+            }
+        }
+        Error::io(action, shown, &err)
+    }
+}
+
+fn path_parent(path: &Path) -> PathBuf {
+    path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// What a directory entry or file is, without following links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Link,
+    Fifo,
+    Socket,
+    Device,
+    Other,
+}
+
+impl Kind {
+    fn of(t: &impl FileTypeLike) -> Self {
+        if t.is_symlink() {
+            Kind::Link
+        } else if t.is_file() {
+            Kind::File
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_fifo() {
+            Kind::Fifo
+        } else if t.is_socket() {
+            Kind::Socket
+        } else if t.is_device() {
+            Kind::Device
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::File => "a file",
+            Kind::Dir => "a directory",
+            Kind::Link => "a link",
+            Kind::Fifo => "a FIFO",
+            Kind::Socket => "a socket",
+            Kind::Device => "a device",
+            Kind::Other => "not a regular file",
+        })
+    }
+}
+
+trait FileTypeLike {
+    fn is_symlink(&self) -> bool;
+    fn is_file(&self) -> bool;
+    fn is_dir(&self) -> bool;
+    fn is_fifo(&self) -> bool;
+    fn is_socket(&self) -> bool;
+    fn is_device(&self) -> bool;
+}
+
+impl FileTypeLike for std::fs::FileType {
+    fn is_symlink(&self) -> bool {
+        std::fs::FileType::is_symlink(self)
+    }
+    fn is_file(&self) -> bool {
+        std::fs::FileType::is_file(self)
+    }
+    fn is_dir(&self) -> bool {
+        std::fs::FileType::is_dir(self)
+    }
+    fn is_fifo(&self) -> bool {
+        std::os::unix::fs::FileTypeExt::is_fifo(self)
+    }
+    fn is_socket(&self) -> bool {
+        std::os::unix::fs::FileTypeExt::is_socket(self)
+    }
+    fn is_device(&self) -> bool {
+        std::os::unix::fs::FileTypeExt::is_block_device(self)
+            || std::os::unix::fs::FileTypeExt::is_char_device(self)
+    }
+}
+
+impl FileTypeLike for cap_std::fs::FileType {
+    fn is_symlink(&self) -> bool {
+        cap_std::fs::FileType::is_symlink(self)
+    }
+    fn is_file(&self) -> bool {
+        cap_std::fs::FileType::is_file(self)
+    }
+    fn is_dir(&self) -> bool {
+        cap_std::fs::FileType::is_dir(self)
+    }
+    fn is_fifo(&self) -> bool {
+        cap_std::fs::FileTypeExt::is_fifo(self)
+    }
+    fn is_socket(&self) -> bool {
+        cap_std::fs::FileTypeExt::is_socket(self)
+    }
+    fn is_device(&self) -> bool {
+        cap_std::fs::FileTypeExt::is_block_device(self)
+            || cap_std::fs::FileTypeExt::is_char_device(self)
+    }
+}
+
+/// The names and kinds (links not followed) in directory `dir` inside `b`, unsorted.
+pub fn list(b: &Boundary, dir: &Path) -> Result<Vec<(OsString, Kind)>> {
+    let handle = if dir == b.root {
+        b.open_root().map_err(|e| Error::io("list", dir, &e))?
+    } else {
+        let rel = b.relative(dir)?;
+        let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
+        root.open_dir(rel)
+            .map_err(|e| b.refusal(&root, rel, dir, e, "list"))?
+    };
+    let entries = handle.entries().map_err(|e| Error::io("list", dir, &e))?;
+    Ok(entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.file_name(), Kind::of(&e.file_type().ok()?))))
+        .collect())
+}
+
+/// Lists any directory the user walks through (the walks up, across and down): names and
+/// kinds only, nothing is opened.
+pub fn list_dir(dir: &Path) -> io::Result<Vec<(OsString, Kind)>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.file_name(), Kind::of(&e.file_type().ok()?))))
+        .collect())
+}
+
+/// What is at `path`, not following a final link (the walks' view of a directory entry).
+pub fn lstat_kind(path: &Path) -> Option<Kind> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| Kind::of(&m.file_type()))
+}
+
+/// Whether `path` is a directory, following links (for paths the user gave, like `-C`).
+pub fn is_dir(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// The owner's user id of `path` (links followed), for the ownership rule of §9.
+pub fn owner(path: &Path) -> Option<u32> {
+    std::fs::metadata(path).ok().map(|m| m.uid())
+}
+
+/// Device and inode of `path` (links followed): a file's identity whatever its spelling.
+pub fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// `path` with every link resolved, when it exists.
+pub fn canonical(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// Where a link points, as written in it.
+pub fn link_target(path: &Path) -> Option<PathBuf> {
+    std::fs::read_link(path).ok()
+}
+
+/// Whether the file's bytes are executable by someone (doctor's PATH check).
+pub fn is_executable_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The process's working directory.
+pub fn current_dir() -> io::Result<PathBuf> {
+    std::env::current_dir()
+}
+
+/// `MEGG_CACHE_DIR`, else `$XDG_CACHE_HOME/megg`, else `~/Library/Caches/megg` (macOS) or
+/// `~/.cache/megg`. An empty `MEGG_CACHE_DIR` disables the cache.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("MEGG_CACHE_DIR") {
+        return (!dir.is_empty()).then(|| PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
+        return Some(PathBuf::from(dir).join("megg"));
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
+    Some(if cfg!(target_os = "macos") {
+        home.join("Library/Caches/megg")
+    } else {
+        home.join(".cache/megg")
+    })
+}
+
+mod lock;
+mod read;
+mod write;
+
+pub use lock::Lock;
+pub use read::*;
+pub use write::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,177 @@
+//! The gate's own tests on real temp directories.
+
+use super::*;
+use std::fs;
+
+fn boundary(dir: &tempfile::TempDir) -> Boundary {
+    Boundary::new(dir.path(), "the project")
+}
+
+#[test]
+fn atomic_write_creates_and_replaces_without_leftovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("state.md");
+    write_atomic(&boundary(&dir), &p, b"one").unwrap();
+    write_atomic(&boundary(&dir), &p, b"two").unwrap();
+    assert_eq!(fs::read(&p).unwrap(), b"two");
+    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "no temp files left behind");
+}
+
+#[test]
+fn atomic_write_keeps_an_existing_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("f.md");
+    fs::write(&p, "x").unwrap();
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+    write_atomic(&boundary(&dir), &p, b"y").unwrap();
+    assert_eq!(
+        fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+}
+
+#[test]
+fn new_files_are_not_private_temp_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("new.md");
+    write_atomic(&boundary(&dir), &p, b"y").unwrap();
+    // 0666 minus whatever umask the test runs under; never a temp file's 0600.
+    let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_ne!(mode, 0o600);
+    assert_eq!(mode & 0o400, 0o400);
+}
+
+#[test]
+fn writing_through_a_link_inside_writes_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.md");
+    let link = dir.path().join("link.md");
+    fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink("real.md", &link).unwrap();
+    write_atomic(&boundary(&dir), &link, b"new").unwrap();
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read(&real).unwrap(), b"new");
+}
+
+#[test]
+fn writing_through_a_link_out_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("bashrc");
+    fs::write(&victim, "mine").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("state.md");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let err = write_atomic(&boundary(&dir), &link, b"theirs").unwrap_err();
+    assert!(err.message.starts_with("refused to write"), "{err:?}");
+    assert_eq!(fs::read(&victim).unwrap(), b"mine");
+    // A directory linked out is refused too.
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
+    let err = write_atomic(&boundary(&dir), &dir.path().join("sub/bashrc"), b"x");
+    assert!(err.unwrap_err().message.contains("link leaves the project"));
+    assert_eq!(fs::read(&victim).unwrap(), b"mine");
+}
+
+#[test]
+fn reads_refuse_links_out_and_special_files_without_blocking() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret"), "key").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let b = boundary(&dir);
+    std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("k.md")).unwrap();
+    let err = read_text(&b, &dir.path().join("k.md"), 100).unwrap_err();
+    assert!(
+        err.message.contains("link leaves the project (→ "),
+        "{err:?}"
+    );
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        dir.path().join("fifo.md"),
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+    let err = read_text(&b, &dir.path().join("fifo.md"), 100).unwrap_err();
+    assert!(err.message.contains("a FIFO"), "{err:?}");
+    fs::create_dir(dir.path().join("d.md")).unwrap();
+    assert!(read_text(&b, &dir.path().join("d.md"), 100).is_err());
+}
+
+#[test]
+fn reads_stop_at_their_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.md");
+    fs::write(&p, "aé".repeat(100)).unwrap();
+    let t = read_text(&boundary(&dir), &p, 4).unwrap().unwrap();
+    assert!(t.truncated);
+    assert_eq!(
+        t.text, "aéa",
+        "cut at a character boundary, not flagged lossy"
+    );
+    assert!(!t.lossy);
+    let err = read_for_edit(&boundary(&dir), &p, 4).unwrap_err();
+    assert!(err.message.contains("over the 4-byte limit"));
+}
+
+#[test]
+fn invalid_utf8_is_replaced_and_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("k.md");
+    fs::write(&p, b"ok \xff\xfe end").unwrap();
+    let t = read_text(&boundary(&dir), &p, 100).unwrap().unwrap();
+    assert!(t.lossy);
+    assert!(t.text.contains('\u{FFFD}'));
+    assert_eq!(t.len, 9);
+    assert!(read_for_edit(&boundary(&dir), &p, 100).is_err());
+    let missing = dir.path().join("missing");
+    assert!(read_text(&boundary(&dir), &missing, 9).unwrap().is_none());
+}
+
+#[test]
+fn stale_temp_files_are_removed_fresh_ones_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join(".megg-old.tmp");
+    let fresh = dir.path().join(".megg-fresh.tmp");
+    fs::write(&old, "x").unwrap();
+    fs::write(&fresh, "x").unwrap();
+    let two_hours_ago = SystemTime::now() - Duration::from_secs(7200);
+    fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+    write_atomic(&boundary(&dir), &dir.path().join("f.md"), b"y").unwrap();
+    assert!(!old.exists());
+    assert!(fresh.exists());
+}
+
+#[test]
+fn create_unique_never_replaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = boundary(&dir);
+    let q = dir.path().join("q");
+    let a = create_unique(&b, &q, "x.md.1", b"one").unwrap();
+    let c = create_unique(&b, &q, "x.md.1", b"two").unwrap();
+    assert_ne!(a, c);
+    assert_eq!(fs::read(&a).unwrap(), b"one");
+    assert_eq!(fs::read(&c).unwrap(), b"two");
+}
+
+#[test]
+fn lock_is_exclusive_across_handles() {
+    let dir = tempfile::tempdir().unwrap();
+    let lp = dir.path().join("locks/x.lock");
+    let held = Lock::acquire(&boundary(&dir), &lp).unwrap();
+    let other = fs::File::options().write(true).open(held.path()).unwrap();
+    assert!(
+        other.try_lock().is_err(),
+        "second lock must fail while held"
+    );
+    drop(held);
+    assert!(other.try_lock().is_ok());
+}

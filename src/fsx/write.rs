@@ -1,0 +1,283 @@
+//! Atomic writes, exclusive creation, moves and removals inside a boundary.
+
+use super::*;
+
+/// Resolves a write to `path`: the directory and name the bytes land on. A link is followed
+/// only while it stays inside the boundary; a special file or directory is refused.
+fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>)> {
+    let (dir, name) = b.parent_of(path)?;
+    let meta = match dir.symlink_metadata(&name) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((dir, name, None)),
+        Err(e) => return Err(Error::io("write", path, &e)),
+        Ok(m) => m,
+    };
+    match Kind::of(&meta.file_type()) {
+        Kind::File => Ok((
+            dir,
+            name,
+            Some(cap_std::fs::PermissionsExt::mode(&meta.permissions())),
+        )),
+        Kind::Link => {
+            let refuse = |why: String| {
+                Error::from(GateError::WriteThroughLink {
+                    path: path.to_path_buf(),
+                    why,
+                })
+            };
+            let target = dir.read_link_contents(&name).unwrap_or_default();
+            if b.follow {
+                let real = std::fs::canonicalize(path)
+                    .map_err(|_| refuse(format!("link points nowhere (→ {})", target.display())))?;
+                return write_target(&Boundary::user(path_parent(&real), &b.label), &real);
+            }
+            let rel = b.relative(path)?;
+            let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
+            let real_rel = root.canonicalize(rel).map_err(|_| {
+                refuse(format!(
+                    "link leaves {} or points nowhere (→ {})",
+                    b.label,
+                    target.display()
+                ))
+            })?;
+            let real_abs = b.root.join(&real_rel);
+            if real_rel == rel {
+                return Err(refuse("link loop".into()));
+            }
+            write_target(b, &real_abs)
+        }
+        kind => Err(GateError::WriteSpecial {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into()),
+    }
+}
+
+static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn temp_name() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{TEMP_PREFIX}{}-{nanos:08x}-{n}{TEMP_SUFFIX}",
+        std::process::id()
+    )
+}
+
+/// Removes megg temp files older than [`STALE_TEMP_AGE`] from `dir`: a killed megg leaves
+/// them, and they must not linger in `git status`.
+fn remove_stale_temps(dir: &Dir) {
+    let Ok(entries) = dir.entries() else { return };
+    let now = SystemTime::now();
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let s = name.to_string_lossy();
+        if !(s.starts_with(TEMP_PREFIX) && s.ends_with(TEMP_SUFFIX)) {
+            continue;
+        }
+        let old = dir
+            .symlink_metadata(&name)
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .map(|t| t.into_std())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > STALE_TEMP_AGE);
+        if old {
+            let _ = dir.remove_file(&name);
+        }
+    }
+}
+
+fn new_file_options(mode: u32) -> OpenOptions {
+    let mut opts = OpenOptions::new();
+    // create_new is O_EXCL: never opens, truncates or follows what is already there.
+    opts.write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    opts
+}
+
+/// Replaces `path` (inside `b`) with `bytes` atomically: a temp file created exclusively in
+/// the same directory, fsync, rename. An existing file's mode is kept; a new file gets 0666
+/// minus the umask. A link out of the boundary or a special file is refused, nothing written.
+pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
+    let (dir, name, mode) = write_target(b, path)?;
+    if crate::failpoint::off("no-atomic") {
+        return write_in_place(&dir, &name, path, bytes);
+    }
+    remove_stale_temps(&dir);
+    let tmp = temp_name();
+    let file = dir
+        .open_with(&tmp, &new_file_options(0o666))
+        .map_err(|e| Error::io("create a temporary file beside", path, &e))?;
+    let mut file = file.into_std();
+    let result = (|| -> io::Result<()> {
+        file.write_all(bytes)?;
+        if let Some(mode) = mode {
+            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+        }
+        file.sync_all()?;
+        crate::failpoint::pause();
+        dir.rename(&tmp, &dir, &name)
+    })();
+    if let Err(e) = result {
+        let _ = dir.remove_file(&tmp);
+        return Err(Error::io("write", path, &e));
+    }
+    // Make the rename itself durable; failure here loses nothing already visible.
+    if let Ok(d) = dir.try_clone() {
+        let _ = d.into_std_file().sync_all();
+    }
+    Ok(())
+}
+
+/// The unprotected write a test switches on (`no-atomic`) to show what the rename prevents:
+/// a reader between the two halves sees a torn file.
+fn write_in_place(dir: &Dir, name: &OsString, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    let mut file = dir
+        .open_with(name, &opts)
+        .map_err(|e| Error::io("write", path, &e))?
+        .into_std();
+    let (first, rest) = bytes.split_at(bytes.len() / 2);
+    file.write_all(first)
+        .map_err(|e| Error::io("write", path, &e))?;
+    crate::failpoint::pause();
+    file.write_all(rest)
+        .map_err(|e| Error::io("write", path, &e))
+}
+
+/// Creates `path` with `bytes`, exclusively: never over an existing file or through a link.
+/// `Ok(false)` when something is already there.
+pub fn create_new(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<bool> {
+    let (dir, name) = b.parent_of(path)?;
+    let mut file = match dir.open_with(&name, &new_file_options(0o666)) {
+        Ok(f) => f.into_std(),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(e) => return Err(Error::io("create", path, &e)),
+    };
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("write", path, &e))?;
+    Ok(true)
+}
+
+/// Creates a file named `base` in `dir` (inside `b`), or `base.2`, `base.3`… when taken:
+/// backups and quarantine copies never replace anything. Returns the path written.
+pub fn create_unique(b: &Boundary, dir: &Path, base: &str, bytes: &[u8]) -> Result<PathBuf> {
+    create_dir_all(b, dir)?;
+    for n in 1..1000 {
+        let name = if n == 1 {
+            base.to_string()
+        } else {
+            format!("{base}.{n}")
+        };
+        let path = dir.join(&name);
+        if create_new(b, &path, bytes)? {
+            return Ok(path);
+        }
+    }
+    Err(GateError::NamesExhausted {
+        path: dir.join(base),
+    }
+    .into())
+}
+
+/// Moves the file at `from` (inside `from_b`) into `to_dir` (inside `to_b`) as `base`, or
+/// `base.2`, `base.3`… when taken: a quarantine never replaces anything, and the bytes exist
+/// in the new place before the old name goes. Returns the new path.
+pub fn move_unique(
+    from_b: &Boundary,
+    from: &Path,
+    to_b: &Boundary,
+    to_dir: &Path,
+    base: &str,
+) -> Result<PathBuf> {
+    create_dir_all(to_b, to_dir)?;
+    let (src_dir, src_name) = from_b.parent_of(from)?;
+    let (dst_dir, _) = to_b.parent_of(&to_dir.join(base))?;
+    for n in 1..1000 {
+        let name = if n == 1 {
+            base.to_string()
+        } else {
+            format!("{base}.{n}")
+        };
+        let target = to_dir.join(&name);
+        // link(2) fails rather than replace an existing name: exclusive by construction.
+        match src_dir.hard_link(&src_name, &dst_dir, &name) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => {
+                // Another file system (or no hard links): copy the bytes, then remove.
+                let Some(bytes) = read_bytes(from_b, from, MAX_MOVE_BYTES)? else {
+                    return Err(Error::user(format!("{} disappeared", from.display())));
+                };
+                if !create_new(to_b, &target, &bytes)? {
+                    continue;
+                }
+            }
+        }
+        src_dir
+            .remove_file(&src_name)
+            .map_err(|e| Error::io("remove", from, &e))?;
+        return Ok(target);
+    }
+    Err(Error::user(format!(
+        "cannot move {} into {}: 999 files of that name already exist",
+        from.display(),
+        to_dir.display()
+    )))
+}
+
+/// Most bytes copied when a move has to copy.
+const MAX_MOVE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Deletes a file (a link is removed itself, never its target); `Ok(false)` when it was
+/// already gone.
+pub fn remove_file(b: &Boundary, path: &Path) -> Result<bool> {
+    if kind(b, path).is_none() {
+        // Nothing there (its directory may not exist either).
+        return Ok(false);
+    }
+    let (dir, name) = b.parent_of(path)?;
+    match dir.remove_file(&name) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io("delete", path, &e)),
+    }
+}
+
+/// Removes an empty directory; `false` when it is not empty or not there.
+pub fn remove_empty_dir(b: &Boundary, path: &Path) -> bool {
+    b.parent_of(path)
+        .is_ok_and(|(dir, name)| dir.remove_dir(&name).is_ok())
+}
+
+/// Creates `path` and its parents inside `b`.
+pub fn create_dir_all(b: &Boundary, path: &Path) -> Result<()> {
+    if b.follow {
+        return std::fs::create_dir_all(path).map_err(|e| Error::io("create", path, &e));
+    }
+    let rel = b.relative(path).or_else(|e| {
+        if path == b.root {
+            Ok(Path::new(""))
+        } else {
+            Err(e)
+        }
+    })?;
+    // The boundary's root is the anchor megg chose (a `.megg`, the git or cache directory):
+    // create it where it is missing; everything below it is created inside it.
+    if !is_dir(&b.real) {
+        std::fs::create_dir_all(&b.real).map_err(|e| Error::io("create", &b.root, &e))?;
+    }
+    let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
+    if rel.as_os_str().is_empty() {
+        return Ok(());
+    }
+    root.create_dir_all(rel)
+        .map_err(|e| b.refusal(&root, rel, path, e, "create"))
+}
