@@ -3,6 +3,7 @@
 pub mod checkpoint;
 pub mod context;
 pub mod maintain;
+pub mod setup;
 pub mod state;
 
 /// `s` as one POSIX shell word: unquoted when it is made of safe characters, else in single

@@ -5,4 +5,5 @@
 
 pub mod context;
 pub mod knowledge;
+pub mod setup;
 pub mod state;

@@ -3,6 +3,18 @@
 
 use serde_json::{Map, Value, json};
 
+pub mod plan;
+
+/// Where setup installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// The project (the git top level): .claude/, .mcp.json, .gitignore
+    Project,
+    /// Your user: ~/.claude/ and `claude mcp add --scope user`
+    User,
+}
+
 /// What setup does to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

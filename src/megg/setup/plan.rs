@@ -1,0 +1,264 @@
+//! Planning and applying `megg setup`: every file's new content is worked out before anything
+//! is written (an invalid JSON file stops the run with nothing changed), then each change is
+//! applied under a lock with a backup (SPEC §7, §9). All I/O goes through the file gate.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{self as setup, Action, Installed};
+use crate::megg::gitignore;
+use crate::megg::project::Project;
+use crate::{Error, Result, fsx};
+
+/// A file setup manages, with its new content worked out before anything is written.
+pub struct Planned {
+    pub path: PathBuf,
+    pub action: Action,
+    pub what: String,
+    /// New bytes (`None`: delete the file).
+    pub content: Option<String>,
+    /// Keep the previous bytes in the backup directory before changing it.
+    pub backup: bool,
+    /// The file's bytes when planned (what a backup keeps).
+    pub original: Option<String>,
+}
+
+/// Most bytes of a settings file, `.mcp.json`, `.gitignore` or installed markdown read.
+pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
+/// Where files are written and where their backups go: backups never dirty the project
+/// (SPEC §7) and are created exclusively, never through a planted link (§9).
+pub struct Places {
+    /// The boundary of the Claude Code directory (`.claude/` or `~/.claude/`).
+    pub claude: fsx::Boundary,
+    /// The project's boundary (`.mcp.json`, `.gitignore`).
+    pub project: fsx::Boundary,
+    /// Backups: `.git/megg/backups/` (project scope), `~/.claude/.megg-backups/` (user scope),
+    /// megg's cache directory outside git; `None` when there is nowhere safe.
+    pub backups: Option<(fsx::Boundary, PathBuf)>,
+}
+
+impl Places {
+    pub fn boundary_for(&self, path: &Path) -> &fsx::Boundary {
+        if self.claude.contains(path) {
+            &self.claude
+        } else {
+            &self.project
+        }
+    }
+}
+
+/// Reads a file setup merges into; a file that is not UTF-8 or too large is refused.
+pub fn read_existing(b: &fsx::Boundary, path: &Path) -> Result<Option<String>> {
+    fsx::read_for_edit(b, path, MAX_SETTINGS_BYTES)
+}
+
+pub fn plan_json(
+    b: &fsx::Boundary,
+    path: &Path,
+    uninstall: bool,
+    what: &str,
+    edit: impl FnOnce(&mut Value) -> std::result::Result<bool, String>,
+) -> Result<Planned> {
+    let existing = read_existing(b, path)?;
+    let mut value = match &existing {
+        Some(t) if !t.trim().is_empty() => serde_json::from_str::<Value>(t).map_err(|e| {
+            Error::corrupt(format!(
+                "{} is not valid JSON ({e}); nothing was changed",
+                path.display()
+            ))
+            .with_hint("fix the file (or move it aside), then run megg setup again")
+        })?,
+        _ => Value::Object(serde_json::Map::new()),
+    };
+    let changed = edit(&mut value).map_err(|e| {
+        Error::user(format!(
+            "cannot merge into {}: {e}; nothing was changed",
+            path.display()
+        ))
+    })?;
+    let unchanged = Planned {
+        path: path.to_path_buf(),
+        action: Action::Unchanged,
+        what: what.to_string(),
+        content: None,
+        backup: false,
+        original: existing.clone(),
+    };
+    if !changed {
+        return Ok(unchanged);
+    }
+    let empty = value.as_object().is_some_and(|o| o.is_empty());
+    Ok(match (&existing, uninstall && empty) {
+        // What is left is nothing: the file was megg's alone.
+        // No backup: nothing of the user's was left in it.
+        (Some(_), true) => Planned {
+            action: Action::Remove,
+            ..unchanged
+        },
+        (Some(_), false) => Planned {
+            action: Action::Update,
+            content: Some(setup::to_text(&value)),
+            backup: true,
+            ..unchanged
+        },
+        (None, _) => Planned {
+            action: Action::Create,
+            content: Some(setup::to_text(&value)),
+            ..unchanged
+        },
+    })
+}
+
+pub fn plan_markdown(
+    b: &fsx::Boundary,
+    path: &Path,
+    template: &str,
+    uninstall: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Planned>> {
+    let existing = read_existing(b, path)?;
+    let state = existing
+        .as_deref()
+        .map(|e| setup::classify_installed(e, template));
+    let base = |action, content| Planned {
+        path: path.to_path_buf(),
+        action,
+        what: "Claude Code file".into(),
+        content,
+        backup: false,
+        original: None,
+    };
+    Ok(Some(match (uninstall, state) {
+        (false, None) => base(Action::Create, Some(setup::mark(template))),
+        (false, Some(Installed::Current)) => base(Action::Unchanged, None),
+        (false, Some(Installed::Stale)) => base(Action::Update, Some(setup::mark(template))),
+        (_, Some(Installed::Edited)) => {
+            warnings.push(format!(
+                "{} was edited after megg installed it; left alone",
+                path.display()
+            ));
+            base(Action::Skipped, None)
+        }
+        (_, Some(Installed::Foreign)) => {
+            warnings.push(format!(
+                "{} was not installed by megg; left alone",
+                path.display()
+            ));
+            base(Action::Skipped, None)
+        }
+        (true, Some(_)) => base(Action::Remove, None),
+        (true, None) => return Ok(None),
+    }))
+}
+
+/// Where setup records the `.gitignore` lines it added, so `--uninstall` removes exactly those
+/// (SPEC §7): under the git directory, else in megg's cache directory keyed by the project
+/// directory's identity. Never in the work tree.
+pub fn gitignore_record(project: &Project) -> Option<(fsx::Boundary, PathBuf)> {
+    if let Some(repo) = &project.repo {
+        let common = repo.common_dir();
+        return Some((
+            fsx::Boundary::new(&common, "the git directory"),
+            common.join("megg/setup/gitignore-added"),
+        ));
+    }
+    let cache = fsx::user_cache_dir()?;
+    let (dev, ino) = fsx::identity(&project.root)?;
+    Some((
+        fsx::Boundary::new(&cache, "megg's cache directory"),
+        cache.join(format!("setup/{dev:x}-{ino:x}-gitignore-added")),
+    ))
+}
+
+pub fn read_record((b, path): &(fsx::Boundary, PathBuf)) -> Vec<String> {
+    fsx::read_text(b, path, 64 * 1024)
+        .ok()
+        .flatten()
+        .map(|t| t.text.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+pub fn plan_gitignore(
+    b: &fsx::Boundary,
+    path: &Path,
+    uninstall: bool,
+    recorded: &[String],
+) -> Result<(Planned, Vec<String>)> {
+    let existing = read_existing(b, path)?;
+    let text = existing.clone().unwrap_or_default();
+    let mut added_lines = Vec::new();
+    let new = if uninstall {
+        setup::remove_gitignore_lines(&text, recorded)
+    } else {
+        let (new, added) = gitignore::ensure(&text);
+        added_lines = added.iter().map(|s| s.to_string()).collect();
+        (!added.is_empty()).then_some(new)
+    };
+    let action = match (&new, &existing) {
+        (None, _) => Action::Unchanged,
+        (Some(n), Some(_)) if n.is_empty() && uninstall => Action::Remove,
+        (Some(_), Some(_)) => Action::Update,
+        (Some(_), None) => Action::Create,
+    };
+    Ok((
+        Planned {
+            path: path.to_path_buf(),
+            action,
+            what: "gitignore block".into(),
+            content: new.filter(|n| !n.is_empty()),
+            backup: existing.is_some() && action == Action::Update,
+            original: existing,
+        },
+        added_lines,
+    ))
+}
+
+pub fn apply(
+    places: &Places,
+    repo: Option<&crate::git::Repo>,
+    p: &Planned,
+    now: &str,
+) -> Result<()> {
+    if !p.action.changes() {
+        return Ok(());
+    }
+    let b = places.boundary_for(&p.path);
+    if let Some(dir) = p.path.parent()
+        && p.content.is_some()
+    {
+        fsx::create_dir_all(b, dir)?;
+    }
+    let _lock = crate::megg::lock(repo, b, &p.path)?;
+    if p.backup
+        && let (Some(original), Some((bb, dir))) = (&p.original, &places.backups)
+    {
+        let rel = p.path.strip_prefix(b.root()).unwrap_or(&p.path);
+        let name = format!("{}.{now}", rel.to_string_lossy().replace('/', "__"));
+        fsx::create_unique(bb, dir, &name, original.as_bytes())?;
+    }
+    match &p.content {
+        Some(text) => fsx::write_atomic(b, &p.path, text.as_bytes()),
+        None => {
+            fsx::remove_file(b, &p.path)?;
+            // Directories setup made and nothing else uses go too.
+            let mut dir = p.path.parent();
+            while let Some(d) = dir {
+                if d.file_name().is_some_and(|n| {
+                    n == ".claude"
+                        || n == "skills"
+                        || n == "commands"
+                        || n == "workflows"
+                        || n == "megg-state"
+                }) && fsx::remove_empty_dir(b, d)
+                {
+                    dir = d.parent();
+                } else {
+                    break;
+                }
+            }
+            Ok(())
+        }
+    }
+}
