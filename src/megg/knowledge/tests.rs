@@ -1,0 +1,221 @@
+//! The knowledge parser, digest and entry checks, with property tests.
+
+use super::*;
+
+const TS_FILE_BODY: &str = "\n# Knowledge\n\n\n---\n\n## 2026-11-22 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nSessions use JWTs.\n\n---\n\n## 2026-11-22 - Stripe webhooks retry\n**Type:** gotcha\n**Topics:** payments, stripe\n\nBe idempotent.\n";
+
+#[test]
+fn parses_typescript_entries() {
+    let e = parse(TS_FILE_BODY);
+    assert_eq!(e.len(), 2);
+    assert_eq!(e[0].date, Some("2026-11-22"));
+    assert_eq!(e[0].title, "Use JWT in httpOnly cookies");
+    assert_eq!(e[0].kind, Some("decision"));
+    assert_eq!(e[0].topics, ["auth", "security"]);
+    assert!(e[0].raw.starts_with("## 2026-11-22 - Use JWT"));
+    assert!(e[0].raw.ends_with("Sessions use JWTs."));
+    assert_eq!(e[1].kind, Some("gotcha"));
+}
+
+#[test]
+fn tolerates_crlf_undated_headers_and_body_keys() {
+    let body = "# Knowledge\r\n---\r\n## Undated title\r\n**Type:** rule\r\n**Topics:** Auth-Flow\r\n\r\ncreated: 2026-01-01\r\ntype: knowledge\r\n---\r\n\r\n\r\n## 2026-01-02 - Two\r\n**Type:** fact\r\n**Topics:** x\r\n";
+    let e = parse(body);
+    assert_eq!(e.len(), 2);
+    assert_eq!(e[0].date, None);
+    assert_eq!(e[0].title, "Undated title");
+    assert_eq!(e[0].topics, ["Auth-Flow"]);
+    assert!(e[0].raw.contains("type: knowledge"), "body keys are kept");
+    assert_eq!(e[1].title, "Two");
+}
+
+#[test]
+fn a_headerless_chunk_stays_with_its_entry() {
+    let body = "## A\n**Type:** fact\n**Topics:** t\n\nbefore\n\n---\n\nafter the rule\n";
+    let e = parse(body);
+    assert_eq!(e.len(), 1);
+    assert!(e[0].raw.ends_with("after the rule"));
+}
+
+#[test]
+fn topic_matching_is_whole_word_and_case_insensitive() {
+    assert!(topic_matches("auth", "auth"));
+    assert!(topic_matches("Auth", "auth"));
+    assert!(topic_matches("auth-flow", "auth"));
+    assert!(topic_matches("auth-flow", "Auth-Flow"));
+    assert!(!topic_matches("oauth", "auth"));
+    assert!(!topic_matches("authentication", "auth"));
+    assert!(!topic_matches("x", ""));
+}
+
+#[test]
+fn topic_counts_sorted_by_count_then_name() {
+    let body = "## 2026-01-01 - a\n**Type:** fact\n**Topics:** db, Auth\n---\n## 2026-01-02 - b\n**Type:** fact\n**Topics:** auth, zeta\n";
+    let e = parse(body);
+    assert_eq!(topic_list(&topic_counts(&e)), "Auth (2), db (1), zeta (1)");
+}
+
+fn big_file(n: usize) -> String {
+    let mut s = String::from("# Knowledge\n");
+    for i in 0..n {
+        let kind = KnowledgeType::ALL[i % KnowledgeType::ALL.len()];
+        s.push_str(&format!(
+            "\n---\n\n## 2026-01-{:02} - Entry number {i} about things\n**Type:** {kind}\n**Topics:** topic{}, shared\n\n{}\n",
+            i % 28 + 1,
+            i % 9,
+            "Some words of explanation. ".repeat(20)
+        ));
+    }
+    s
+}
+
+#[test]
+fn summary_is_deterministic_bounded_and_useful() {
+    let c = Counter::new(None);
+    let body = big_file(400);
+    let entries = parse(&body);
+    let a = summary(&entries, 12034, &c);
+    let b = summary(&entries, 12034, &c);
+    assert_eq!(a, b);
+    assert!(c.count(&a) <= SUMMARY_MAX_TOKENS, "{}", c.count(&a));
+    assert!(a.contains("12034 tokens in 400 entries"));
+    assert!(a.contains("shared (400)"));
+    assert!(a.contains("megg context --topic"));
+    assert!(a.contains("### Gotchas"));
+    assert!(a.contains("### Most recent"));
+}
+
+#[test]
+fn summary_lists_every_gotcha_when_small() {
+    let c = Counter::new(None);
+    let body = big_file(30);
+    let entries = parse(&body);
+    let s = summary(&entries, 9000, &c);
+    let gotchas = entries.iter().filter(|e| e.kind == Some("gotcha")).count();
+    let section = s
+        .split("### Gotchas\n")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap();
+    assert_eq!(section.lines().count(), gotchas);
+}
+
+#[test]
+fn new_entries_are_checked() {
+    let ok = new_entry(
+        "2026-01-17",
+        " JWT ",
+        "Decision",
+        " auth , ,security",
+        "why\n",
+    )
+    .unwrap();
+    assert_eq!((ok.title.as_str(), ok.kind.as_str()), ("JWT", "decision"));
+    assert_eq!(ok.topics, ["auth", "security"]);
+    let e = new_entry("d", "t", "Idea", "x", "c").unwrap_err();
+    assert_eq!(e, EntryError::Type("idea".into()));
+    assert!(e.to_string().contains("unknown type 'idea'"));
+    assert!(e.hint().contains("decision, pattern, gotcha"));
+    assert_eq!(
+        new_entry("d", "t", "fact", " , ", "c").unwrap_err(),
+        EntryError::NoTopics
+    );
+    let e = new_entry("d", "t", "fact", "x", "a\n---\nb").unwrap_err();
+    assert!(e.to_string().contains("---") && e.hint().contains("***"));
+    assert!(new_entry("d", "two\nlines", "fact", "x", "c").is_err());
+    assert!(new_entry("d", "t", "fact", "x", "  ").is_err());
+}
+
+#[test]
+fn append_round_trips_and_keeps_bytes() {
+    let e = new_entry(
+        "2026-01-17",
+        "A",
+        "fact",
+        "x, y",
+        "body\ncreated: not a key",
+    )
+    .unwrap();
+    let first = append(None, &e, "2026-01-17T10:00:00Z");
+    assert!(first.starts_with("---\ncreated: 2026-01-17T10:00:00Z\n"));
+    let existing = "---\ncreated: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-01T00:00:00.5Z\ntype: knowledge\nmine: 1\n---\n\n# Knowledge\n\n\n---\n\n## Old\n**Type:** rule\n**Topics:** z\n\nold"; // no final newline
+    let out = append(Some(existing), &e, "2026-01-17T10:00:00Z");
+    assert!(out.contains(
+        "created: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-17T10:00:00Z\ntype: knowledge\nmine: 1\n"
+    ));
+    assert!(out.contains(
+        "\n\n## Old\n**Type:** rule\n**Topics:** z\n\nold\n\n---\n\n## 2026-01-17 - A\n"
+    ));
+    let entries = parse(crate::frontmatter::split(&out).body);
+    assert_eq!(entries.len(), 2);
+    assert_eq!(
+        entries[1].raw,
+        "## 2026-01-17 - A\n**Type:** fact\n**Topics:** x, y\n\nbody\ncreated: not a key"
+    );
+}
+
+#[test]
+fn blocked_message_names_maintain_and_topics() {
+    let entries = parse(TS_FILE_BODY);
+    let m = blocked_message(&entries, 20000, "/p/.megg/knowledge.md", true);
+    assert!(m.contains("megg maintain"));
+    assert!(m.contains("auth (1)"));
+    assert!(m.contains("20000 tokens"));
+}
+
+mod properties {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_text_never_panics(text in any::<String>()) {
+            let entries = parse(&text);
+            let counts = topic_counts(&entries);
+            let _ = topic_list(&counts);
+            let _ = summary_with(&entries, 10_000, 2_000);
+            let _ = filter(&entries, "auth");
+            let _ = entry_file(&text);
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let body = crate::frontmatter::split(&text).body;
+            let entries = parse(body);
+            let _ = summary_with(&entries, 10_000, 2_000);
+        }
+
+        #[test]
+        fn appending_keeps_every_existing_byte_and_reads_back(
+            existing in any::<String>(),
+            title in "[A-Za-z][A-Za-z0-9 ]{0,30}",
+            kind in prop::sample::select(KnowledgeType::ALL.map(KnowledgeType::as_str).to_vec()),
+            topics in proptest::collection::vec("[a-z][a-z0-9-]{0,8}", 1..4),
+            content in "[A-Za-z0-9 `$()*#.\n]{1,200}",
+        ) {
+            prop_assume!(!content.trim().is_empty());
+            prop_assume!(!content.lines().any(|l| l.trim_end() == "---"));
+            // A body-only file: the appended text starts with it, byte for byte.
+            prop_assume!(crate::frontmatter::split(&existing).yaml.is_none());
+            prop_assume!(!existing.trim().is_empty());
+            let entry = new_entry("2026-11-22", &title, kind, &topics.join(","), &content)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let out = append(Some(&existing), &entry, "2026-11-22T12:00:00Z");
+            prop_assert!(out.starts_with(existing.as_str()));
+            let body = crate::frontmatter::split(&out).body;
+            let entries = parse(body);
+            let last = entries.last().expect("the new entry");
+            prop_assert_eq!(last.title, entry.title.as_str());
+            prop_assert_eq!(last.kind, Some(kind));
+            prop_assert_eq!(
+                last.topics.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+                entry.topics.clone()
+            );
+        }
+    }
+}
