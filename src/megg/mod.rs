@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod context;
 pub mod discovery;
+pub mod doctor;
 pub mod gitignore;
 pub mod init;
 pub mod knowledge;

@@ -2,6 +2,7 @@
 
 pub mod checkpoint;
 pub mod context;
+pub mod doctor;
 pub mod maintain;
 pub mod setup;
 pub mod state;

@@ -4,6 +4,7 @@
 //! order in the document.
 
 pub mod context;
+pub mod doctor;
 pub mod knowledge;
 pub mod setup;
 pub mod state;

@@ -1,0 +1,305 @@
+//! `megg doctor`'s checks (SPEC §7): is megg wired into Claude Code, and are its files healthy?
+//! Each check is a function from what it inspects to a [`Check`] that says how to fix what it
+//! finds. The command gathers the inputs (HOME, PATH) and renders the results.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::fsx;
+use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::discovery::Domain;
+use crate::megg::project::Project;
+use crate::megg::{checkpoint, setup, state};
+use crate::templates::CLAUDE_FILES;
+use crate::tokens::Counter;
+
+/// Most bytes of a settings file or `.mcp.json` read.
+const MAX_JSON_BYTES: u64 = 1024 * 1024;
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+    /// What to run or do; only on a failed check.
+    pub fix: Option<String>,
+}
+
+fn check(name: &'static str, ok: bool, detail: impl Into<String>, fix: Option<&str>) -> Check {
+    Check {
+        name,
+        ok,
+        detail: detail.into(),
+        fix: if ok { None } else { fix.map(str::to_string) },
+    }
+}
+
+/// The Claude Code settings files that parse, and the check that they all do.
+pub fn settings(project: &Project, claude_dirs: &[PathBuf]) -> (Check, Vec<(PathBuf, Value)>) {
+    let mut settings = Vec::new();
+    let mut broken = Vec::new();
+    for dir in claude_dirs {
+        for name in ["settings.json", "settings.local.json"] {
+            let path = dir.join(name);
+            match fsx::read_text(&claude_boundary(project, dir), &path, MAX_JSON_BYTES) {
+                Ok(Some(t)) => match serde_json::from_str::<Value>(&t.text) {
+                    Ok(v) => settings.push((path, v)),
+                    Err(e) => broken.push(format!("{}: {e}", path.display())),
+                },
+                Ok(None) => {}
+                Err(e) => broken.push(e.message),
+            }
+        }
+    }
+    let c = check(
+        "settings",
+        broken.is_empty(),
+        if broken.is_empty() {
+            format!("{} Claude Code settings file(s) parse", settings.len())
+        } else {
+            format!("invalid JSON: {}", broken.join("; "))
+        },
+        Some(
+            "fix the JSON by hand (setup keeps the previous bytes under .git/megg/backups/ or ~/.claude/.megg-backups/)",
+        ),
+    );
+    (c, settings)
+}
+
+/// Whether a settings file enables a `megg@…` plugin (which provides hook, skill and commands).
+pub fn plugin_enabled(settings: &[(PathBuf, Value)]) -> bool {
+    settings.iter().any(|(_, v)| {
+        v.get("enabledPlugins")
+            .and_then(Value::as_object)
+            .is_some_and(|p| {
+                p.iter()
+                    .any(|(k, on)| k.starts_with("megg@") && on == &Value::Bool(true))
+            })
+    })
+}
+
+/// The SessionStart hook is registered and its program exists (`which` finds a program).
+pub fn hook(
+    settings: &[(PathBuf, Value)],
+    plugin: bool,
+    which: impl Fn(&str) -> Option<PathBuf>,
+) -> Check {
+    let first = settings.iter().find_map(|(p, v)| {
+        setup::hook_commands(v)
+            .into_iter()
+            .next()
+            .map(|c| (p.clone(), c))
+    });
+    match first {
+        Some((path, command)) => {
+            let program = setup::hook_program(&command).unwrap_or_else(|| "megg".into());
+            let found = which(&program);
+            check(
+                "hook",
+                found.is_some(),
+                match &found {
+                    Some(bin) => {
+                        format!("`{command}` in {} runs {}", path.display(), bin.display())
+                    }
+                    None => format!(
+                        "`{command}` in {}: `{program}` is not on PATH",
+                        path.display()
+                    ),
+                },
+                Some("megg setup --scope user"),
+            )
+        }
+        None if plugin => check("hook", true, "provided by the megg plugin", None),
+        None => check(
+            "hook",
+            false,
+            "no SessionStart hook runs `megg context --json`",
+            Some("megg setup"),
+        ),
+    }
+}
+
+/// The skill and the workflow commands are installed in one of `claude_dirs`.
+pub fn installed(project: &Project, claude_dirs: &[PathBuf], plugin: bool) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for (name, prefix) in [("skill", "skills/"), ("commands", "commands/")] {
+        let missing: Vec<&str> = CLAUDE_FILES
+            .iter()
+            .filter(|(rel, _)| rel.starts_with(prefix))
+            .filter(|(rel, _)| {
+                !claude_dirs
+                    .iter()
+                    .any(|d| fsx::is_file(&claude_boundary(project, d), &d.join(rel)))
+            })
+            .map(|(rel, _)| *rel)
+            .collect();
+        checks.push(if plugin {
+            check(name, true, "provided by the megg plugin", None)
+        } else {
+            check(
+                name,
+                missing.is_empty(),
+                if missing.is_empty() {
+                    "installed".to_string()
+                } else {
+                    format!("missing: {}", missing.join(", "))
+                },
+                Some("megg setup"),
+            )
+        });
+    }
+    checks
+}
+
+/// The MCP server is registered for the project or the user (`home`: the user's home).
+pub fn mcp(project: &Project, home: Option<&Path>) -> Check {
+    let project_mcp = read_json(&project.boundary(), &project.root.join(".mcp.json"))
+        .is_some_and(|v| setup::has_mcp(&v));
+    let user_mcp = home
+        .and_then(|h| read_json(&fsx::Boundary::user(h, "~"), &h.join(".claude.json")))
+        .is_some_and(|v| {
+            setup::has_mcp(&v)
+                || v.get("projects")
+                    .and_then(|p| p.get(project.root.display().to_string()))
+                    .is_some_and(setup::has_mcp)
+        });
+    check(
+        "mcp",
+        project_mcp || user_mcp,
+        if project_mcp {
+            "registered in .mcp.json"
+        } else if user_mcp {
+            "registered in ~/.claude.json"
+        } else {
+            "the MCP server `megg` is not registered"
+        },
+        Some("megg setup"),
+    )
+}
+
+/// Git ignores checkpoints (only inside a repository).
+pub fn gitignore(project: &Project) -> Option<Check> {
+    let repo = project.repo.as_ref()?;
+    let ignored = repo.is_ignored(Path::new(".megg-example.local.md"));
+    Some(check(
+        "gitignore",
+        ignored,
+        if ignored {
+            "checkpoints are ignored by git"
+        } else {
+            "checkpoint files would show in git status"
+        },
+        Some("megg gitignore"),
+    ))
+}
+
+/// No checkpoint is corrupt.
+pub fn checkpoints(project: &Project) -> Check {
+    let scan = checkpoint::scan(&project.roots);
+    check(
+        "checkpoints",
+        scan.corrupt.is_empty(),
+        if scan.corrupt.is_empty() {
+            format!("{} checkpoint(s), none corrupt", scan.checkpoints.len())
+        } else {
+            let names: Vec<String> = scan
+                .corrupt
+                .iter()
+                .map(|(p, e)| format!("{} ({e})", p.display()))
+                .collect();
+            format!("corrupt: {}", names.join("; "))
+        },
+        Some("megg checkpoint resume"),
+    )
+}
+
+/// No file of the current domain was refused (SPEC §9); `refused` holds what discovery
+/// already refused.
+pub fn files(domain: Option<&Domain>, mut refused: Vec<String>) -> Check {
+    if let Some(domain) = domain {
+        for path in [
+            domain.state_path(),
+            domain.knowledge_path(),
+            domain.info_path(),
+        ] {
+            if let Err(e) = fsx::read_text(&domain.boundary, &path, 0) {
+                refused.push(e.message);
+            }
+        }
+    }
+    check(
+        "files",
+        refused.is_empty(),
+        if refused.is_empty() {
+            "no file refused (links out, special files, other users' domains)".to_string()
+        } else {
+            format!("refused: {}", refused.join("; "))
+        },
+        Some(
+            "replace the link or special file with a regular file, or `megg trust <dir>` for a directory you own",
+        ),
+    )
+}
+
+/// No expired `state.md` is left.
+pub fn expired_state(domain: &Domain, now: DateTime<Utc>) -> Check {
+    let expired = fsx::read_text(&domain.boundary, &domain.state_path(), MAX_STATE_BYTES)
+        .ok()
+        .flatten()
+        .map(|t| state::parse(&t.text, "state.md"))
+        .is_some_and(|doc| !state::expiry(&doc, now).is_active());
+    check(
+        "state",
+        !expired,
+        if expired {
+            "state.md is expired (done or over 48 h old)"
+        } else {
+            "no expired state"
+        },
+        Some("megg state clear"),
+    )
+}
+
+/// Knowledge is small enough to load.
+pub fn knowledge(domain: &Domain, tokens: &Counter) -> Check {
+    let count = fsx::read_text(
+        &domain.boundary,
+        &domain.knowledge_path(),
+        MAX_KNOWLEDGE_BYTES,
+    )
+    .ok()
+    .flatten()
+    .map_or(0, |t| {
+        if t.truncated {
+            usize::MAX
+        } else {
+            tokens.count(&t.text)
+        }
+    });
+    let over = count > crate::megg::knowledge::BLOCKED_ABOVE;
+    check(
+        "knowledge",
+        !over,
+        format!(
+            "knowledge.md is {count} tokens{}",
+            if over { " (over 16000: blocked)" } else { "" }
+        ),
+        Some("megg maintain"),
+    )
+}
+
+/// The project's `.claude` lies inside the project; the user's is the user's own.
+fn claude_boundary(project: &Project, dir: &Path) -> fsx::Boundary {
+    if dir.starts_with(&project.root) {
+        project.boundary()
+    } else {
+        fsx::Boundary::user(dir, "~/.claude")
+    }
+}
+
+fn read_json(b: &fsx::Boundary, path: &Path) -> Option<Value> {
+    serde_json::from_str(&fsx::read_text(b, path, MAX_JSON_BYTES).ok()??.text).ok()
+}
