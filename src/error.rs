@@ -1,7 +1,7 @@
 //! The error every megg operation returns: what kind of failure it is, what went wrong, and
 //! any number of hints on how to fix it (SPEC §1). Domain areas have their own `thiserror`
-//! enums (the file gate's [`crate::fsx::GateError`], knowledge's
-//! [`crate::megg::knowledge::EntryError`], checkpoints' errors…) that convert into this one
+//! enums (the file gate's `fsx::GateError`, knowledge's `megg::knowledge::EntryError`,
+//! checkpoints' errors…) that convert into this one
 //! with their kind and hints; the exit code follows from the kind, and [`render`] is the one
 //! place `error:` / `hint:` lines are written.
 

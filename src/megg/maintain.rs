@@ -83,7 +83,7 @@ pub fn analyse(report: &mut DomainReport, text: &str, tokens: usize, today: Naiv
         .collect();
 }
 
-/// One thing to do about a domain's findings; [`crate::render::maintain::advice`] words it,
+/// One thing to do about a domain's findings; the renderer (`render::maintain::advice`) words it,
 /// with the command that does it where there is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Advice {
@@ -297,16 +297,25 @@ mod tests {
         assert_eq!(r.unknown_types, ["idea"]);
         assert_eq!(r.topics.get("auth"), Some(&3));
         assert_eq!(r.problems, ["entry 'Undated' has no **Type:** line"]);
-        let acts: Vec<String> = actions(&[r], day("2026-11-22"))
-            .iter()
-            .map(crate::render::maintain::advice)
-            .collect();
-        assert!(acts[0].contains("--archive-before 2026-08-24"), "{acts:?}");
-        assert!(
-            acts.iter()
-                .any(|a| a.contains("consolidate the 3 entries on 'auth'"))
+        let dir = r.dir.clone();
+        let acts = actions(&[r], day("2026-11-22"));
+        assert_eq!(
+            acts[0],
+            Advice::Archive {
+                dir: dir.clone(),
+                tokens: 9000,
+                before: day("2026-08-24")
+            }
         );
-        assert!(acts.iter().any(|a| a.contains("unknown types idea")));
+        assert!(acts.contains(&Advice::Consolidate {
+            dir: dir.clone(),
+            topic: "auth".into(),
+            count: 3
+        }));
+        assert!(acts.contains(&Advice::UnknownTypes {
+            dir,
+            types: vec!["idea".into()]
+        }));
     }
 
     #[test]

@@ -97,3 +97,31 @@ pub fn text(r: &Maintained) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn advice_names_the_command_that_acts_on_it() {
+        let before = chrono::NaiveDate::from_ymd_opt(2026, 8, 24).unwrap();
+        let dir = PathBuf::from("/p/my shop");
+        assert_eq!(
+            advice(&Advice::Archive {
+                dir: dir.clone(),
+                tokens: 9000,
+                before
+            }),
+            "'/p/my shop': knowledge is 9000 tokens (over 8000): archive old entries with `megg maintain '/p/my shop' --archive-before 2026-08-24` or consolidate topics"
+        );
+        assert_eq!(
+            advice(&Advice::Consolidate {
+                dir,
+                topic: "auth".into(),
+                count: 3
+            }),
+            "'/p/my shop': consolidate the 3 entries on 'auth' (`megg context '/p/my shop' --topic auth`)"
+        );
+    }
+}
