@@ -64,6 +64,12 @@ pub enum Mode {
     Blocked,
 }
 
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl Mode {
     pub fn as_str(self) -> &'static str {
         match self {

@@ -56,12 +56,30 @@ const FULL_PLAN: Plan = Plan {
     warnings: false,
 };
 
+/// The knowledge a render delivered: as loaded, or cut down to its topic list (SPEC §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivered {
+    /// In the mode its size chose, or the summary a budget fell back to.
+    Loaded(Mode),
+    /// Only the topic list.
+    Topics,
+}
+
+impl std::fmt::Display for Delivered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Loaded(mode) => mode.fmt(f),
+            Self::Topics => f.write_str("topics"),
+        }
+    }
+}
+
 /// What a render delivered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     pub text: String,
-    /// The knowledge mode actually delivered: `full`, `summary`, `blocked` or `topics`.
-    pub knowledge_mode: Option<&'static str>,
+    /// The knowledge mode actually delivered.
+    pub knowledge_mode: Option<Delivered>,
     /// What was left out, in words, for the user-facing message.
     pub cuts: Vec<String>,
 }
@@ -136,11 +154,11 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
     }
 }
 
-fn delivered_mode(computed: Mode, plan: &Plan) -> &'static str {
+fn delivered_mode(computed: Mode, plan: &Plan) -> Delivered {
     match plan.knowledge {
-        KnowledgeLevel::AsComputed => computed.as_str(),
-        KnowledgeLevel::Summary => "summary",
-        KnowledgeLevel::Topics => "topics",
+        KnowledgeLevel::AsComputed => Delivered::Loaded(computed),
+        KnowledgeLevel::Summary => Delivered::Loaded(Mode::Summary),
+        KnowledgeLevel::Topics => Delivered::Topics,
     }
 }
 
