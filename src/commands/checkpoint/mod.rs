@@ -16,7 +16,7 @@ use clap::Subcommand;
 
 pub use resume::{ResumeRequest, resume};
 
-use crate::megg::checkpoint::{Choice, Phase, Target, WorkflowCommand};
+use crate::megg::checkpoint::{Choice, Phase, Target, UpdateRequest, WorkflowCommand};
 use crate::megg::project::Project;
 use crate::{Env, Output, Result};
 
@@ -119,7 +119,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             env,
             &project,
             target,
-            crate::megg::checkpoint::UpdateRequest {
+            UpdateRequest {
                 phase: *phase,
                 branch: branch.clone(),
                 check: check.clone(),

@@ -12,9 +12,9 @@ use crate::megg::checkpoint::{
     ResumeReport, ResumeStatus, Saved, Shown, Staleness,
 };
 
-/// A `<checkpoint>` (SPEC §4.2).
+/// A `<checkpoint>` object (SPEC §4.2).
 #[derive(Debug, Clone, Serialize)]
-pub struct Checkpoint {
+pub struct CheckpointDocument {
     pub file: String,
     pub path: PathBuf,
     pub root: PathBuf,
@@ -55,7 +55,7 @@ impl From<&Item> for ProgressItem {
     }
 }
 
-impl From<&Described> for Checkpoint {
+impl From<&Described> for CheckpointDocument {
     fn from(d: &Described) -> Self {
         let cp = &d.checkpoint;
         Self {
@@ -86,7 +86,7 @@ impl From<&Described> for Checkpoint {
 /// `save --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SaveDocument {
-    pub checkpoint: Checkpoint,
+    pub checkpoint: CheckpointDocument,
     pub created: bool,
     pub gitignored: bool,
     pub announcement: String,
@@ -96,7 +96,7 @@ pub struct SaveDocument {
 impl From<&Saved> for SaveDocument {
     fn from(s: &Saved) -> Self {
         Self {
-            checkpoint: Checkpoint::from(&s.checkpoint),
+            checkpoint: CheckpointDocument::from(&s.checkpoint),
             created: s.created,
             gitignored: s.gitignored,
             announcement: s.announcement.clone(),
@@ -124,7 +124,7 @@ impl From<&Quarantined> for CorruptFile {
 /// `list --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ListDocument {
-    pub checkpoints: Vec<Checkpoint>,
+    pub checkpoints: Vec<CheckpointDocument>,
     pub corrupt: Vec<CorruptFile>,
     pub ignored: Vec<String>,
     pub warnings: Vec<String>,
@@ -133,7 +133,7 @@ pub struct ListDocument {
 impl From<&Listing> for ListDocument {
     fn from(l: &Listing) -> Self {
         Self {
-            checkpoints: l.checkpoints.iter().map(Checkpoint::from).collect(),
+            checkpoints: l.checkpoints.iter().map(CheckpointDocument::from).collect(),
             corrupt: l
                 .corrupt
                 .iter()
@@ -151,7 +151,7 @@ impl From<&Listing> for ListDocument {
 /// `show --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ShowDocument {
-    pub checkpoint: Checkpoint,
+    pub checkpoint: CheckpointDocument,
     pub text: String,
     pub warnings: Vec<String>,
 }
@@ -159,7 +159,7 @@ pub struct ShowDocument {
 impl From<&Shown> for ShowDocument {
     fn from(s: &Shown) -> Self {
         Self {
-            checkpoint: Checkpoint::from(&s.checkpoint),
+            checkpoint: CheckpointDocument::from(&s.checkpoint),
             text: s.text.clone(),
             warnings: s.checkpoint.warnings.clone(),
         }
@@ -169,14 +169,14 @@ impl From<&Shown> for ShowDocument {
 /// `update --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateDocument {
-    pub checkpoint: Checkpoint,
+    pub checkpoint: CheckpointDocument,
     pub warnings: Vec<String>,
 }
 
 impl From<&Described> for UpdateDocument {
     fn from(d: &Described) -> Self {
         Self {
-            checkpoint: Checkpoint::from(d),
+            checkpoint: CheckpointDocument::from(d),
             warnings: d.warnings.clone(),
         }
     }
@@ -220,8 +220,8 @@ impl From<&ResumeOption> for ResumeOptionDocument {
 #[derive(Debug, Clone, Serialize)]
 pub struct ResumeDocument {
     pub status: ResumeStatus,
-    pub checkpoint: Option<Checkpoint>,
-    pub candidates: Vec<Checkpoint>,
+    pub checkpoint: Option<CheckpointDocument>,
+    pub candidates: Vec<CheckpointDocument>,
     pub question: Option<String>,
     pub options: Vec<ResumeOptionDocument>,
     pub warnings: Vec<String>,
@@ -234,8 +234,8 @@ impl From<&ResumeReport> for ResumeDocument {
     fn from(r: &ResumeReport) -> Self {
         Self {
             status: r.status,
-            checkpoint: r.checkpoint.as_ref().map(Checkpoint::from),
-            candidates: r.candidates.iter().map(Checkpoint::from).collect(),
+            checkpoint: r.checkpoint.as_ref().map(CheckpointDocument::from),
+            candidates: r.candidates.iter().map(CheckpointDocument::from).collect(),
             question: r.question.clone(),
             options: r.options.iter().map(ResumeOptionDocument::from).collect(),
             warnings: r.warnings.clone(),
@@ -243,5 +243,31 @@ impl From<&ResumeReport> for ResumeDocument {
             action: r.action,
             message: r.message.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_keep_their_field_order() {
+        let report = ResumeReport::new(Vec::new(), Vec::new()).nothing(None);
+        let json = serde_json::to_string(&ResumeDocument::from(&report)).unwrap();
+        assert_eq!(
+            json,
+            r#"{"status":"none","checkpoint":null,"candidates":[],"question":null,"options":[],"warnings":[],"corrupt":[],"action":null,"message":"No saved state; starting fresh"}"#
+        );
+        let listing = Listing {
+            checkpoints: Vec::new(),
+            corrupt: vec![(PathBuf::from("/p/.x.local.md"), "invalid YAML".into())],
+            ignored: vec![PathBuf::from("/p/.y.local.md")],
+            warnings: Vec::new(),
+        };
+        let json = serde_json::to_string(&ListDocument::from(&listing)).unwrap();
+        assert_eq!(
+            json,
+            r#"{"checkpoints":[],"corrupt":[{"file":"/p/.x.local.md","error":"invalid YAML"}],"ignored":["/p/.y.local.md"],"warnings":[]}"#
+        );
     }
 }
