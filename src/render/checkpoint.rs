@@ -1,117 +1,77 @@
-//! What `megg checkpoint` prints: its `--json` wire structs and their text form.
+//! What `megg checkpoint` prints: the text form of each result here, the `--json` documents
+//! in [`wire`].
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
 use crate::clock::human_age;
-use crate::megg::checkpoint::{Opt, View};
+use crate::megg::checkpoint::{Described, Listing, OptionId, ResumeReport, Saved};
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Saved {
-    pub checkpoint: View,
-    pub created: bool,
-    pub gitignored: bool,
-    pub announcement: String,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct CorruptFile {
-    pub file: String,
-    pub error: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Listed {
-    pub checkpoints: Vec<View>,
-    pub corrupt: Vec<CorruptFile>,
-    pub ignored: Vec<String>,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Shown {
-    pub checkpoint: View,
-    pub text: String,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Updated {
-    pub checkpoint: View,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Resumed {
-    /// `found`, `none` or `multiple`.
-    pub status: &'static str,
-    pub checkpoint: Option<View>,
-    pub candidates: Vec<View>,
-    pub question: Option<String>,
-    pub options: Vec<Opt>,
-    pub warnings: Vec<String>,
-    pub corrupt: Vec<CorruptFile>,
-    /// `resumed`, `started-fresh` or `viewed` once a choice was carried out.
-    pub action: Option<&'static str>,
-    /// What a person reads: the outcome, or the file for `view`.
-    pub message: Option<String>,
-}
-
-fn age(v: &View) -> String {
-    v.age_seconds
+fn age(d: &Described) -> String {
+    d.age
+        .map(|a| a.num_seconds())
         .map_or_else(|| "unknown age".into(), human_age)
 }
 
+fn phase(d: &Described) -> &str {
+    d.checkpoint.phase.as_deref().unwrap_or("-")
+}
+
 /// One line per checkpoint.
-fn line(v: &View) -> String {
+fn line(d: &Described) -> String {
     format!(
         "{}  {}  {}/{}  {} ({})  {}",
-        v.file,
-        v.phase.as_deref().unwrap_or("-"),
-        v.progress.done,
-        v.progress.total,
-        age(v),
-        v.staleness.as_str(),
-        v.branch.as_deref().unwrap_or("(no branch)")
+        d.file,
+        phase(d),
+        d.done(),
+        d.checkpoint.items.len(),
+        age(d),
+        d.staleness,
+        d.checkpoint.branch.as_deref().unwrap_or("(no branch)")
     )
 }
 
-pub fn listed_text(l: &Listed) -> String {
+pub fn saved_text(s: &Saved) -> String {
+    format!("{}\n", s.announcement)
+}
+
+pub fn listed_text(l: &Listing) -> String {
     let mut out = String::new();
     if l.checkpoints.is_empty() {
         out.push_str("No checkpoints\n");
     }
-    for v in &l.checkpoints {
-        let _ = writeln!(out, "{}", line(v));
+    for d in &l.checkpoints {
+        let _ = writeln!(out, "{}", line(d));
     }
-    for c in &l.corrupt {
-        let _ = writeln!(out, "corrupt: {} ({})", c.file, c.error);
+    for (path, error) in &l.corrupt {
+        let _ = writeln!(out, "corrupt: {} ({error})", path.display());
     }
     for i in &l.ignored {
-        let _ = writeln!(out, "ignored (not a checkpoint): {i}");
+        let _ = writeln!(out, "ignored (not a checkpoint): {}", i.display());
     }
     out
 }
 
-pub fn updated_text(v: &View) -> String {
-    format!("Updated {}\n{}\n", v.file, line(v))
+pub fn updated_text(d: &Described) -> String {
+    format!("Updated {}\n{}\n", d.file, line(d))
+}
+
+pub fn finished_text(file: &str, feature: &str) -> String {
+    format!("Workflow complete: removed {file} ('{feature}')\n")
 }
 
 /// What `resume` prints after resuming: where to pick up.
-pub fn resumed_text(v: &View) -> String {
+pub fn resumed_text(d: &Described) -> String {
     let mut out = format!(
         "Resumed '{}' (phase {})\nPlan: {}\n",
-        v.feature,
-        v.phase.as_deref().unwrap_or("-"),
-        v.plan_file
+        d.checkpoint.feature,
+        phase(d),
+        d.checkpoint.plan_file
     );
-    if let Some(b) = &v.branch {
+    if let Some(b) = &d.checkpoint.branch {
         let _ = writeln!(out, "Branch: {b}");
     }
-    let open: Vec<_> = v
-        .progress
+    let open: Vec<_> = d
+        .checkpoint
         .items
         .iter()
         .filter(|i| !i.done)
@@ -127,43 +87,67 @@ pub fn resumed_text(v: &View) -> String {
 }
 
 /// The report shown before the question (and printed off a terminal).
-pub fn report_text(r: &Resumed) -> String {
+pub fn report_text(r: &ResumeReport) -> String {
     let mut out = String::new();
     if let Some(m) = &r.message
         && r.checkpoint.is_none()
     {
         let _ = writeln!(out, "{m}");
     }
-    for v in &r.candidates {
-        let _ = writeln!(out, "  {}", line(v));
+    for d in &r.candidates {
+        let _ = writeln!(out, "  {}", line(d));
     }
-    if let (Some(v), Some(q)) = (&r.checkpoint, &r.question) {
+    if let (Some(d), Some(q)) = (&r.checkpoint, &r.question) {
         let _ = writeln!(out, "{q}");
-        let _ = writeln!(out, "  file:     {}", v.path.display());
-        let _ = writeln!(out, "  phase:    {}", v.phase.as_deref().unwrap_or("-"));
-        let _ = writeln!(out, "  progress: {}/{}", v.progress.done, v.progress.total);
-        let _ = writeln!(out, "  age:      {} ({})", age(v), v.staleness.as_str());
+        let _ = writeln!(out, "  file:     {}", d.path.display());
+        let _ = writeln!(out, "  phase:    {}", phase(d));
+        let _ = writeln!(out, "  progress: {}/{}", d.done(), d.checkpoint.items.len());
+        let _ = writeln!(out, "  age:      {} ({})", age(d), d.staleness);
         let _ = writeln!(
             out,
             "  branch:   {}",
-            v.branch.as_deref().unwrap_or("(none)")
+            d.checkpoint.branch.as_deref().unwrap_or("(none)")
         );
         out.push_str("Options:\n");
         for o in &r.options {
             let rec = if o.recommended { " (recommended)" } else { "" };
+            let choice = match o.id {
+                OptionId::NewPath => "resume --plan-file NEW",
+                id => id.as_str(),
+            };
             let _ = writeln!(
                 out,
-                "  {}{rec} — {}: megg checkpoint resume {} --choice {}",
-                o.label,
-                o.description,
-                v.feature,
-                if o.id == "new-path" {
-                    "resume --plan-file NEW"
-                } else {
-                    o.id
-                }
+                "  {}{rec} — {}: megg checkpoint resume {} --choice {choice}",
+                o.label, o.description, d.checkpoint.feature,
             );
         }
     }
     out
+}
+
+/// Everything `resume` prints: the outcome once a choice was carried out, else the report;
+/// always newline-terminated.
+pub fn resume_text(r: &ResumeReport) -> String {
+    let mut text = match r.action {
+        Some(_) => r.message.clone().unwrap_or_default(),
+        None => report_text(r),
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// A resume option as a line of the terminal picker.
+pub fn option_item(label: &str, description: &str, recommended: bool) -> String {
+    if recommended {
+        format!("{label} (recommended) — {description}")
+    } else {
+        format!("{label} — {description}")
+    }
+}
+
+/// A checkpoint as a line of the terminal picker.
+pub fn candidate_item(feature: &str, file: &str) -> String {
+    format!("{feature} ({file})")
 }

@@ -3,6 +3,7 @@
 //! renaming a domain field can never silently change a document. Field order here is the
 //! order in the document.
 
+pub mod checkpoint;
 pub mod context;
 pub mod doctor;
 pub mod knowledge;

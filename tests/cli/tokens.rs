@@ -27,7 +27,7 @@ fn corpus() -> Vec<String> {
         "tests/fixtures/ts-megg-v1.1/acme/shop/.megg/state.md",
         "tests/fixtures/ts-megg-v1.1/context-hook-output.json",
         "src/render/context.rs",
-        "src/megg/knowledge.rs",
+        "src/megg/knowledge/mod.rs",
         "src/megg/checkpoint.rs",
         "README.md",
         "CHANGELOG.md",

@@ -1,0 +1,156 @@
+//! `megg checkpoint save | list | show | update | resume | finish` (SPEC §4): workflow
+//! checkpoints `.<slug>.local.md` in the project root. Each subcommand has its module: its
+//! arguments become a request, the domain (`megg::checkpoint`) returns a result, and
+//! `render::checkpoint` prints it.
+
+mod finish;
+mod list;
+mod resume;
+mod save;
+mod show;
+mod update;
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+
+pub use resume::{ResumeRequest, resume};
+
+use crate::megg::checkpoint::{Choice, Phase, Target, UpdateRequest, WorkflowCommand};
+use crate::megg::project::Project;
+use crate::{Env, Output, Result};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+
+    /// Print one JSON document
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum Action {
+    /// Save a checkpoint for a finished plan (/workflows:plan)
+    Save {
+        /// The plan file
+        plan_file: PathBuf,
+        /// Phase to record [default: plan-complete]
+        #[arg(long, value_enum)]
+        phase: Option<Phase>,
+        /// Branch the work happens on
+        #[arg(long)]
+        branch: Option<String>,
+        /// Replace a checkpoint of another plan with the same slug
+        #[arg(long)]
+        force: bool,
+    },
+    /// List every checkpoint, newest first
+    List,
+    /// Show one checkpoint
+    Show {
+        /// Slug or plan file
+        target: String,
+    },
+    /// Change phase, branch or checklist items
+    Update {
+        /// Slug or plan file
+        target: String,
+        #[arg(long, value_enum)]
+        phase: Option<Phase>,
+        #[arg(long)]
+        branch: Option<String>,
+        /// Check the item whose text starts with ITEM (case-insensitive); repeatable
+        #[arg(long = "check", value_name = "ITEM")]
+        check: Vec<String>,
+        /// Uncheck an item; repeatable
+        #[arg(long = "uncheck", value_name = "ITEM")]
+        uncheck: Vec<String>,
+    },
+    /// Find a saved session and offer to resume it (/workflows:work)
+    Resume {
+        /// Slug or plan file [default: any checkpoint]
+        target: Option<String>,
+        /// The workflow command asking (warns on a phase mismatch)
+        #[arg(long = "for", value_name = "COMMAND", value_enum)]
+        for_command: Option<WorkflowCommand>,
+        /// Act without asking
+        #[arg(long, value_enum)]
+        choice: Option<Choice>,
+        /// With --choice resume: the plan's new path (relinks the checkpoint)
+        #[arg(long, value_name = "NEW")]
+        plan_file: Option<PathBuf>,
+    },
+    /// The lifecycle is complete: delete the checkpoint
+    Finish {
+        /// Slug or plan file
+        target: String,
+    },
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let project = env.project();
+    let json = args.json;
+    match &args.action {
+        Action::Save {
+            plan_file,
+            phase,
+            branch,
+            force,
+        } => save::run(
+            env,
+            &project,
+            plan_file,
+            *phase,
+            branch.clone(),
+            *force,
+            json,
+        ),
+        Action::List => Ok(list::run(env, &project, json)),
+        Action::Show { target } => show::run(env, &project, target, json),
+        Action::Update {
+            target,
+            phase,
+            branch,
+            check,
+            uncheck,
+        } => update::run(
+            env,
+            &project,
+            target,
+            UpdateRequest {
+                phase: *phase,
+                branch: branch.clone(),
+                check: check.clone(),
+                uncheck: uncheck.clone(),
+            },
+            json,
+        ),
+        Action::Resume {
+            target,
+            for_command,
+            choice,
+            plan_file,
+        } => resume::run(
+            env,
+            &project,
+            ResumeRequest {
+                target: target.clone(),
+                for_command: *for_command,
+                choice: *choice,
+                new_plan: plan_file.clone(),
+                json,
+            },
+        ),
+        Action::Finish { target } => finish::run(env, &project, target, json),
+    }
+}
+
+/// A SLUG|PLAN_FILE argument, also read as a path from the starting directory.
+fn target(env: &Env, project: &Project, given: &str) -> Target {
+    Target {
+        given: given.to_string(),
+        as_plan: project.relative(&env.resolve(Path::new(given.trim()))),
+    }
+}

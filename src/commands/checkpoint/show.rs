@@ -1,0 +1,17 @@
+//! `megg checkpoint show SLUG|PLAN_FILE` (SPEC §4.2): prints the file.
+
+use crate::megg::checkpoint::ops;
+use crate::megg::project::Project;
+use crate::wire::checkpoint as wire;
+use crate::{Env, Output, Result};
+
+pub(super) fn run(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
+    let target = super::target(env, project, target);
+    let shown = ops::show(project, &target, env.clock.now())?;
+    Ok(Output::pick(
+        json,
+        &wire::ShowDocument::from(&shown),
+        shown.text.clone(),
+        shown.checkpoint.warnings.clone(),
+    ))
+}

@@ -1,0 +1,25 @@
+//! `megg checkpoint update SLUG|PLAN_FILE` (SPEC §4.3): phase, branch and checklist items,
+//! under the file's lock.
+
+use crate::megg::checkpoint::{UpdateRequest, ops};
+use crate::megg::project::Project;
+use crate::render::checkpoint as render;
+use crate::wire::checkpoint as wire;
+use crate::{Env, Output, Result};
+
+pub(super) fn run(
+    env: &Env,
+    project: &Project,
+    target: &str,
+    req: UpdateRequest,
+    json: bool,
+) -> Result<Output> {
+    let target = super::target(env, project, target);
+    let updated = ops::update(project, &target, &req, env.clock.now())?;
+    Ok(Output::pick(
+        json,
+        &wire::UpdateDocument::from(&updated),
+        render::updated_text(&updated),
+        updated.warnings.clone(),
+    ))
+}

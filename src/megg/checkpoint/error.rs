@@ -1,0 +1,120 @@
+//! Why a checkpoint operation refused: each says what went wrong and how to fix it, and
+//! converts into a [`crate::Error`] with its kind and hints.
+
+use std::path::PathBuf;
+
+/// What occupies the file a `save` would write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Occupant {
+    /// A checkpoint of another plan with the same slug.
+    OtherPlan(String),
+    /// Another tool's `.local.md` file.
+    NotOurs,
+    /// A corrupt checkpoint, with why.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for Occupant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OtherPlan(plan) => write!(f, "belongs to another plan ({plan})"),
+            Self::NotOurs => f.write_str("is another tool's file"),
+            Self::Corrupt(e) => write!(f, "is corrupt ({e})"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointError {
+    /// A SLUG|PLAN_FILE argument names no checkpoint; `known` lists the files there are.
+    #[error("no checkpoint matches '{target}'")]
+    NotFound { target: String, known: Vec<String> },
+    #[error("no feature slug can be made from '{0}'")]
+    NoSlug(String),
+    /// `save` would replace a file that is not this plan's checkpoint.
+    #[error("{file} {occupant}; nothing written")]
+    Occupied { file: String, occupant: Occupant },
+    #[error("plan file not found: {}", given.display())]
+    PlanNotFound { given: PathBuf },
+    #[error("plan file {} is outside the project root {}", plan.display(), root.display())]
+    PlanOutside { plan: PathBuf, root: PathBuf },
+    /// `--check`/`--uncheck` matched no item; `items` are the checklist's texts.
+    #[error("no checklist item starts with '{query}'")]
+    NoSuchItem { query: String, items: Vec<String> },
+    #[error("{0} disappeared")]
+    Disappeared(String),
+    #[error("{0} is no longer a readable checkpoint")]
+    NoLongerCheckpoint(String),
+    /// What `save` wrote does not classify as a checkpoint (a bug).
+    #[error("{0} did not read back as a checkpoint")]
+    SavedUnreadable(String),
+    /// What an edit wrote does not classify as a checkpoint (a bug).
+    #[error("{0} did not read back")]
+    EditedUnreadable(String),
+}
+
+impl CheckpointError {
+    pub fn hints(&self) -> Vec<String> {
+        match self {
+            Self::NotFound { known, .. } if known.is_empty() => {
+                vec![
+                    "there are no checkpoints; `megg checkpoint save PLAN_FILE` creates one".into(),
+                ]
+            }
+            Self::NotFound { known, .. } => {
+                vec![format!("known checkpoints: {}", known.join(", "))]
+            }
+            Self::Occupied { .. } => {
+                vec!["pass --force to replace it (its old bytes are kept in quarantine)".into()]
+            }
+            Self::PlanNotFound { .. } => {
+                vec!["save a checkpoint after the plan file is written".into()]
+            }
+            Self::PlanOutside { .. } => vec![
+                "plans live inside the project; run megg from the project or move the plan".into(),
+            ],
+            Self::NoSuchItem { items, .. } => {
+                let items: Vec<String> = items.iter().map(|i| format!("'{i}'")).collect();
+                vec![format!("items: {}", items.join(", "))]
+            }
+            Self::NoSlug(_)
+            | Self::Disappeared(_)
+            | Self::NoLongerCheckpoint(_)
+            | Self::SavedUnreadable(_)
+            | Self::EditedUnreadable(_) => Vec::new(),
+        }
+    }
+}
+
+impl From<CheckpointError> for crate::Error {
+    fn from(e: CheckpointError) -> Self {
+        let hints = e.hints();
+        hints
+            .into_iter()
+            .fold(crate::Error::user(e.to_string()), crate::Error::with_hint)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_hints() {
+        let e = crate::Error::from(CheckpointError::NotFound {
+            target: "x".into(),
+            known: vec![".a.local.md".into(), ".b.local.md".into()],
+        });
+        assert_eq!(e.message, "no checkpoint matches 'x'");
+        assert_eq!(e.hints, ["known checkpoints: .a.local.md, .b.local.md"]);
+        assert_eq!(e.exit_code(), 1);
+        let e = crate::Error::from(CheckpointError::Occupied {
+            file: ".a.local.md".into(),
+            occupant: Occupant::OtherPlan("p.md".into()),
+        });
+        assert_eq!(
+            e.message,
+            ".a.local.md belongs to another plan (p.md); nothing written"
+        );
+    }
+}
