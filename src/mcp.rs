@@ -17,12 +17,12 @@ use serde::Deserialize;
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
 use crate::clock::Clock;
-use crate::commands::{context, gitignore, init, learn, maintain, state};
+use crate::commands::{checkpoint, context, gitignore, init, learn, maintain, state};
+use crate::megg::checkpoint::{Choice, Phase, WorkflowCommand};
 use crate::megg::knowledge::KnowledgeType;
 use crate::{Env, Error};
-use clap::Parser;
 
 /// Runs the server on stdin/stdout until the client closes the connection.
 pub fn serve() -> crate::Result<()> {
@@ -92,43 +92,14 @@ fn run(dir: Option<&Path>, command: Command) -> crate::Result<crate::Output> {
     result
 }
 
-/// The checkpoint tools' argv, until they build their requests directly.
-fn call_argv(path: Option<&str>, argv: Vec<String>) -> CallToolResult {
-    let mut full = vec!["megg".to_string()];
-    full.extend(argv);
-    match Cli::try_parse_from(&full) {
-        Ok(cli) => call(path, cli.command),
-        Err(e) => invalid(
-            e.render()
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid parameters")
-                .trim_start_matches("error: "),
-        ),
-    }
+/// A checkpoint subcommand with its JSON document.
+fn checkpoint_command(action: checkpoint::Action) -> Command {
+    Command::Checkpoint(checkpoint::Args { action, json: true })
 }
 
 /// A tool's parameter error, worded like any other megg error.
 fn invalid(message: &str) -> CallToolResult {
     respond(Err(Error::usage(message)))
-}
-
-/// `--name=value` for each present value (the `=` form keeps values that start with `-`).
-fn opt(argv: &mut Vec<String>, name: &str, value: Option<&str>) {
-    if let Some(v) = value {
-        argv.push(format!("--{name}={v}"));
-    }
-}
-
-fn flag(argv: &mut Vec<String>, name: &str, on: Option<bool>) {
-    if on == Some(true) {
-        argv.push(format!("--{name}"));
-    }
-}
-
-fn args(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -195,8 +166,8 @@ pub struct SaveParams {
     pub path: Option<String>,
     /// The plan file, relative to `path`
     pub plan_file: String,
-    /// plan-complete (default), work, work-complete, review, review-complete or compound
-    pub phase: Option<String>,
+    /// The phase to record (default: plan-complete)
+    pub phase: Option<Phase>,
     pub branch: Option<String>,
     /// Replace another plan's checkpoint with the same slug
     pub force: Option<bool>,
@@ -208,23 +179,15 @@ pub struct PathParams {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ResumeChoice {
-    Resume,
-    Fresh,
-    View,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ResumeParams {
     pub path: Option<String>,
     /// Slug or plan file (default: any checkpoint)
     pub target: Option<String>,
-    /// The workflow command asking: plan, work, review or compound
+    /// The workflow command asking (warns on a phase mismatch)
     #[serde(rename = "for")]
-    pub for_command: Option<String>,
+    pub for_command: Option<WorkflowCommand>,
     /// Carry out the user's answer; omit to get the question and options
-    pub choice: Option<ResumeChoice>,
+    pub choice: Option<Choice>,
     /// With choice `resume`: the plan's new path
     pub new_plan_file: Option<String>,
 }
@@ -234,7 +197,7 @@ pub struct UpdateParams {
     pub path: Option<String>,
     /// Slug or plan file
     pub target: String,
-    pub phase: Option<String>,
+    pub phase: Option<Phase>,
     pub branch: Option<String>,
     /// Items to check, matched case-insensitively by the start of their text
     pub check: Option<Vec<String>>,
@@ -374,12 +337,13 @@ impl Megg {
         &self,
         Parameters(p): Parameters<SaveParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["checkpoint", "save", "--json"]);
-        opt(&mut argv, "phase", p.phase.as_deref());
-        opt(&mut argv, "branch", p.branch.as_deref());
-        flag(&mut argv, "force", p.force);
-        argv.extend(["--".into(), p.plan_file]);
-        Ok(call_argv(p.path.as_deref(), argv))
+        let action = checkpoint::Action::Save {
+            plan_file: PathBuf::from(p.plan_file),
+            phase: p.phase,
+            branch: p.branch,
+            force: p.force.unwrap_or(false),
+        };
+        Ok(call(p.path.as_deref(), checkpoint_command(action)))
     }
 
     #[tool(
@@ -389,9 +353,9 @@ impl Megg {
         &self,
         Parameters(p): Parameters<PathParams>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(call_argv(
+        Ok(call(
             p.path.as_deref(),
-            args(&["checkpoint", "list", "--json"]),
+            checkpoint_command(checkpoint::Action::List),
         ))
     }
 
@@ -402,22 +366,13 @@ impl Megg {
         &self,
         Parameters(p): Parameters<ResumeParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["checkpoint", "resume", "--json"]);
-        opt(&mut argv, "for", p.for_command.as_deref());
-        opt(
-            &mut argv,
-            "choice",
-            p.choice.map(|c| match c {
-                ResumeChoice::Resume => "resume",
-                ResumeChoice::Fresh => "fresh",
-                ResumeChoice::View => "view",
-            }),
-        );
-        opt(&mut argv, "plan-file", p.new_plan_file.as_deref());
-        if let Some(t) = p.target {
-            argv.extend(["--".into(), t]);
-        }
-        Ok(call_argv(p.path.as_deref(), argv))
+        let action = checkpoint::Action::Resume {
+            target: p.target,
+            for_command: p.for_command,
+            choice: p.choice,
+            plan_file: p.new_plan_file.map(PathBuf::from),
+        };
+        Ok(call(p.path.as_deref(), checkpoint_command(action)))
     }
 
     #[tool(
@@ -427,17 +382,14 @@ impl Megg {
         &self,
         Parameters(p): Parameters<UpdateParams>,
     ) -> Result<CallToolResult, McpError> {
-        let mut argv = args(&["checkpoint", "update", "--json"]);
-        opt(&mut argv, "phase", p.phase.as_deref());
-        opt(&mut argv, "branch", p.branch.as_deref());
-        for item in p.check.unwrap_or_default() {
-            opt(&mut argv, "check", Some(&item));
-        }
-        for item in p.uncheck.unwrap_or_default() {
-            opt(&mut argv, "uncheck", Some(&item));
-        }
-        argv.extend(["--".into(), p.target]);
-        Ok(call_argv(p.path.as_deref(), argv))
+        let action = checkpoint::Action::Update {
+            target: p.target,
+            phase: p.phase,
+            branch: p.branch,
+            check: p.check.unwrap_or_default(),
+            uncheck: p.uncheck.unwrap_or_default(),
+        };
+        Ok(call(p.path.as_deref(), checkpoint_command(action)))
     }
 
     #[tool(
@@ -447,15 +399,9 @@ impl Megg {
         &self,
         Parameters(p): Parameters<TargetParams>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(call_argv(
+        Ok(call(
             p.path.as_deref(),
-            vec![
-                "checkpoint".into(),
-                "finish".into(),
-                "--json".into(),
-                "--".into(),
-                p.target,
-            ],
+            checkpoint_command(checkpoint::Action::Finish { target: p.target }),
         ))
     }
 

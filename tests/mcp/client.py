@@ -118,7 +118,7 @@ async def main():
             assert "- [x] Tests passing" in checkpoint.read_text()
             assert "phase: work-complete\n" in checkpoint.read_text()
             await fails("checkpoint_update", "no checklist item", target="user-auth", check=["deploy"])
-            await fails("checkpoint_update", "invalid value", target="user-auth", phase="shipping")
+            await fails("checkpoint_update", "expected one of `plan-complete`", target="user-auth", phase="shipping")
             r = await ok("checkpoint_finish", target="user-auth")
             assert r.structured_content == {"finished": ".user-auth.local.md"}
             assert not checkpoint.exists()
