@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::commands;
+use crate::env::Env;
+use crate::error::Result;
+use crate::output::Output;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -60,4 +63,24 @@ pub enum Command {
     Trust(commands::trust::Args),
     /// Serve every capability as MCP tools over stdio
     Mcp,
+}
+
+impl Command {
+    /// Runs this command: the one dispatch, for the CLI and the MCP server alike.
+    pub fn run(self, env: &Env) -> Result<Output> {
+        match self {
+            Command::Context(args) => commands::context::run(env, &args),
+            Command::State(args) => commands::state::run(env, &args),
+            Command::Checkpoint(args) => commands::checkpoint::run(env, &args),
+            Command::Gitignore(args) => commands::gitignore::run(env, &args),
+            Command::Learn(args) => commands::learn::run(env, &args),
+            Command::Init(args) => commands::init::run(env, &args),
+            Command::Maintain(args) => commands::maintain::run(env, &args),
+            Command::Setup(args) => commands::setup::run(env, &args),
+            Command::Doctor(args) => commands::doctor::run(env, &args),
+            Command::Trust(args) => commands::trust::run(env, &args),
+            // The server owns stdin and stdout; `main` starts it before any dispatch.
+            Command::Mcp => Ok(Output::default()),
+        }
+    }
 }

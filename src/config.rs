@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Array, DocumentMut, value};
 
+use crate::error::Error;
+use crate::error::Result;
 use crate::fsx::{self, Boundary};
-use crate::{Error, Result};
 
 /// Most bytes read from the config file.
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;

@@ -39,10 +39,12 @@ pub fn panic_at(site: &str) {
 
 /// Fails when `fail=<site>` is set.
 #[inline]
-pub fn fail_at(site: &str) -> crate::Result<()> {
+pub fn fail_at(site: &str) -> crate::error::Result<()> {
     #[cfg(feature = "failpoints")]
     if value("fail").as_deref() == Some(site) {
-        return Err(crate::Error::user(format!("test-only failure at {site}")));
+        return Err(crate::error::Error::user(format!(
+            "test-only failure at {site}"
+        )));
     }
     let _ = site;
     Ok(())

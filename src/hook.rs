@@ -7,10 +7,10 @@ use std::io::Write;
 
 use clap::Parser;
 
-use crate::Env;
 use crate::cli::{Cli, Command};
 use crate::clock::Clock;
 use crate::commands::context::{failure_document, hook};
+use crate::env::Env;
 
 /// Whether these arguments ask for the hook format: the first command word is `context` and
 /// `--json` or `--format hook` is present. Such runs never fail (SPEC §3.3).

@@ -20,12 +20,13 @@ use std::path::{Path, PathBuf};
 use crate::cli::Command;
 use crate::clock::Clock;
 use crate::commands::{checkpoint, context, gitignore, init, learn, maintain, state};
+use crate::env::Env;
+use crate::error::Error;
 use crate::megg::checkpoint::{Choice, Phase, WorkflowCommand};
 use crate::megg::knowledge::KnowledgeType;
-use crate::{Env, Error};
 
 /// Runs the server on stdin/stdout until the client closes the connection.
-pub fn serve() -> crate::Result<()> {
+pub fn serve() -> crate::error::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -65,7 +66,7 @@ fn call(path: Option<&str>, command: Command) -> CallToolResult {
 }
 
 /// The tool result for a command's outcome.
-fn respond(outcome: crate::Result<crate::Output>) -> CallToolResult {
+fn respond(outcome: crate::error::Result<crate::output::Output>) -> CallToolResult {
     match outcome {
         Ok(out) => {
             let mut result =
@@ -82,12 +83,12 @@ fn respond(outcome: crate::Result<crate::Output>) -> CallToolResult {
     }
 }
 
-fn run(dir: Option<&Path>, command: Command) -> crate::Result<crate::Output> {
+fn run(dir: Option<&Path>, command: Command) -> crate::error::Result<crate::output::Output> {
     let mut env = Env::with_clock(dir, Clock::from_env()?)?;
     // stdin is the protocol stream: nothing may read it, and nothing may prompt.
     env.stdin_is_tty = true;
     env.interactive = false;
-    let result = crate::run(&env, command);
+    let result = command.run(&env);
     env.tokens.flush();
     result
 }

@@ -3,7 +3,8 @@
 
 use std::collections::VecDeque;
 
-use crate::{Error, Result};
+use crate::error::Error;
+use crate::error::Result;
 
 pub trait Prompter {
     /// Asks to pick one of `items`, `default` preselected. `Ok(None)` when the user cancels

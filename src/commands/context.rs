@@ -5,9 +5,12 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
 use crate::megg::context::{self as ctx, Request};
+use crate::output::Output;
 use crate::render::context::{self as render, CLAUDE_CODE_LIMIT, DEFAULT_MAX_CHARS, MIN_MAX_CHARS};
-use crate::{Env, Error, Output, Result};
 
 /// Environment variable for the hook budget.
 pub const MAX_CHARS_ENV: &str = "MEGG_HOOK_MAX_CHARS";

@@ -3,9 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::env::Env;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::doctor;
+use crate::output::Output;
 use crate::wire::doctor::Report;
-use crate::{Env, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

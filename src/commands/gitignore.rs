@@ -5,9 +5,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::gitignore;
 use crate::megg::project::Project;
-use crate::{Env, Error, Output, Result, fsx};
+use crate::output::Output;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

@@ -5,10 +5,14 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::clock::format_timestamp;
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::fsx::Boundary;
 use crate::megg::discovery::{self, Megg, dir_name};
 use crate::megg::init::{self, Detected};
-use crate::{Env, Error, Output, Result, fsx};
+use crate::output::Output;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

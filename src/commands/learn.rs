@@ -4,10 +4,14 @@
 
 use crate::clock::format_timestamp;
 use crate::commands::state::current_domain;
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::knowledge::{self, MAINTAIN_DUE};
+use crate::output::Output;
 use crate::wire::knowledge::Learned;
-use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

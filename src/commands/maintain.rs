@@ -6,13 +6,17 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 
 use crate::clock::format_timestamp;
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
 use crate::megg::discovery::Megg;
 use crate::megg::discovery::{self, Domain};
 use crate::megg::maintain::{self, DomainReport};
 use crate::megg::state;
+use crate::output::Output;
 use crate::wire::knowledge::{Archived, Maintained};
-use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

@@ -4,11 +4,15 @@
 
 use std::path::PathBuf;
 
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::setup::{self, Scope, plan};
+use crate::output::Output;
 use crate::render::shell_quote;
 use crate::templates::CLAUDE_FILES;
 use crate::wire::setup::{Change, Report};
-use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

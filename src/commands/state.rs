@@ -4,12 +4,16 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::context::load_state;
 use crate::megg::discovery::Domain;
 use crate::megg::state;
+use crate::output::Output;
 use crate::render::state as render;
 use crate::wire::state as wire;
-use crate::{Env, Error, Output, Result, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

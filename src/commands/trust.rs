@@ -5,7 +5,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::{Env, Error, Output, Result, config, fsx};
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
+use crate::output::Output;
+use crate::{config, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

@@ -24,7 +24,7 @@ use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
 use crate::error::{Error, Result};
 
-/// Why the gate refused a path. Each converts into a [`crate::Error`] of kind `User` with its
+/// Why the gate refused a path. Each converts into a [`crate::error::Error`] of kind `User` with its
 /// hint; the message names the path and, for a link, where it points (SPEC §9).
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {

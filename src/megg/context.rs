@@ -133,11 +133,11 @@ pub struct FileEntry {
 
 /// Builds the context for `req.path`. Fails only when the target is not a directory; every
 /// other problem becomes a warning.
-pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::Error> {
+pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error> {
     let path = &req.path;
     if !fsx::is_dir(path) {
         return Err(
-            crate::Error::user(format!("{} is not a directory", path.display()))
+            crate::error::Error::user(format!("{} is not a directory", path.display()))
                 .with_hint("pass an existing directory"),
         );
     }

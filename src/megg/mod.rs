@@ -19,14 +19,15 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use crate::error::Error;
+use crate::error::Result;
 use crate::fsx::{self, Boundary, Lock};
 use crate::git::Repo;
 use crate::tokens::Counter;
-use crate::{Error, Result};
 
 /// What the domain takes from outside itself, and nothing more: the time, the token counter,
 /// where discovery stops (`MEGG_CEILING_DIRS`, SPEC §2.1) and what the user trusts (SPEC §9).
-/// Commands build it from [`crate::Env`] with [`crate::Env::deps`]; the domain never reads
+/// Commands build it from their `Env` with `Env::deps`; the domain never reads
 /// the process environment, prints or prompts.
 #[derive(Debug, Clone, Copy)]
 pub struct Deps<'a> {

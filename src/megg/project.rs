@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::Result;
+use crate::fsx;
 use crate::fsx::Boundary;
 use crate::git::Repo;
-use crate::{Result, fsx};
 
 /// Where checkpoints live: the project root and, from a linked worktree, the main one's.
 pub struct Project {
@@ -104,7 +105,7 @@ pub fn refuse_writing_up(
     if d.dir.starts_with(&top) || fsx::canonical(&d.dir).is_some_and(|r| r.starts_with(&top)) {
         return Ok(());
     }
-    Err(crate::Error::user(format!(
+    Err(crate::error::Error::user(format!(
         "refusing to write to {}: that domain is above this repository ({})",
         d.megg.display(),
         top.display()

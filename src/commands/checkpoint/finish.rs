@@ -1,10 +1,12 @@
 //! `megg checkpoint finish SLUG|PLAN_FILE` (SPEC §4.3): the lifecycle is complete.
 
+use crate::env::Env;
+use crate::error::Result;
 use crate::megg::checkpoint::ops;
 use crate::megg::project::Project;
+use crate::output::Output;
 use crate::render::checkpoint as render;
 use crate::wire::checkpoint as wire;
-use crate::{Env, Output, Result};
 
 pub(super) fn run(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
     let target = super::target(env, project, target);

@@ -1,10 +1,11 @@
 //! `megg checkpoint list` (SPEC §4.2): only reads; corrupt files are reported, not moved.
 
+use crate::env::Env;
 use crate::megg::checkpoint::ops;
 use crate::megg::project::Project;
+use crate::output::Output;
 use crate::render::checkpoint as render;
 use crate::wire::checkpoint as wire;
-use crate::{Env, Output};
 
 pub(super) fn run(env: &Env, project: &Project, json: bool) -> Output {
     let listing = ops::list(project, env.clock.now());

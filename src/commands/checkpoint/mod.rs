@@ -16,9 +16,11 @@ use clap::Subcommand;
 
 pub use resume::{ResumeRequest, resume};
 
+use crate::env::Env;
+use crate::error::Result;
 use crate::megg::checkpoint::{Choice, Phase, Target, UpdateRequest, WorkflowCommand};
 use crate::megg::project::Project;
-use crate::{Env, Output, Result};
+use crate::output::Output;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {

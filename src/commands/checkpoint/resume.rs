@@ -4,14 +4,17 @@
 
 use std::path::PathBuf;
 
+use crate::env::Env;
+use crate::error::Error;
+use crate::error::Result;
 use crate::megg::checkpoint::{
     Choice, Found, OptionId, ResumeReport, Selection, WorkflowCommand, ops, store,
 };
 use crate::megg::project::Project;
+use crate::output::Output;
 use crate::prompt::{Prompter, Terminal};
 use crate::render::checkpoint as render;
 use crate::wire::checkpoint as wire;
-use crate::{Env, Error, Output, Result};
 
 pub struct ResumeRequest {
     pub target: Option<String>,

@@ -2,11 +2,13 @@
 
 use std::path::Path;
 
+use crate::env::Env;
+use crate::error::Result;
 use crate::megg::checkpoint::{Phase, SaveRequest, ops};
 use crate::megg::project::Project;
+use crate::output::Output;
 use crate::render::checkpoint as render;
 use crate::wire::checkpoint as wire;
-use crate::{Env, Output, Result};
 
 pub(super) fn run(
     env: &Env,

@@ -1,9 +1,11 @@
 //! `megg checkpoint show SLUG|PLAN_FILE` (SPEC §4.2): prints the file.
 
+use crate::env::Env;
+use crate::error::Result;
 use crate::megg::checkpoint::ops;
 use crate::megg::project::Project;
+use crate::output::Output;
 use crate::wire::checkpoint as wire;
-use crate::{Env, Output, Result};
 
 pub(super) fn run(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
     let target = super::target(env, project, target);

@@ -1,11 +1,13 @@
 //! `megg checkpoint update SLUG|PLAN_FILE` (SPEC §4.3): phase, branch and checklist items,
 //! under the file's lock.
 
+use crate::env::Env;
+use crate::error::Result;
 use crate::megg::checkpoint::{UpdateRequest, ops};
 use crate::megg::project::Project;
+use crate::output::Output;
 use crate::render::checkpoint as render;
 use crate::wire::checkpoint as wire;
-use crate::{Env, Output, Result};
 
 pub(super) fn run(
     env: &Env,

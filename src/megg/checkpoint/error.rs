@@ -1,5 +1,5 @@
 //! Why a checkpoint operation refused: each says what went wrong and how to fix it, and
-//! converts into a [`crate::Error`] with its kind and hints.
+//! converts into a [`crate::error::Error`] with its kind and hints.
 
 use std::path::PathBuf;
 
@@ -86,12 +86,13 @@ impl CheckpointError {
     }
 }
 
-impl From<CheckpointError> for crate::Error {
+impl From<CheckpointError> for crate::error::Error {
     fn from(e: CheckpointError) -> Self {
         let hints = e.hints();
-        hints
-            .into_iter()
-            .fold(crate::Error::user(e.to_string()), crate::Error::with_hint)
+        hints.into_iter().fold(
+            crate::error::Error::user(e.to_string()),
+            crate::error::Error::with_hint,
+        )
     }
 }
 
@@ -101,14 +102,14 @@ mod tests {
 
     #[test]
     fn messages_and_hints() {
-        let e = crate::Error::from(CheckpointError::NotFound {
+        let e = crate::error::Error::from(CheckpointError::NotFound {
             target: "x".into(),
             known: vec![".a.local.md".into(), ".b.local.md".into()],
         });
         assert_eq!(e.message, "no checkpoint matches 'x'");
         assert_eq!(e.hints, ["known checkpoints: .a.local.md, .b.local.md"]);
         assert_eq!(e.exit_code(), 1);
-        let e = crate::Error::from(CheckpointError::Occupied {
+        let e = crate::error::Error::from(CheckpointError::Occupied {
             file: ".a.local.md".into(),
             occupant: Occupant::OtherPlan("p.md".into()),
         });

@@ -10,10 +10,11 @@ use super::format::{self, Changes, Kind};
 use super::lifecycle::{Phase, WorkflowCommand};
 use super::policy::{self, ResumeAction, ResumeOption, ResumeStatus};
 use super::store::{self, Described, Found, MAX_CHECKPOINT_BYTES, Quarantined, Scan, Target};
+use crate::error::Result;
+use crate::fsx;
 use crate::git::Repo;
 use crate::megg::project::Project;
 use crate::megg::slug;
-use crate::{Result, fsx};
 
 /// `save`: the plan file as given and made absolute, and what to record.
 #[derive(Debug, Clone, PartialEq, Eq)]

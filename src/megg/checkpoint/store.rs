@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::error::CheckpointError;
 use super::format::{self, Changes, Checkpoint, Kind};
 use super::policy::{self, Staleness};
-use crate::Result;
+use crate::error::Result;
 use crate::fsx::{self, Boundary};
 use crate::git::{Divergence, Repo};
 use crate::megg::project::Project;

@@ -116,9 +116,9 @@ impl EntryError {
     }
 }
 
-impl From<EntryError> for crate::Error {
+impl From<EntryError> for crate::error::Error {
     fn from(e: EntryError) -> Self {
-        crate::Error::user(e.to_string()).with_hint(e.hint())
+        crate::error::Error::user(e.to_string()).with_hint(e.hint())
     }
 }
 

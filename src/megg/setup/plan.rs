@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{self as setup, Action, Installed};
+use crate::error::Error;
+use crate::error::Result;
+use crate::fsx;
 use crate::megg::gitignore;
 use crate::megg::project::Project;
-use crate::{Error, Result, fsx};
 
 /// A file setup manages, with its new content worked out before anything is written.
 pub struct Planned {

@@ -1,0 +1,123 @@
+//! `Env`: what every command runs against — the starting directory, the clock, the token
+//! counter, ceilings, trust and whether a person is at the terminal — read from the process
+//! once. Commands pass the domain only what it needs ([`crate::megg::Deps`]).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::tokens::Counter;
+use crate::{config, fsx, megg};
+
+/// What every command runs against: where, when, and the shared services.
+#[derive(Debug)]
+pub struct Env {
+    /// The starting directory (after `-C`), absolute, symlinks as walked.
+    pub cwd: PathBuf,
+    pub clock: Clock,
+    pub tokens: Counter,
+    /// `MEGG_CEILING_DIRS`.
+    pub ceilings: Vec<PathBuf>,
+    pub stdin_is_tty: bool,
+    /// stdin and stderr are both terminals: prompts may ask.
+    pub interactive: bool,
+    /// Directories the user trusts (canonical), from the user's config file only (SPEC §9).
+    pub trusted: Vec<PathBuf>,
+    /// Why the config file could not be used, if it could not.
+    pub config_warnings: Vec<String>,
+}
+
+impl Env {
+    /// The environment of this process, started in `dir` (relative to the working directory).
+    pub fn from_process(dir: Option<&Path>) -> Result<Self> {
+        Self::with_clock(dir, Clock::from_env()?)
+    }
+
+    /// Like [`Env::from_process`] with a given clock.
+    pub fn with_clock(dir: Option<&Path>, clock: Clock) -> Result<Self> {
+        let base = current_dir()?;
+        let cwd = match dir {
+            Some(d) => megg::discovery::absolute(&base, d),
+            None => base,
+        };
+        if !fsx::is_dir(&cwd) {
+            return Err(Error::user(format!(
+                "cannot change to {}: not a directory",
+                cwd.display()
+            ))
+            .with_hint("check the -C argument"));
+        }
+        let (trusted, config_warnings) = config::trusted_dirs(&cwd);
+        Ok(Self {
+            cwd,
+            trusted,
+            config_warnings,
+            clock,
+            tokens: Counter::from_env(),
+            ceilings: megg::discovery::ceilings_from_env(),
+            stdin_is_tty: std::io::stdin().is_terminal(),
+            interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+        })
+    }
+
+    /// What the domain needs from this environment (SPEC: the domain never sees `Env`).
+    pub fn deps(&self) -> megg::Deps<'_> {
+        megg::Deps {
+            now: self.clock.now(),
+            tokens: &self.tokens,
+            ceilings: &self.ceilings,
+            trusted: &self.trusted,
+        }
+    }
+
+    /// The project this command runs in (SPEC §2.4).
+    pub fn project(&self) -> megg::project::Project {
+        megg::project::Project::at(&self.cwd, &self.ceilings)
+    }
+
+    /// The project top for a directory: its git work tree's top as walked, else itself.
+    pub fn top(&self, at: &Path) -> PathBuf {
+        megg::project::top(&self.ceilings, at)
+    }
+
+    /// SPEC §9 "No writing up", from this command's starting directory.
+    pub fn refuse_writing_up(&self, d: &megg::discovery::Domain) -> Result<()> {
+        megg::project::refuse_writing_up(&self.cwd, &self.ceilings, d)
+    }
+
+    /// The git repository containing `at`, if any.
+    pub fn repo(&self, at: &Path) -> Option<Repo> {
+        Repo::discover(at, &self.ceilings)
+    }
+
+    /// The walk up from a directory in the project whose top is `top` (SPEC §2.1, §9).
+    pub fn walk<'a>(&'a self, top: &'a Path) -> megg::discovery::Walk<'a> {
+        megg::discovery::Walk {
+            ceilings: &self.ceilings,
+            trusted: &self.trusted,
+            top,
+        }
+    }
+
+    /// A path argument made absolute against the starting directory.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        megg::discovery::absolute(&self.cwd, path)
+    }
+}
+
+/// The working directory as the user's shell sees it: `$PWD` when it names the same
+/// directory (keeps symlinks as walked, like git and the shell), else the physical one.
+fn current_dir() -> Result<PathBuf> {
+    let physical = fsx::current_dir()
+        .map_err(|e| Error::user(format!("cannot read the current directory: {e}")))?;
+    if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
+        && pwd.is_absolute()
+        && let Some(id) = fsx::identity(&pwd)
+        && fsx::identity(&physical) == Some(id)
+    {
+        return Ok(pwd);
+    }
+    Ok(physical)
+}
