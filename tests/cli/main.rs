@@ -15,6 +15,7 @@ mod regress_domain;
 mod regress_gate;
 mod regress_hook;
 mod setup;
+mod snapshots;
 mod state;
 mod tokens;
 
