@@ -14,11 +14,12 @@ use crate::{config, fsx};
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The directory to trust (or, with --remove, to stop trusting)
-    #[arg(value_name = "DIR", required_unless_present = "list")]
+    // Its own id: `dir` is the global `-C DIR`, and sharing it made a relative DIR resolve twice.
+    #[arg(id = "target", value_name = "DIR", required_unless_present = "list")]
     pub dir: Option<PathBuf>,
 
     /// List the trusted directories
-    #[arg(long, conflicts_with_all = ["dir", "remove"])]
+    #[arg(long, conflicts_with_all = ["target", "remove"])]
     pub list: bool,
 
     /// Stop trusting DIR

@@ -132,3 +132,49 @@ fn init_records_no_private_token_from_the_remote_url() {
         "a credential was recorded:\n{info}"
     );
 }
+
+/// `megg trust shared` (a relative DIR) resolved the path twice: the positional argument
+/// shared its clap id with the global `-C DIR`, so `-C` became `shared` too and the trusted
+/// directory `shared/shared`.
+#[test]
+fn trust_with_a_relative_dir_trusts_that_dir_from_where_megg_runs() {
+    let p = Project::new();
+    p.mkdir("work/shared");
+    let config = tempfile::tempdir().unwrap();
+    let out = p
+        .megg("work")
+        .env("XDG_CONFIG_HOME", config.path())
+        .args(["trust", "shared", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = p
+        .megg("")
+        .env("XDG_CONFIG_HOME", config.path())
+        .args(["trust", "--list", "--json"])
+        .output()
+        .unwrap();
+    let want = std::fs::canonicalize(p.path("work/shared")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains(want.to_str().unwrap()),
+        "{}",
+        String::from_utf8_lossy(&listed.stdout)
+    );
+    // And from a subdirectory with -C, relative to it.
+    p.mkdir("work/sub/inner");
+    let out = p
+        .megg("")
+        .env("XDG_CONFIG_HOME", config.path())
+        .args(["-C", "work/sub", "trust", "inner"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1169,8 +1169,8 @@ fn trust_documents() {
         0,
     );
     assert_exit(&fx.snap("trust_list_empty", a, &["trust", "--list"]), 0);
-    // An absolute DIR: a relative one is resolved twice today (the positional `dir` shares
-    // its id with the global `-C` dir), so `megg trust shared` fails.
+    // An absolute DIR keeps the document free of the working directory; a relative one is
+    // pinned by regress_domain::trust_with_a_relative_dir_trusts_that_dir_from_where_megg_runs.
     let shared = fx.p.mkdir("acme/shared");
     let shared = shared.to_str().unwrap();
     assert_exit(
