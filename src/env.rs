@@ -56,7 +56,7 @@ impl Env {
             config_warnings,
             clock,
             tokens: Counter::from_env(),
-            ceilings: megg::discovery::ceilings_from_env(),
+            ceilings: ceilings_from_env(),
             stdin_is_tty: std::io::stdin().is_terminal(),
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         })
@@ -120,4 +120,15 @@ fn current_dir() -> Result<PathBuf> {
         return Ok(pwd);
     }
     Ok(physical)
+}
+
+/// `MEGG_CEILING_DIRS`: colon-separated absolute directories the upward walks never enter.
+fn ceilings_from_env() -> Vec<PathBuf> {
+    std::env::var_os("MEGG_CEILING_DIRS")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| p.is_absolute())
+                .collect()
+        })
+        .unwrap_or_default()
 }

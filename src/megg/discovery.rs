@@ -137,17 +137,6 @@ pub fn absolute(base: &Path, path: &Path) -> PathBuf {
     out
 }
 
-/// `MEGG_CEILING_DIRS`: colon-separated absolute directories the upward walks never enter.
-pub fn ceilings_from_env() -> Vec<PathBuf> {
-    std::env::var_os("MEGG_CEILING_DIRS")
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| p.is_absolute())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// `start` and its ancestors, nearest first, stopping before any ceiling.
 pub fn ancestors<'a>(start: &'a Path, ceilings: &'a [PathBuf]) -> impl Iterator<Item = &'a Path> {
     let canonical: Vec<PathBuf> = ceilings.iter().filter_map(|c| fsx::canonical(c)).collect();
