@@ -27,7 +27,7 @@ impl std::fmt::Debug for Repo {
 }
 
 /// Commits counted on a branch since a checkpoint or state was saved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Divergence {
     pub commits: usize,
     pub basis: Basis,
@@ -42,7 +42,7 @@ pub struct Divergence {
     pub capped: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     Head,

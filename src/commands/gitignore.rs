@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
@@ -12,6 +10,7 @@ use crate::fsx;
 use crate::megg::gitignore;
 use crate::megg::project::Project;
 use crate::output::Output;
+use crate::wire::misc::Gitignored;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -22,14 +21,6 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct Report {
-    path: String,
-    changed: bool,
-    added: Vec<&'static str>,
-    ignored: bool,
 }
 
 /// A checkpoint name used to ask git whether checkpoints are ignored.
@@ -50,7 +41,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         fsx::write_atomic(&b, &path, merged.as_bytes())?;
     }
     let ignored = ignored_by_git(&project);
-    let report = Report {
+    let report = Gitignored {
         path: path.display().to_string(),
         changed,
         added: if args.check {
@@ -84,7 +75,7 @@ fn ignored_by_git(project: &Project) -> bool {
     }
 }
 
-fn text_of(r: &Report, check: bool, missing: &[&str]) -> String {
+fn text_of(r: &Gitignored, check: bool, missing: &[&str]) -> String {
     if check {
         return if r.ignored {
             "Checkpoint files are ignored by git\n".into()

@@ -2,8 +2,6 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use crate::clock::format_timestamp;
 use crate::env::Env;
 use crate::error::Error;
@@ -13,6 +11,7 @@ use crate::fsx::Boundary;
 use crate::megg::discovery::{self, Megg, dir_name};
 use crate::megg::init::{self, Detected};
 use crate::output::Output;
+use crate::wire::misc::Initialized;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -27,12 +26,6 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct Initialized {
-    path: String,
-    created: bool,
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {

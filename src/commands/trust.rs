@@ -3,12 +3,11 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::output::Output;
+use crate::wire::misc::Trusted;
 use crate::{config, fsx};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -29,13 +28,6 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Serialize)]
-struct Report {
-    config: PathBuf,
-    trusted_dirs: Vec<PathBuf>,
-    changed: bool,
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
@@ -86,7 +78,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         (Some(t), false, true) => format!("Trusted: {} (in {})\n", t.display(), file.display()),
         (Some(t), false, false) => format!("Already trusted: {}\n", t.display()),
     };
-    let report = Report {
+    let report = Trusted {
         config: file,
         trusted_dirs: dirs,
         changed,

@@ -13,7 +13,7 @@ use crate::megg::checkpoint::{
 };
 
 /// A `<checkpoint>` object (SPEC §4.2).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CheckpointDocument {
     pub file: String,
     pub path: PathBuf,
@@ -33,14 +33,14 @@ pub struct CheckpointDocument {
     pub divergence: Option<Divergence>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Progress {
     pub done: usize,
     pub total: usize,
     pub items: Vec<ProgressItem>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProgressItem {
     pub text: String,
     pub done: bool,
@@ -84,7 +84,7 @@ impl From<&Described> for CheckpointDocument {
 }
 
 /// `save --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SaveDocument {
     pub checkpoint: CheckpointDocument,
     pub created: bool,
@@ -106,7 +106,7 @@ impl From<&Saved> for SaveDocument {
 }
 
 /// A corrupt file: its path in `list`, its name in `resume` (where it was moved aside).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CorruptFile {
     pub file: String,
     pub error: String,
@@ -122,7 +122,7 @@ impl From<&Quarantined> for CorruptFile {
 }
 
 /// `list --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListDocument {
     pub checkpoints: Vec<CheckpointDocument>,
     pub corrupt: Vec<CorruptFile>,
@@ -149,7 +149,7 @@ impl From<&Listing> for ListDocument {
 }
 
 /// `show --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ShowDocument {
     pub checkpoint: CheckpointDocument,
     pub text: String,
@@ -167,7 +167,7 @@ impl From<&Shown> for ShowDocument {
 }
 
 /// `update --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct UpdateDocument {
     pub checkpoint: CheckpointDocument,
     pub warnings: Vec<String>,
@@ -183,7 +183,7 @@ impl From<&Described> for UpdateDocument {
 }
 
 /// `finish --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FinishDocument {
     pub finished: String,
 }
@@ -197,7 +197,7 @@ impl From<&Finished> for FinishDocument {
 }
 
 /// One resume option, shaped for AskUserQuestion.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ResumeOptionDocument {
     pub id: OptionId,
     pub label: &'static str,
@@ -217,7 +217,7 @@ impl From<&ResumeOption> for ResumeOptionDocument {
 }
 
 /// `resume --json`, whatever it found or did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ResumeDocument {
     pub status: ResumeStatus,
     pub checkpoint: Option<CheckpointDocument>,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::megg::context::{ChainLink, Context, FileEntry, Knowledge, StateView};
 use crate::megg::discovery::{Domain, Neighbour};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ContextDoc {
     pub path: PathBuf,
     pub chain: Vec<ChainLinkDoc>,
@@ -21,7 +21,7 @@ pub struct ContextDoc {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ChainLinkDoc {
     pub name: String,
     pub dir: PathBuf,
@@ -30,14 +30,14 @@ pub struct ChainLinkDoc {
     pub excerpt: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DomainDoc {
     pub name: String,
     pub dir: PathBuf,
     pub megg: PathBuf,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct KnowledgeDoc {
     pub path: PathBuf,
     /// `full`, `summary` or `blocked`.
@@ -51,7 +51,7 @@ pub struct KnowledgeDoc {
 }
 
 /// A `state.md` as `context` and `state show` report it (SPEC §3.1, §5).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StateDoc {
     pub path: PathBuf,
     pub status: String,
@@ -64,14 +64,14 @@ pub struct StateDoc {
     pub content: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FileDoc {
     pub name: String,
     pub path: PathBuf,
     pub loaded: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NeighbourDoc {
     pub name: String,
     pub dir: PathBuf,

@@ -4,14 +4,14 @@ use serde::Serialize;
 
 use crate::megg::doctor::Check;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// Every check passed.
     pub ok: bool,
     pub checks: Vec<CheckDoc>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CheckDoc {
     pub name: &'static str,
     pub ok: bool,

@@ -10,7 +10,7 @@ use crate::megg::knowledge::{KnowledgeType, NewEntry};
 use crate::megg::maintain::{DomainReport, Stale};
 
 /// `learn`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Learned {
     pub path: String,
     pub entry: EntryDoc,
@@ -18,7 +18,7 @@ pub struct Learned {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EntryDoc {
     pub date: String,
     pub title: String,
@@ -28,7 +28,7 @@ pub struct EntryDoc {
 }
 
 /// `maintain`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Maintained {
     pub domains: Vec<DomainReportDoc>,
     pub actions: Vec<String>,
@@ -36,7 +36,7 @@ pub struct Maintained {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DomainReportDoc {
     pub dir: PathBuf,
     pub knowledge: Option<PathBuf>,
@@ -50,14 +50,14 @@ pub struct DomainReportDoc {
     pub expired_state: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct StaleDoc {
     pub title: String,
     pub date: String,
 }
 
 /// One entry `maintain --archive-before` moved.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Archived {
     pub title: String,
     pub date: String,

@@ -7,5 +7,6 @@ pub mod checkpoint;
 pub mod context;
 pub mod doctor;
 pub mod knowledge;
+pub mod misc;
 pub mod setup;
 pub mod state;

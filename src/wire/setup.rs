@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::megg::setup::{Action, Scope};
 
 /// One file setup changed, or would change.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Change {
     pub path: PathBuf,
     pub action: Action,
@@ -15,7 +15,7 @@ pub struct Change {
 }
 
 /// The whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     pub scope: Scope,
     pub root: PathBuf,

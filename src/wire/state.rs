@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::context::StateDoc;
 
 /// `state write`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Written {
     pub path: PathBuf,
     pub tokens: usize,
@@ -16,14 +16,14 @@ pub struct Written {
 }
 
 /// `state show`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Shown {
     pub state: Option<StateDoc>,
     pub warnings: Vec<String>,
 }
 
 /// `state clear` / `state done`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Cleared {
     pub cleared: bool,
     pub path: PathBuf,

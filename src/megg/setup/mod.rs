@@ -6,7 +6,9 @@ use serde_json::{Map, Value, json};
 pub mod plan;
 
 /// Where setup installs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// The project (the git top level): .claude/, .mcp.json, .gitignore
@@ -16,7 +18,7 @@ pub enum Scope {
 }
 
 /// What setup does to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// The file does not exist yet; setup writes it.
