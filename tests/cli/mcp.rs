@@ -110,7 +110,6 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
             r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#,
             r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"learn","arguments":{"title":7,"type":"fact","topics":"x","content":"c"}}}"#,
             r###"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"state","arguments":{"content":"## Working On\nraw"}}}"###,
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"state","arguments":{}}}"#,
         ],
     );
     assert_eq!(reply(&messages, 1)["result"]["serverInfo"]["name"], "megg");
@@ -140,10 +139,24 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
         "{bad}"
     );
     assert_eq!(reply(&messages, 6)["result"]["isError"], false);
+    // Calls run concurrently (off the protocol loop): read back in a second session.
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"state","arguments":{}}}"#,
+        ],
+    );
+    // `state` returns text only (what the model reads, SPEC §7).
     let state = &reply(&messages, 7)["result"];
-    assert_eq!(
-        state["structuredContent"]["state"]["content"],
-        "## Working On\nraw"
+    assert!(state["structuredContent"].is_null(), "{state}");
+    assert!(
+        state["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("## Working On\nraw"),
+        "{state}"
     );
     assert!(p.read(".megg/state.md").ends_with("## Working On\nraw"));
 }
@@ -178,4 +191,32 @@ fn domain_failures_are_error_results_with_the_cli_message() {
             .contains("shipping")
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Tool calls run off the protocol loop (SPEC §7): a `ping` sent while `maintain` walks a big
+/// tree is answered before the walk's result. On one current-thread loop running the call
+/// inline, the ping waited for the walk.
+#[test]
+fn ping_is_answered_while_a_long_call_works() {
+    let p = Project::new();
+    p.domain("", "P");
+    for i in 0..40 {
+        for j in 0..50 {
+            std::fs::create_dir_all(p.path(&format!("tree/d{i}/e{j}"))).unwrap();
+        }
+    }
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"maintain","arguments":{"path":"tree"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        ],
+    );
+    let position = |id: u64| messages.iter().position(|m| m["id"] == id).unwrap();
+    assert!(
+        position(3) < position(2),
+        "the ping waited for the walk: {messages:?}"
+    );
 }

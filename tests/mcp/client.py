@@ -49,10 +49,30 @@ async def main():
                 assert "path" in t.input_schema.get("properties", {}) or t.name == "init", t.name
             assert set(tools["learn"].input_schema["required"]) == {"title", "type", "topics", "content"}
 
+            # What the model reads (SPEC §7): context and state are text only (markdown); every
+            # other tool declares an outputSchema and returns structuredContent with the same JSON
+            # as text.
+            TEXT_ONLY = {"context", "state"}
+            for name, t in tools.items():
+                assert t.title, name
+                assert t.annotations is not None and t.annotations.read_only_hint is not None, name
+                assert t.annotations.destructive_hint is not None, name
+                assert t.annotations.idempotent_hint is not None, name
+                assert (t.output_schema is None) == (name in TEXT_ONLY), name
+                for param, schema in t.input_schema.get("properties", {}).items():
+                    assert schema.get("description"), (name, param)
+            assert tools["context"].annotations.read_only_hint is True
+            assert tools["checkpoint_finish"].annotations.destructive_hint is True
+
             async def ok(name, **arguments):
                 result = await session.call_tool(name, arguments)
                 assert not result.is_error, (name, text_of(result))
-                assert result.structured_content is not None, name
+                if name in TEXT_ONLY and arguments.get("format") != "json":
+                    assert result.structured_content is None, name
+                else:
+                    assert result.structured_content is not None, name
+                    if name not in TEXT_ONLY:
+                        assert json.loads(text_of(result)) == result.structured_content, name
                 return result
 
             async def fails(name, needle, **arguments):
@@ -68,12 +88,11 @@ async def main():
 
             # state: MCP writes, the CLI reads; the CLI writes, MCP reads.
             r = await ok("state", content="## Working On\nFrom MCP\n")
-            assert r.structured_content["truncated"] is False
+            assert "State saved to" in text_of(r), text_of(r)
             assert cli("state", "show", "--json")["state"]["content"] == "## Working On\nFrom MCP\n"
             cli("state", "write", "--content", "## Working On\nFrom the CLI\n")
             r = await ok("state")
-            assert r.structured_content["state"]["content"] == "## Working On\nFrom the CLI\n"
-            assert "From the CLI" in text_of(r)
+            assert "## Working On\nFrom the CLI" in text_of(r), text_of(r)
 
             # learn → knowledge.md on disk; context with a topic returns it.
             r = await ok("learn", title="Use JWT in httpOnly cookies", type="decision",
@@ -82,9 +101,14 @@ async def main():
             knowledge = (ROOT / ".megg/knowledge.md").read_text()
             assert "## 2026-11-22 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\n- never localStorage\n" in knowledge
             r = await ok("context", topic="auth")
+            assert "## Knowledge" in text_of(r) and "Use JWT in httpOnly cookies" in text_of(r)
+            assert len(text_of(r)) <= 9500
+            r = await ok("context", topic="auth", format="json")
             assert r.structured_content["knowledge"]["entries"] == 1
             assert r.structured_content["chain"][0]["title"] == "Shop"
             assert "## Knowledge" in text_of(r)
+            # An unknown parameter is an error naming the accepted ones, not silently ignored.
+            await fails("context", "unknown field `pth`", pth="/elsewhere")
             await fails("learn", "expected one of `decision`", title="T", type="idea", topics=["x"], content="c")
 
             # maintain counts it.

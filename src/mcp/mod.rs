@@ -1,0 +1,441 @@
+//! `megg mcp`: a stdio MCP server over every capability (SPEC §7), built on rmcp.
+//!
+//! Each tool turns its typed parameters into the matching command's request (the same
+//! `commands::*::Args` values clap builds for the CLI, never an argv string) and runs it through
+//! the same `run` as the CLI, so behaviour and output can never diverge and errors are megg's
+//! own, not an argument parser's.
+//!
+//! What the model reads (SPEC §7): Claude Code shows a result's `structuredContent` when there
+//! is one, else its text. So `context` and `state` return text only — the markdown an agent
+//! reads, `context` within its character budget — and `context` adds `structuredContent` only
+//! when asked for `format: "json"`. Every other tool declares an `outputSchema` (its wire
+//! type) and returns `structuredContent` = the command's `--json` document with the same JSON
+//! as text. Failures are results with `isError: true` and megg's `error:` / `hint:` text.
+//! Calls run on the blocking pool, off the protocol loop, so `ping` and cancellation are
+//! answered while one works. stdout carries the protocol only.
+
+mod params;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{
+    ErrorData as McpError, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router,
+};
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::Command;
+use crate::clock::Clock;
+use crate::commands::{checkpoint, context, gitignore, init, learn, maintain, state};
+use crate::env::Env;
+use crate::error::Error;
+use crate::wire;
+use params::{
+    ContextFormat, ContextParams, GitignoreParams, InitParams, LearnParams, MaintainParams,
+    PathParams, ResumeParams, SaveParams, StateParams, StateStatus, TargetParams, UpdateParams,
+};
+
+/// The markdown budget of the `context` tool when the caller gives none (the hook's default).
+const CONTEXT_MAX_CHARS: usize = 9_500;
+/// No tool result is longer than this (SPEC §7).
+const MAX_RESULT_CHARS: usize = 10_000;
+
+/// How a tool's result is shaped for the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Text only: the command's human output (markdown).
+    Text,
+    /// `structuredContent` = the `--json` document, and the same JSON as text.
+    Json,
+    /// The markdown as text, and the `--json` document as `structuredContent`.
+    TextAndJson,
+}
+
+/// Runs the server on stdin/stdout until the client closes the connection.
+pub fn serve() -> crate::error::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|e| Error::user(format!("cannot start the MCP runtime: {e}")))?;
+    runtime.block_on(async {
+        let service = Megg::new()
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::user(format!("MCP initialization failed: {e}")))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| Error::user(format!("MCP server stopped: {e}")))?;
+        Ok(())
+    })
+}
+
+#[derive(Debug, Clone)]
+pub struct Megg {
+    tool_router: ToolRouter<Self>,
+}
+
+impl Default for Megg {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Runs one command in `path` (default: the server's working directory) on the blocking pool
+/// and turns the outcome into a tool result of `shape`.
+async fn call(path: Option<String>, command: Command, shape: Shape) -> CallToolResult {
+    let dir = path.filter(|p| !p.is_empty()).map(PathBuf::from);
+    let outcome = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(|| run(dir.as_deref(), command))
+            .unwrap_or_else(|_| Err(Error::internal("internal error in megg; please report it")))
+    })
+    .await
+    .unwrap_or_else(|_| Err(Error::internal("internal error in megg; please report it")));
+    respond(outcome, shape)
+}
+
+/// The tool result for a command's outcome.
+fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -> CallToolResult {
+    let out = match outcome {
+        Ok(out) => out,
+        Err(e) => {
+            let text = crate::error::render(&e, str::to_string, str::to_string);
+            return CallToolResult::error(vec![ContentBlock::text(text.trim_end())]);
+        }
+    };
+    let human = out.text.clone().unwrap_or_else(|| out.stdout.clone());
+    let json = || {
+        out.document
+            .as_ref()
+            .map(|d| serde_json::to_string_pretty(d).unwrap_or_default())
+            .unwrap_or_default()
+    };
+    let mut result = match shape {
+        Shape::Text => CallToolResult::success(vec![ContentBlock::text(cap(human))]),
+        Shape::Json => {
+            let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
+            r.content = vec![ContentBlock::text(json())];
+            r
+        }
+        Shape::TextAndJson => {
+            let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
+            r.content = vec![ContentBlock::text(cap(human))];
+            r
+        }
+    };
+    // A finding such as `gitignore --check` failing is an error result too.
+    result.is_error = Some(out.code != 0);
+    result
+}
+
+/// Text within [`MAX_RESULT_CHARS`], cut at a line with a note when longer.
+fn cap(text: String) -> String {
+    if text.chars().count() <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let note = "\n[… cut: the result is over 10,000 characters]\n";
+    let keep = MAX_RESULT_CHARS - note.chars().count();
+    let mut end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+    if let Some(nl) = text[..end].rfind('\n') {
+        end = nl;
+    }
+    format!("{}{note}", &text[..end])
+}
+
+fn run(dir: Option<&Path>, command: Command) -> crate::error::Result<crate::output::Output> {
+    let mut env = Env::with_clock(dir, Clock::from_env()?)?;
+    // stdin is the protocol stream: nothing may read it, and nothing may prompt.
+    env.stdin_is_tty = true;
+    env.interactive = false;
+    let result = command.run(&env);
+    env.tokens.flush();
+    result
+}
+
+/// A checkpoint subcommand with its JSON document.
+fn checkpoint_command(action: checkpoint::Action) -> Command {
+    Command::Checkpoint(checkpoint::Args { action, json: true })
+}
+
+/// A tool's parameter error, worded like any other megg error.
+fn invalid(message: &str) -> CallToolResult {
+    respond(Err(Error::usage(message)), Shape::Text)
+}
+
+/// The `outputSchema` of a tool whose result is the wire type `T`.
+fn output<T: schemars::JsonSchema + 'static>() -> std::sync::Arc<rmcp::model::JsonObject> {
+    rmcp::handler::server::common::schema_for_output::<T>()
+}
+
+#[tool_router]
+impl Megg {
+    pub fn new() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        title = "Load project context",
+        description = "Load the project context: the .megg chain (info.md root to deepest), knowledge (full, summary or blocked by size; a topic in full), the active session state, and nearby domains. Call at the start of a task or to look up a knowledge topic.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn context(
+        &self,
+        Parameters(p): Parameters<ContextParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let json = p.format == Some(ContextFormat::Json);
+        let args = context::Args {
+            path: None,
+            topic: p.topic,
+            json: false,
+            format: Some(if json {
+                context::Format::Json
+            } else {
+                context::Format::Md
+            }),
+            max_chars: Some(
+                p.max_chars
+                    .unwrap_or(CONTEXT_MAX_CHARS)
+                    .min(MAX_RESULT_CHARS),
+            ),
+        };
+        let shape = if json {
+            Shape::TextAndJson
+        } else {
+            Shape::Text
+        };
+        Ok(call(p.path, Command::Context(args), shape).await)
+    }
+
+    #[tool(
+        title = "Read, save or clear the session handoff",
+        description = "The session handoff in .megg/state.md. No arguments: read it (an expired one comes back with expired: true). content: save it (at most 2,000 tokens; longer content is cut). status \"done\": clear it. Call with content before a session ends mid-task; with status done when the task is finished.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn state(
+        &self,
+        Parameters(p): Parameters<StateParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let action = match (p.content, p.status) {
+            (Some(_), Some(StateStatus::Done)) => {
+                return Ok(invalid(
+                    "pass either content (to save) or status \"done\" (to clear), not both",
+                ));
+            }
+            (Some(c), _) => state::Action::Write(state::WriteArgs {
+                content: Some(c),
+                file: None,
+            }),
+            (None, Some(StateStatus::Done)) => state::Action::Clear,
+            (None, _) => state::Action::Show,
+        };
+        let args = state::Args {
+            action: Some(action),
+            json: false,
+        };
+        Ok(call(p.path, Command::State(args), Shape::Text).await)
+    }
+
+    #[tool(
+        title = "Save a knowledge entry",
+        description = "Save a permanent knowledge entry (a decision, pattern, gotcha, context, rule, fact or process) to the current domain's knowledge.md. Ask the user before saving.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<wire::knowledge::Learned>()
+    )]
+    async fn learn(
+        &self,
+        Parameters(p): Parameters<LearnParams>,
+    ) -> Result<CallToolResult, McpError> {
+        if p.content == "-" {
+            return Ok(invalid(
+                "content `-` means stdin on the command line; over MCP pass the text itself",
+            ));
+        }
+        let args = learn::Args {
+            title: Some(p.title),
+            kind: Some(p.kind.to_string()),
+            topics: Some(p.topics.join(", ")),
+            content: Some(p.content),
+            file: None,
+            json: true,
+        };
+        Ok(call(p.path, Command::Learn(args), Shape::Json).await)
+    }
+
+    #[tool(
+        title = "Create a .megg domain",
+        description = "Create .megg/info.md for a directory (a template prefilled from Cargo.toml / package.json / pyproject.toml and the git remote, or the given info). Never overwrites without force.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<wire::misc::Initialized>()
+    )]
+    async fn init(
+        &self,
+        Parameters(p): Parameters<InitParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let args = init::Args {
+            path: p.project_root.or(p.path).map(PathBuf::from),
+            info: p.info,
+            force: p.force.unwrap_or(false),
+            json: true,
+        };
+        Ok(call(None, Command::Init(args), Shape::Json).await)
+    }
+
+    #[tool(
+        title = "Check knowledge health",
+        description = "Report on knowledge health at and below a directory (size, stale entries, topics to consolidate, unknown types, parse problems, expired state) with suggested actions; archiveBefore moves older entries into .megg/archive/.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<wire::knowledge::Maintained>()
+    )]
+    async fn maintain(
+        &self,
+        Parameters(p): Parameters<MaintainParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let archive_before = match p.archive_before.as_deref().map(maintain::parse_date) {
+            Some(Err(e)) => return Ok(invalid(&format!("archiveBefore: {e}"))),
+            Some(Ok(d)) => Some(d),
+            None => None,
+        };
+        let args = maintain::Args {
+            path: None,
+            archive_before,
+            json: true,
+        };
+        Ok(call(p.path, Command::Maintain(args), Shape::Json).await)
+    }
+
+    #[tool(
+        title = "Save a workflow checkpoint",
+        description = "Save a workflow checkpoint (.<slug>.local.md in the project root) when a plan is finished, so a later session can resume the work. Returns the announcement to repeat to the user.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<wire::checkpoint::SaveDocument>()
+    )]
+    async fn checkpoint_save(
+        &self,
+        Parameters(p): Parameters<SaveParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let action = checkpoint::Action::Save {
+            plan_file: PathBuf::from(p.plan_file),
+            phase: p.phase,
+            branch: p.branch,
+            force: p.force.unwrap_or(false),
+        };
+        Ok(call(p.path, checkpoint_command(action), Shape::Json).await)
+    }
+
+    #[tool(
+        title = "List workflow checkpoints",
+        description = "List every workflow checkpoint, newest first, with phase, progress, age and branch; corrupt and other tools' .local.md files are reported apart.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<wire::checkpoint::ListDocument>()
+    )]
+    async fn checkpoint_list(
+        &self,
+        Parameters(p): Parameters<PathParams>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(call(
+            p.path,
+            checkpoint_command(checkpoint::Action::List),
+            Shape::Json,
+        )
+        .await)
+    }
+
+    #[tool(
+        title = "Resume a workflow session",
+        description = "Find a saved workflow session and offer to resume it. Without choice: returns status (found / none / multiple), the question, the options (shaped for AskUserQuestion) and warnings; changes nothing. Ask the user, then call again with choice resume, fresh or view.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<wire::checkpoint::ResumeDocument>()
+    )]
+    async fn checkpoint_resume(
+        &self,
+        Parameters(p): Parameters<ResumeParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let action = checkpoint::Action::Resume {
+            target: p.target,
+            for_command: p.for_command,
+            choice: p.choice,
+            plan_file: p.new_plan_file.map(PathBuf::from),
+        };
+        Ok(call(p.path, checkpoint_command(action), Shape::Json).await)
+    }
+
+    #[tool(
+        title = "Update a workflow checkpoint",
+        description = "Update a workflow checkpoint: phase, branch, and checklist items to check or uncheck (matched by the start of their text). Call after each meaningful step of the work.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<wire::checkpoint::UpdateDocument>()
+    )]
+    async fn checkpoint_update(
+        &self,
+        Parameters(p): Parameters<UpdateParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let action = checkpoint::Action::Update {
+            target: p.target,
+            phase: p.phase,
+            branch: p.branch,
+            check: p.check.unwrap_or_default(),
+            uncheck: p.uncheck.unwrap_or_default(),
+        };
+        Ok(call(p.path, checkpoint_command(action), Shape::Json).await)
+    }
+
+    #[tool(
+        title = "Finish a workflow",
+        description = "The plan → work → review → compound lifecycle is complete: delete the checkpoint.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<wire::checkpoint::FinishDocument>()
+    )]
+    async fn checkpoint_finish(
+        &self,
+        Parameters(p): Parameters<TargetParams>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(call(
+            p.path,
+            checkpoint_command(checkpoint::Action::Finish { target: p.target }),
+            Shape::Json,
+        )
+        .await)
+    }
+
+    #[tool(
+        title = "Make git ignore checkpoints",
+        description = "Make git ignore checkpoints and the per-developer state (adds only missing lines of a small block to .gitignore); check: only report whether they are ignored.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<wire::misc::Gitignored>()
+    )]
+    async fn gitignore(
+        &self,
+        Parameters(p): Parameters<GitignoreParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let args = gitignore::Args {
+            check: p.check.unwrap_or(false),
+            json: true,
+        };
+        Ok(call(p.path, Command::Gitignore(args), Shape::Json).await)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Megg {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("megg", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "megg keeps project context, permanent knowledge, a session handoff and workflow checkpoints in plain files. Call `context` at the start of a task; `state` with content before stopping mid-task; `learn` (after asking the user) for lasting lessons; the checkpoint_* tools from the /workflows commands.",
+            )
+    }
+}

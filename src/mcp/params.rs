@@ -1,0 +1,164 @@
+//! The tools' parameters (SPEC §7 "Schemas a model can use without guessing"): every field has
+//! a description, closed sets are the domain's enums (each value's meaning in the schema), and
+//! an unknown parameter is an error naming the accepted ones (`deny_unknown_fields`).
+
+use serde::Deserialize;
+
+use crate::megg::checkpoint::{Choice, Phase, WorkflowCommand};
+use crate::megg::knowledge::KnowledgeType;
+
+/// What `context` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextFormat {
+    /// The markdown an agent reads, within `max_chars` (the default).
+    Markdown,
+    /// The markdown plus the structured `megg context --format json` document.
+    Json,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextParams {
+    /// Directory to load context for (default: the server's working directory)
+    pub path: Option<String>,
+    /// Only knowledge entries with this topic (whole word, any case), in full
+    pub topic: Option<String>,
+    /// Character budget of the markdown, cut in the hook's order (default 9500, at most 10000)
+    #[schemars(range(min = 1000, max = 10000))]
+    pub max_chars: Option<usize>,
+    /// `markdown` (default) or `json`
+    pub format: Option<ContextFormat>,
+}
+
+/// What `state` does besides reading and writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StateStatus {
+    /// Read (or, with `content`, write) the handoff.
+    Active,
+    /// The task is finished: delete the handoff.
+    Done,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StateParams {
+    /// Directory to act in; its nearest .megg is used (default: the server's working directory)
+    pub path: Option<String>,
+    /// The handoff to save (markdown: Working On / Progress / Next / Context); omit to read
+    pub content: Option<String>,
+    /// `done` clears the state; omit (or `active`) to read or write
+    pub status: Option<StateStatus>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LearnParams {
+    /// Directory whose nearest .megg receives the entry (default: the server's working directory)
+    pub path: Option<String>,
+    /// One-line title
+    pub title: String,
+    /// What kind of knowledge it is
+    #[serde(rename = "type")]
+    pub kind: KnowledgeType,
+    /// Topics, e.g. ["auth", "security"]
+    pub topics: Vec<String>,
+    /// The entry's markdown (no line that is exactly `---`)
+    pub content: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InitParams {
+    /// The directory to make a domain (default: the server's working directory)
+    pub path: Option<String>,
+    /// The directory to make a domain (alias of path)
+    pub project_root: Option<String>,
+    /// The info.md text instead of the template
+    pub info: Option<String>,
+    /// Replace an existing info.md
+    pub force: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MaintainParams {
+    /// Directory to report on, with everything below it (default: the current domain)
+    pub path: Option<String>,
+    /// Move entries dated before this day (YYYY-MM-DD) into .megg/archive/
+    pub archive_before: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SaveParams {
+    /// The project directory (default: the server's working directory)
+    pub path: Option<String>,
+    /// The plan file, relative to `path`
+    pub plan_file: String,
+    /// The phase to record (default: plan-complete)
+    pub phase: Option<Phase>,
+    /// The branch the work happens on (default: the current branch)
+    pub branch: Option<String>,
+    /// Replace another plan's checkpoint with the same slug
+    pub force: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathParams {
+    /// The project directory (default: the server's working directory)
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeParams {
+    /// The project directory (default: the server's working directory)
+    pub path: Option<String>,
+    /// Slug or plan file (default: any checkpoint)
+    pub target: Option<String>,
+    /// The workflow command asking (warns on a phase mismatch)
+    #[serde(rename = "for")]
+    pub for_command: Option<WorkflowCommand>,
+    /// Carry out the user's answer; omit to get the question and options
+    pub choice: Option<Choice>,
+    /// With choice `resume`: the plan's new path
+    pub new_plan_file: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateParams {
+    /// The project directory (default: the server's working directory)
+    pub path: Option<String>,
+    /// Slug or plan file
+    pub target: String,
+    /// The phase to record
+    pub phase: Option<Phase>,
+    /// The branch the work happens on
+    pub branch: Option<String>,
+    /// Items to check, matched case-insensitively by the start of their text
+    pub check: Option<Vec<String>>,
+    /// Items to uncheck, matched the same way
+    pub uncheck: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetParams {
+    /// The project directory (default: the server's working directory)
+    pub path: Option<String>,
+    /// Slug or plan file
+    pub target: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitignoreParams {
+    /// The project directory (default: the server's working directory)
+    pub path: Option<String>,
+    /// Change nothing; report whether checkpoints are ignored
+    pub check: Option<bool>,
+}
