@@ -80,6 +80,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             .collect(),
         archived,
         warnings,
+        total: None,
+        truncated: None,
     };
     let human = crate::render::maintain::text(&result);
     Ok(Output::pick(

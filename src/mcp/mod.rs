@@ -32,8 +32,8 @@ use crate::env::Env;
 use crate::error::Error;
 use crate::wire;
 use params::{
-    ContextFormat, ContextParams, GitignoreParams, InitParams, LearnParams, MaintainParams,
-    PathParams, ResumeParams, SaveParams, StateParams, StateStatus, TargetParams, UpdateParams,
+    ContextFormat, ContextParams, GitignoreParams, InitParams, LearnParams, ListParams,
+    MaintainParams, ResumeParams, SaveParams, StateParams, StateStatus, TargetParams, UpdateParams,
 };
 
 /// The markdown budget of the `context` tool when the caller gives none (the hook's default).
@@ -50,6 +50,61 @@ enum Shape {
     Json,
     /// The markdown as text, and the `--json` document as `structuredContent`.
     TextAndJson,
+    /// Like `Json`, with one page of a list field and `total` / `truncated`.
+    Paged(Page),
+}
+
+/// One page of a list tool's array field (SPEC §7: no result over 10,000 characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Page {
+    field: &'static str,
+    limit: usize,
+    offset: usize,
+}
+
+impl Page {
+    /// Items per page when the caller gives no `limit`.
+    const DEFAULT_LIMIT: usize = 10;
+
+    fn new(field: &'static str, limit: Option<usize>, offset: Option<usize>) -> Self {
+        Self {
+            field,
+            limit: limit.unwrap_or(Self::DEFAULT_LIMIT).clamp(1, 100),
+            offset: offset.unwrap_or(0),
+        }
+    }
+
+    /// Cuts the document's list to this page and says how many there are in all.
+    fn apply(self, document: &mut serde_json::Value) {
+        let Some(obj) = document.as_object_mut() else {
+            return;
+        };
+        let Some(items) = obj.get_mut(self.field).and_then(|v| v.as_array_mut()) else {
+            return;
+        };
+        let total = items.len();
+        let page: Vec<_> = items.drain(..).skip(self.offset).take(self.limit).collect();
+        *items = page;
+        obj.insert("total".into(), total.into());
+        obj.insert("truncated".into(), false.into());
+        // Fewer items when the page would still be over the result limit.
+        loop {
+            let shown = document[self.field].as_array().map_or(0, Vec::len);
+            document["truncated"] = (shown < total).into();
+            if shown <= 1 || json_text(document).chars().count() <= MAX_RESULT_CHARS {
+                break;
+            }
+            if let Some(items) = document[self.field].as_array_mut() {
+                items.pop();
+            }
+        }
+    }
+}
+
+/// A document as the text of a result: compact JSON (the model reads it; every character
+/// counts against the result limit).
+fn json_text(document: &serde_json::Value) -> String {
+    serde_json::to_string(document).unwrap_or_default()
 }
 
 /// Runs the server on stdin/stdout until the client closes the connection.
@@ -98,23 +153,21 @@ async fn call(path: Option<String>, command: Command, shape: Shape) -> CallToolR
 
 /// The tool result for a command's outcome.
 fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -> CallToolResult {
-    let out = match outcome {
+    let mut out = match outcome {
         Ok(out) => out,
         Err(e) => {
             let text = crate::error::render(&e, str::to_string, str::to_string);
             return CallToolResult::error(vec![ContentBlock::text(text.trim_end())]);
         }
     };
+    if let (Shape::Paged(page), Some(doc)) = (shape, out.document.as_mut()) {
+        page.apply(doc);
+    }
     let human = out.text.clone().unwrap_or_else(|| out.stdout.clone());
-    let json = || {
-        out.document
-            .as_ref()
-            .map(|d| serde_json::to_string_pretty(d).unwrap_or_default())
-            .unwrap_or_default()
-    };
+    let json = || out.document.as_ref().map(json_text).unwrap_or_default();
     let mut result = match shape {
         Shape::Text => CallToolResult::success(vec![ContentBlock::text(cap(human))]),
-        Shape::Json => {
+        Shape::Json | Shape::Paged(_) => {
             let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
             r.content = vec![ContentBlock::text(json())];
             r
@@ -314,7 +367,8 @@ impl Megg {
             archive_before,
             json: true,
         };
-        Ok(call(p.path, Command::Maintain(args), Shape::Json).await)
+        let page = Page::new("domains", p.limit, p.offset);
+        Ok(call(p.path, Command::Maintain(args), Shape::Paged(page)).await)
     }
 
     #[tool(
@@ -344,12 +398,13 @@ impl Megg {
     )]
     async fn checkpoint_list(
         &self,
-        Parameters(p): Parameters<PathParams>,
+        Parameters(p): Parameters<ListParams>,
     ) -> Result<CallToolResult, McpError> {
+        let page = Page::new("checkpoints", p.limit, p.offset);
         Ok(call(
             p.path,
             checkpoint_command(checkpoint::Action::List),
-            Shape::Json,
+            Shape::Paged(page),
         )
         .await)
     }

@@ -88,6 +88,11 @@ pub struct MaintainParams {
     pub path: Option<String>,
     /// Move entries dated before this day (YYYY-MM-DD) into .megg/archive/
     pub archive_before: Option<String>,
+    /// Domains per page (default 20)
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<usize>,
+    /// Domains to skip (default 0)
+    pub offset: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -107,9 +112,14 @@ pub struct SaveParams {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PathParams {
+pub struct ListParams {
     /// The project directory (default: the server's working directory)
     pub path: Option<String>,
+    /// Checkpoints per page, newest first (default 20)
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<usize>,
+    /// Checkpoints to skip (default 0)
+    pub offset: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -128,6 +128,12 @@ pub struct ListDocument {
     pub corrupt: Vec<CorruptFile>,
     pub ignored: Vec<String>,
     pub warnings: Vec<String>,
+    /// How many checkpoints there are in all (MCP, paged with `limit`/`offset`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<usize>,
+    /// `checkpoints` is one page of them (MCP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 impl From<&Listing> for ListDocument {
@@ -144,6 +150,8 @@ impl From<&Listing> for ListDocument {
                 .collect(),
             ignored: l.ignored.iter().map(|p| p.display().to_string()).collect(),
             warnings: l.warnings.clone(),
+            total: None,
+            truncated: None,
         }
     }
 }

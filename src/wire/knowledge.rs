@@ -34,6 +34,12 @@ pub struct Maintained {
     pub actions: Vec<String>,
     pub archived: Vec<Archived>,
     pub warnings: Vec<String>,
+    /// How many domains there are in all (MCP, paged with `limit`/`offset`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<usize>,
+    /// `domains` is one page of them (MCP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -220,3 +220,43 @@ fn ping_is_answered_while_a_long_call_works() {
         "the ping waited for the walk: {messages:?}"
     );
 }
+
+/// `checkpoint_list` pages (SPEC §7: no result over 10,000 characters): 400 checkpoints gave
+/// the model 374k characters; now one page, with `total` and `truncated`.
+#[test]
+fn checkpoint_list_pages_and_stays_under_ten_thousand_characters() {
+    let p = Project::new();
+    crate::Git::init(p.root(), "main").commit("main", 1_000_000, "init");
+    p.write("docs/plans/p.md", "# plan\n");
+    p.ok("", &["checkpoint", "save", "docs/plans/p.md"]);
+    let text = p.read(".p.local.md");
+    for i in 0..399 {
+        p.write(
+            &format!(".plan-{i}.local.md"),
+            text.replace("p.md", &format!("p{i}.md")),
+        );
+    }
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"checkpoint_list","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"checkpoint_list","arguments":{"limit":5,"offset":398}}}"#,
+        ],
+    );
+    let first = &reply(&messages, 2)["result"];
+    let doc = &first["structuredContent"];
+    assert_eq!(doc["total"], 400, "{doc}");
+    assert_eq!(doc["truncated"], true);
+    let page = doc["checkpoints"].as_array().unwrap().len();
+    assert!((1..=10).contains(&page), "{page}");
+    let shown = first["content"][0]["text"].as_str().unwrap();
+    assert!(shown.chars().count() <= 10_000, "{} chars", shown.len());
+    let last = &reply(&messages, 3)["result"]["structuredContent"];
+    assert_eq!(last["checkpoints"].as_array().unwrap().len(), 2);
+    // The CLI's own document is not paged.
+    let v = p.json("", &["checkpoint", "list", "--json"]);
+    assert_eq!(v["checkpoints"].as_array().unwrap().len(), 400);
+    assert!(v.get("total").is_none());
+}
