@@ -289,5 +289,76 @@ fn plugin_manifest_and_hooks_are_valid() {
             .unwrap();
     let entry = &hooks["hooks"]["SessionStart"][0];
     assert_eq!(entry["matcher"], "startup|resume|clear|compact");
-    assert_eq!(entry["hooks"][0]["command"], "megg context --json");
+    let command = entry["hooks"][0]["command"].as_str().unwrap();
+    assert!(command.contains("exec megg context --json"), "{command}");
+    // The plugin brings the MCP server too (SPEC §7).
+    assert_eq!(plugin["mcpServers"]["megg"]["command"], "megg");
+    assert_eq!(
+        plugin["mcpServers"]["megg"]["args"],
+        serde_json::json!(["mcp"])
+    );
+    // The repository is its own marketplace, listing the plugin at its root.
+    let market: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".claude-plugin/marketplace.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(market["owner"]["name"].is_string());
+    assert_eq!(market["plugins"][0]["name"], "megg");
+    assert_eq!(market["plugins"][0]["source"], "./");
+}
+
+/// The plugin's hook, with and without megg on PATH: megg's hook document, or a valid one whose
+/// systemMessage says how to install megg — never a shell error in the session.
+#[test]
+fn plugin_hook_prints_a_valid_document_with_or_without_megg() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hooks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap())
+            .unwrap();
+    let command = hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let p = crate::Project::new();
+    p.domain("", "Plugin Project");
+    let bin_dir = assert_cmd::cargo::cargo_bin("megg")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let run = |path: &str| {
+        let out = std::process::Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(p.root())
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", p.root())
+            .env("MEGG_NOW", crate::NOW)
+            .env("MEGG_CACHE_DIR", "")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v
+    };
+    let with = run(&format!("{}:/usr/bin:/bin", bin_dir.display()));
+    assert!(
+        with["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Plugin Project"),
+        "{with}"
+    );
+    let without = run("/usr/bin:/bin");
+    assert!(
+        without["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("cargo install megg"),
+        "{without}"
+    );
 }
