@@ -353,3 +353,53 @@ fn doctor_flags_a_hook_whose_binary_is_missing() {
     assert!(hook["detail"].as_str().unwrap().contains("/nowhere/megg"));
     assert_eq!(hook["fix"], "megg setup --scope user");
 }
+
+/// SPEC §7 "backups never dirty the project": `setup` then `setup --uninstall` in a clean
+/// repository leaves `git status --porcelain --untracked-files=all` empty (setup's backups
+/// once sat beside the files as `*.megg-backup`).
+#[test]
+fn setup_then_uninstall_leaves_git_status_clean() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    p.write("README.md", "# project\n");
+    // A committed .gitignore: setup changes it (keeping a backup) and uninstall restores it.
+    p.write(".gitignore", "target/\n");
+    {
+        let mut index = git.repo.index().unwrap();
+        index.add_path(Path::new("README.md")).unwrap();
+        index.add_path(Path::new(".gitignore")).unwrap();
+        index.write().unwrap();
+    }
+    git.commit("main", 1_000_000, "init");
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = p
+            .megg("")
+            .env("HOME", home.path())
+            .env("PATH", "/usr/bin:/bin")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let dirty = || -> Vec<String> {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        git.repo
+            .statuses(Some(&mut opts))
+            .unwrap()
+            .iter()
+            .map(|s| s.path().unwrap_or("?").to_string())
+            .collect()
+    };
+    run(&["setup"]);
+    assert!(!dirty().is_empty(), "setup wrote files");
+    // A second run (updates, backups) and the uninstall.
+    run(&["setup"]);
+    run(&["setup", "--uninstall"]);
+    assert_eq!(dirty(), Vec::<String>::new());
+}
