@@ -4,6 +4,7 @@
 //! the same code. Data flows one way: CLI args → request → domain function (`megg::*`) →
 //! result struct → renderer (`render::*`) → [`Output`].
 
+pub mod claude;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -19,18 +19,15 @@ pub struct Args {
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let project = env.project();
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
     let claude_dirs: Vec<PathBuf> = std::iter::once(project.root.join(".claude"))
-        .chain(home.iter().map(|h| h.join(".claude")))
+        .chain(crate::claude::user_dir())
         .collect();
 
     let (settings_check, settings) = doctor::settings(&project, &claude_dirs);
     let plugin = doctor::plugin_enabled(&settings);
     let mut checks = vec![settings_check, doctor::hook(&settings, plugin, resolve)];
     checks.extend(doctor::installed(&project, &claude_dirs, plugin));
-    checks.push(doctor::mcp(&project, home.as_deref()));
+    checks.push(doctor::mcp(&project, crate::claude::user_json().as_deref()));
     checks.extend(doctor::gitignore(&project));
     checks.push(doctor::checkpoints(&project));
 

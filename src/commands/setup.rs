@@ -2,8 +2,6 @@
 //! the SessionStart hook, the skill, the workflow commands, the MCP registration and the
 //! gitignore block — merged into what is there, idempotent, backed up, and exactly undoable.
 
-use std::path::PathBuf;
-
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
@@ -40,17 +38,14 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             "megg".to_string(),
         ),
         Scope::User => {
-            let home = std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-                .ok_or_else(|| {
-                    Error::user("HOME is not set").with_hint("set HOME, or use --scope project")
-                })?;
+            let dir = crate::claude::user_dir().ok_or_else(|| {
+                Error::user("HOME is not set").with_hint("set HOME, or use --scope project")
+            })?;
             let exe = std::env::current_exe()
                 .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?;
             exe_path = exe.display().to_string();
             let exe = shell_quote(&exe_path);
-            (home.join(".claude"), format!("{exe} context --json"), exe)
+            (dir, format!("{exe} context --json"), exe)
         }
     };
     let places = plan::Places {
@@ -176,7 +171,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                     "mcp", "add", "--scope", "user", "megg", "--", &exe_path, "mcp",
                 ]
             };
-            if run_claude(&argv) {
+            if crate::claude::run(&argv) {
                 mcp_note = None;
             }
         }
@@ -207,16 +202,4 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         human,
         report.warnings.clone(),
     ))
-}
-
-/// Runs `claude ARGS` when `claude` is on PATH; `true` when it succeeded. megg never edits
-/// `~/.claude.json` itself.
-fn run_claude(argv: &[&str]) -> bool {
-    std::process::Command::new("claude")
-        .args(argv)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }

@@ -154,12 +154,14 @@ pub fn installed(project: &Project, claude_dirs: &[PathBuf], plugin: bool) -> Ve
     checks
 }
 
-/// The MCP server is registered for the project or the user (`home`: the user's home).
-pub fn mcp(project: &Project, home: Option<&Path>) -> Check {
+/// The MCP server is registered for the project or the user (`user_json`: Claude Code's
+/// `~/.claude.json`, or the one in `CLAUDE_CONFIG_DIR`).
+pub fn mcp(project: &Project, user_json: Option<&Path>) -> Check {
     let project_mcp = read_json(&project.boundary(), &project.root.join(".mcp.json"))
         .is_some_and(|v| setup::has_mcp(&v));
-    let user_mcp = home
-        .and_then(|h| read_json(&fsx::Boundary::user(h, "~"), &h.join(".claude.json")))
+    let user_mcp = user_json
+        .and_then(|f| Some((f, f.parent()?)))
+        .and_then(|(f, dir)| read_json(&fsx::Boundary::user(dir, "~"), f))
         .is_some_and(|v| {
             setup::has_mcp(&v)
                 || v.get("projects")

@@ -403,3 +403,31 @@ fn setup_then_uninstall_leaves_git_status_clean() {
     run(&["setup", "--uninstall"]);
     assert_eq!(dirty(), Vec::<String>::new());
 }
+
+/// SPEC §7: setup and doctor honour `CLAUDE_CONFIG_DIR` for Claude Code's user files.
+#[test]
+fn user_scope_honours_claude_config_dir() {
+    let p = project();
+    let config = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        p.megg("")
+            .env("HOME", p.path("home"))
+            .env("PATH", "/usr/bin:/bin")
+            .env("CLAUDE_CONFIG_DIR", config.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    json_of(&run(&["setup", "--scope", "user", "--json"]));
+    assert!(config.path().join("settings.json").is_file());
+    assert!(config.path().join("skills/megg-state/SKILL.md").is_file());
+    assert!(
+        !p.path("home/.claude").exists(),
+        "nothing in ~/.claude when CLAUDE_CONFIG_DIR is set"
+    );
+    // doctor finds the hook and the skill there.
+    let out = run(&["doctor", "--json"]);
+    let v = crate::stdout_json(&out);
+    assert_eq!(check(&v, "hook")["ok"], true, "{v}");
+    assert_eq!(check(&v, "skill")["ok"], true, "{v}");
+}
