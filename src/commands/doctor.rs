@@ -25,7 +25,16 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
     let (settings_check, settings) = doctor::settings(&project, &claude_dirs);
     let plugin = doctor::plugin_enabled(&settings);
-    let mut checks = vec![settings_check, doctor::hook(&settings, plugin, resolve)];
+    let active = crate::megg::setup::active::Places {
+        project: project.root.clone(),
+        user_dir: crate::claude::user_dir(),
+        user_json: crate::claude::user_json(),
+    };
+    let hooks = active.hooks();
+    let mut checks = vec![
+        settings_check,
+        doctor::hook(&settings, plugin, &hooks, resolve),
+    ];
     checks.extend(doctor::installed(&project, &claude_dirs, plugin));
     checks.push(doctor::mcp(&project, crate::claude::user_json().as_deref()));
     checks.extend(doctor::gitignore(&project));

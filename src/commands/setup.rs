@@ -6,7 +6,7 @@ use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
-use crate::megg::setup::{self, Scope, plan};
+use crate::megg::setup::{self, Scope, active, plan};
 use crate::output::Output;
 use crate::render::shell_quote;
 use crate::templates::CLAUDE_FILES;
@@ -23,6 +23,9 @@ pub struct Args {
     /// Print what would change; change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Add megg's hook or MCP server even where megg is already active from another place
+    #[arg(long)]
+    pub force: bool,
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
@@ -77,20 +80,44 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut warnings = Vec::new();
     let mut planned = Vec::new();
 
+    // One megg per session: where megg is already active from another place, add no second
+    // hook or server (the model would get its context twice, or see two servers).
+    let active = active::Places {
+        project: project.root.clone(),
+        user_dir: crate::claude::user_dir(),
+        user_json: crate::claude::user_json(),
+    };
+    let check_others = !args.uninstall && !args.force;
+    let settings_path = root.join("settings.json");
+    let hooks_elsewhere: Vec<_> = if check_others {
+        active
+            .hooks()
+            .into_iter()
+            .filter(|s| !matches!(s, active::Source::Settings(p) if *p == settings_path))
+            .collect()
+    } else {
+        Vec::new()
+    };
+
     // Plan everything first: an invalid JSON file stops the run before anything is written.
-    planned.push(plan::plan_json(
-        &places.claude,
-        &root.join("settings.json"),
-        args.uninstall,
-        "SessionStart hook",
-        |v| {
-            if args.uninstall {
-                Ok(setup::remove_hook(v, &hook_command))
-            } else {
-                setup::add_hook(v, &hook_command)
-            }
-        },
-    )?);
+    if hooks_elsewhere.is_empty() {
+        planned.push(plan::plan_json(
+            &places.claude,
+            &settings_path,
+            args.uninstall,
+            "SessionStart hook",
+            |v| {
+                if args.uninstall {
+                    Ok(setup::remove_hook(v, &hook_command))
+                } else {
+                    setup::add_hook(v, &hook_command)
+                }
+            },
+        )?);
+    } else {
+        warnings.push(already_active("hook", &hooks_elsewhere));
+        planned.push(plan::skipped(&settings_path, "SessionStart hook"));
+    }
     for (rel, template) in CLAUDE_FILES {
         let path = root.join(rel);
         if let Some(p) = plan::plan_markdown(
@@ -106,21 +133,40 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut mcp_note = None;
     // Where setup records the .gitignore lines it added, and what to record after this run.
     let mut gitignore_change = None;
+    let mcp_json = project.root.join(".mcp.json");
+    let servers_elsewhere: Vec<_> = if check_others {
+        active
+            .servers()
+            .into_iter()
+            .filter(|s| match (args.scope, s) {
+                (Scope::Project, active::Source::Mcp(p)) => *p != mcp_json,
+                (Scope::User, active::Source::Mcp(p)) => Some(p) != active.user_json.as_ref(),
+                _ => true,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     match args.scope {
         Scope::Project => {
-            planned.push(plan::plan_json(
-                &places.project,
-                &project.root.join(".mcp.json"),
-                args.uninstall,
-                "MCP server `megg`",
-                |v| {
-                    if args.uninstall {
-                        Ok(setup::remove_mcp(v))
-                    } else {
-                        setup::add_mcp(v, &mcp_command)
-                    }
-                },
-            )?);
+            if servers_elsewhere.is_empty() {
+                planned.push(plan::plan_json(
+                    &places.project,
+                    &mcp_json,
+                    args.uninstall,
+                    "MCP server `megg`",
+                    |v| {
+                        if args.uninstall {
+                            Ok(setup::remove_mcp(v))
+                        } else {
+                            setup::add_mcp(v, &mcp_command)
+                        }
+                    },
+                )?);
+            } else {
+                warnings.push(already_active("MCP server", &servers_elsewhere));
+                planned.push(plan::skipped(&mcp_json, "MCP server `megg`"));
+            }
             let record = plan::gitignore_record(&project);
             let recorded = record.as_ref().map(plan::read_record).unwrap_or_default();
             let (p, added) = plan::plan_gitignore(
@@ -133,6 +179,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 gitignore_change = Some((r, recorded, added));
             }
             planned.push(p);
+        }
+        Scope::User if !servers_elsewhere.is_empty() => {
+            warnings.push(already_active("MCP server", &servers_elsewhere));
         }
         Scope::User => {
             mcp_note = Some(if args.uninstall {
@@ -202,4 +251,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         human,
         report.warnings.clone(),
     ))
+}
+
+/// The warning for a hook or server setup leaves out because megg is active elsewhere.
+fn already_active(what: &str, places: &[active::Source]) -> String {
+    let names: Vec<String> = places.iter().map(ToString::to_string).collect();
+    format!(
+        "megg's {what} is already active from {}; not adding a second one (the model would get megg twice). Run with --force to add it anyway",
+        names.join(" and ")
+    )
 }

@@ -85,8 +85,25 @@ pub fn plugin_enabled(settings: &[(PathBuf, Value)]) -> bool {
 pub fn hook(
     settings: &[(PathBuf, Value)],
     plugin: bool,
+    active: &[setup::active::Source],
     which: impl Fn(&str) -> Option<PathBuf>,
 ) -> Check {
+    // One megg per session (SPEC §7): two registrations give the model the context twice.
+    if active.len() > 1 {
+        let names: Vec<String> = active.iter().map(ToString::to_string).collect();
+        return check(
+            "hook",
+            false,
+            format!(
+                "megg's SessionStart hook runs {} times: {} — the model gets megg's context twice",
+                active.len(),
+                names.join(" and ")
+            ),
+            Some(
+                "keep one: `megg setup --uninstall`, `megg setup --scope user --uninstall`, or disable the megg plugin",
+            ),
+        );
+    }
     let first = settings.iter().find_map(|(p, v)| {
         setup::hook_commands(v)
             .into_iter()

@@ -431,3 +431,57 @@ fn user_scope_honours_claude_config_dir() {
     assert_eq!(check(&v, "hook")["ok"], true, "{v}");
     assert_eq!(check(&v, "skill")["ok"], true, "{v}");
 }
+
+/// SPEC §7 "one megg per session": with the megg plugin enabled (hook and MCP server), project
+/// setup adds neither a second hook nor a second server, and says so; `--force` adds them.
+#[test]
+fn setup_adds_no_second_megg_when_the_plugin_is_enabled() {
+    let p = project();
+    p.write(
+        "home/.claude/settings.json",
+        r#"{"enabledPlugins": {"megg@megg": true}}"#,
+    );
+    let out = setup(&p, &["setup", "--json"]);
+    let v = json_of(&out);
+    let warning = v["warnings"].as_array().unwrap();
+    assert!(
+        warning.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("already active from the megg plugin")),
+        "{v}"
+    );
+    assert!(!p.path(".claude/settings.json").exists(), "no second hook");
+    assert!(!p.path(".mcp.json").exists(), "no second server");
+    assert!(p.path(".claude/skills/megg-state/SKILL.md").is_file());
+    json_of(&setup(&p, &["setup", "--force", "--json"]));
+    assert!(
+        p.read(".claude/settings.json")
+            .contains("megg context --json")
+    );
+    assert!(p.read(".mcp.json").contains("\"megg\""));
+}
+
+/// doctor fails when megg's hook is registered twice, naming both places.
+#[test]
+fn doctor_fails_when_the_hook_runs_twice() {
+    let p = project();
+    json_of(&setup(&p, &["setup", "--json"]));
+    json_of(&setup(
+        &p,
+        &["setup", "--scope", "user", "--force", "--json"],
+    ));
+    let (code, v) = doctor(&p);
+    assert_eq!(code, 1, "{v}");
+    let hook = check(&v, "hook");
+    assert_eq!(hook["ok"], false);
+    let detail = hook["detail"].as_str().unwrap();
+    assert!(detail.contains("runs 2 times"), "{detail}");
+    assert!(detail.contains(".claude/settings.json"), "{detail}");
+    assert!(detail.contains("home/.claude/settings.json"), "{detail}");
+    // Without --force, user setup would have said so and added nothing.
+    let p2 = project();
+    json_of(&setup(&p2, &["setup", "--json"]));
+    let v = json_of(&setup(&p2, &["setup", "--scope", "user", "--json"]));
+    assert!(!p2.path("home/.claude/settings.json").exists(), "{v}");
+}

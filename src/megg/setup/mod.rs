@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+pub mod active;
 pub mod plan;
 
 /// Where setup installs.

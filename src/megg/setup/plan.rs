@@ -26,6 +26,18 @@ pub struct Planned {
     pub original: Option<String>,
 }
 
+/// A file setup leaves alone (megg is active from another place).
+pub fn skipped(path: &Path, what: &str) -> Planned {
+    Planned {
+        path: path.to_path_buf(),
+        action: Action::Skipped,
+        what: what.to_string(),
+        content: None,
+        backup: false,
+        original: None,
+    }
+}
+
 /// Most bytes of a settings file, `.mcp.json`, `.gitignore` or installed markdown read.
 pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 
