@@ -15,6 +15,7 @@
 //! answered while one works. stdout carries the protocol only.
 
 mod params;
+mod transport;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -116,7 +117,7 @@ pub fn serve() -> crate::error::Result<()> {
         .map_err(|e| Error::user(format!("cannot start the MCP runtime: {e}")))?;
     runtime.block_on(async {
         let service = Megg::new()
-            .serve(rmcp::transport::stdio())
+            .serve((transport::stdin(), tokio::io::stdout()))
             .await
             .map_err(|e| Error::user(format!("MCP initialization failed: {e}")))?;
         service

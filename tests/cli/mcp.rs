@@ -260,3 +260,30 @@ fn checkpoint_list_pages_and_stays_under_ten_thousand_characters() {
     assert_eq!(v["checkpoints"].as_array().unwrap().len(), 400);
     assert!(v.get("total").is_none());
 }
+
+/// Messages out of order never end the server (SPEC §7): a `notifications/initialized` and a
+/// request before `initialize` (the request gets "not initialized"), then a normal session.
+#[test]
+fn messages_before_initialize_never_end_the_server() {
+    let p = Project::new();
+    p.domain("", "P");
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#,
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ],
+    );
+    assert_eq!(reply(&messages, 9)["error"]["code"], -32002);
+    assert_eq!(reply(&messages, 1)["result"]["serverInfo"]["name"], "megg");
+    assert_eq!(
+        reply(&messages, 2)["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        11
+    );
+}
