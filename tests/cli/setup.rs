@@ -485,3 +485,43 @@ fn doctor_fails_when_the_hook_runs_twice() {
     let v = json_of(&setup(&p2, &["setup", "--scope", "user", "--json"]));
     assert!(!p2.path("home/.claude/settings.json").exists(), "{v}");
 }
+
+/// Setup's backups are pruned to the newest 5 per file (SPEC §7).
+#[test]
+fn backups_are_pruned_to_the_newest_five_per_file() {
+    let p = project();
+    p.write(".gitignore", "target/\n");
+    for day in 1..=8 {
+        for args in [&["setup"][..], &["setup", "--uninstall"][..]] {
+            let out = p
+                .megg("")
+                .env("HOME", p.path("home"))
+                .env("PATH", "/usr/bin:/bin")
+                .env("MEGG_NOW", format!("2026-11-{day:02}T10:00:00Z"))
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let mut names: Vec<String> = std::fs::read_dir(p.path(".git/megg/backups"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".gitignore."))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 5, "{names:?}");
+    // Two backups a day (setup, then uninstall): the newest five are days 6 to 8.
+    assert!(names.last().unwrap().contains("20261108"), "{names:?}");
+    assert!(
+        names.iter().all(|n| !n.contains("2026110")
+            || n.contains("20261106")
+            || n.contains("20261107")
+            || n.contains("20261108")),
+        "{names:?}"
+    );
+}

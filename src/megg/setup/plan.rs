@@ -26,6 +26,39 @@ pub struct Planned {
     pub original: Option<String>,
 }
 
+/// Backups kept per file (SPEC §7).
+pub const BACKUPS_KEPT: usize = 5;
+
+/// Removes all but the newest [`BACKUPS_KEPT`] backups of the file named `base` in `dir`.
+/// Their names are `<base>.<stamp>` or `<base>.<stamp>.<n>`; stamps sort by time.
+fn prune_backups(b: &fsx::Boundary, dir: &Path, base: &str) {
+    let Ok(entries) = fsx::list(b, dir) else {
+        return;
+    };
+    let prefix = format!("{base}.");
+    let mut backups: Vec<(String, u32, String)> = entries
+        .into_iter()
+        .filter(|(_, kind)| *kind == fsx::Kind::File)
+        .filter_map(|(name, _)| {
+            let name = name.into_string().ok()?;
+            let rest = name.strip_prefix(&prefix)?;
+            if !rest.starts_with(|c: char| c.is_ascii_digit()) {
+                return None;
+            }
+            let (stamp, n) = match rest.split_once('.') {
+                Some((stamp, n)) => (stamp.to_string(), n.parse().ok()?),
+                None => (rest.to_string(), 1),
+            };
+            Some((stamp, n, name))
+        })
+        .collect();
+    backups.sort();
+    let excess = backups.len().saturating_sub(BACKUPS_KEPT);
+    for (_, _, name) in backups.into_iter().take(excess) {
+        let _ = fsx::remove_file(b, &dir.join(name));
+    }
+}
+
 /// A file setup leaves alone (megg is active from another place).
 pub fn skipped(path: &Path, what: &str) -> Planned {
     Planned {
@@ -249,8 +282,9 @@ pub fn apply(
         && let (Some(original), Some((bb, dir))) = (&p.original, &places.backups)
     {
         let rel = p.path.strip_prefix(b.root()).unwrap_or(&p.path);
-        let name = format!("{}.{now}", rel.to_string_lossy().replace('/', "__"));
-        fsx::create_unique(bb, dir, &name, original.as_bytes())?;
+        let base = rel.to_string_lossy().replace('/', "__");
+        fsx::create_unique(bb, dir, &format!("{base}.{now}"), original.as_bytes())?;
+        prune_backups(bb, dir, &base);
     }
     match &p.content {
         Some(text) => fsx::write_atomic(b, &p.path, text.as_bytes()),
