@@ -1,5 +1,5 @@
-//! `megg mcp`: driven by the official MCP Python SDK (installed by `.ci/run`), and fed
-//! malformed JSON-RPC directly.
+//! `megg mcp`: driven by the official MCP Python SDK and, independently, the official
+//! TypeScript SDK (both installed by `.ci/run`), and fed malformed JSON-RPC directly.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -285,5 +285,44 @@ fn messages_before_initialize_never_end_the_server() {
             .unwrap()
             .len(),
         11
+    );
+}
+
+/// The official TypeScript SDK (tests/mcp/ts, `npm ci` by `.ci/run`): every inputSchema and
+/// outputSchema compiles as JSON Schema, every tool is called, and every structured result
+/// matches the schema its tool declared.
+#[test]
+fn the_official_typescript_sdk_validates_every_schema_and_result() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/ts");
+    let installed = dir.join("node_modules/@modelcontextprotocol/sdk").is_dir();
+    assert!(
+        installed || std::env::var_os("CI").is_none(),
+        "CI needs the TypeScript SDK: npm ci --prefix tests/mcp/ts (.ci/run does it)"
+    );
+    if !installed {
+        #[allow(clippy::print_stderr)] // a skipped test says why
+        {
+            eprintln!("skipped: run `npm ci --prefix tests/mcp/ts` to install the TypeScript SDK");
+        }
+        return;
+    }
+    let p = Project::new();
+    Git::init(p.root(), "main").commit("main", crate::epoch(NOW) - 60, "init");
+    let out = Command::new("node")
+        .arg(dir.join("client.mjs"))
+        .arg(assert_cmd::cargo::cargo_bin("megg"))
+        .arg(p.root())
+        .env("HOME", p.root())
+        .env("MEGG_CEILING_DIRS", p.root().parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("every schema and structured result checked")
     );
 }
