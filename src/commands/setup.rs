@@ -37,7 +37,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let (root, hook_command, mcp_command) = match args.scope {
         Scope::Project => (
             project.root.join(".claude"),
-            "megg context --json".to_string(),
+            setup::PROJECT_HOOK.to_string(),
             "megg".to_string(),
         ),
         Scope::User => {

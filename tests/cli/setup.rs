@@ -104,7 +104,10 @@ fn setup_merges_is_idempotent_and_uninstall_is_the_inverse() {
         "the user's hook survives"
     );
     assert_eq!(starts[1]["matcher"], "startup|resume|clear|compact");
-    assert_eq!(starts[1]["hooks"][0]["command"], "megg context --json");
+    assert_eq!(
+        starts[1]["hooks"][0]["command"],
+        "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --json"
+    );
     // The backup lives under .git/megg/backups/, never in the work tree (SPEC §7).
     let backup: Value =
         serde_json::from_str(&p.read(".git/megg/backups/.claude__settings.json.20261122T120000Z"))
@@ -523,5 +526,50 @@ fn backups_are_pruned_to_the_newest_five_per_file() {
             || n.contains("20261107")
             || n.contains("20261108")),
         "{names:?}"
+    );
+}
+
+/// SPEC §7 "teammates without megg": the project hook lives in a committed file, so without
+/// megg on PATH it is a silent no-op (exit 0, no output), and with megg it prints the hook
+/// document. (The unguarded `megg context --json` was "command not found" in every session.)
+#[test]
+fn the_project_hook_is_silent_for_a_teammate_without_megg() {
+    let p = project();
+    p.domain("", "Team Project");
+    json_of(&setup(&p, &["setup", "--json"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = |path: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(p.root())
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", p.path("home"))
+            .env("MEGG_NOW", crate::NOW)
+            .env("MEGG_CACHE_DIR", "")
+            .output()
+            .unwrap()
+    };
+    let without = run("/usr/bin:/bin");
+    assert!(without.status.success());
+    assert!(
+        without.stdout.is_empty() && without.stderr.is_empty(),
+        "{without:?}"
+    );
+    let bin = assert_cmd::cargo::cargo_bin("megg");
+    let with = run(&format!(
+        "{}:/usr/bin:/bin",
+        bin.parent().unwrap().display()
+    ));
+    let v: Value = serde_json::from_slice(&with.stdout).unwrap();
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Team Project")
     );
 }

@@ -60,10 +60,20 @@ impl std::fmt::Display for Action {
 /// The hook entry's matcher.
 pub const MATCHER: &str = "startup|resume|clear|compact";
 
+/// The project-scope hook command. It lives in a committed file, so for a teammate without
+/// megg it is a silent no-op instead of a hook error in every session (SPEC §7).
+pub const PROJECT_HOOK: &str =
+    "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --json";
+
+/// The guard before `exec` in [`PROJECT_HOOK`].
+const GUARD: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec ";
+
 /// The binary a megg SessionStart hook command runs (unquoted), or `None` when the command is
-/// not megg's (`megg context --json`, with any path to the binary).
+/// not megg's (`megg context --json`, with any path to the binary, guarded or not).
 pub fn hook_program(command: &str) -> Option<String> {
-    let program = command.trim().strip_suffix(" context --json")?.trim();
+    let command = command.trim();
+    let command = command.strip_prefix(GUARD).unwrap_or(command);
+    let program = command.strip_suffix(" context --json")?.trim();
     let program = match program
         .strip_prefix('\'')
         .and_then(|p| p.strip_suffix('\''))
@@ -142,7 +152,12 @@ pub fn remove_hook(settings: &mut Value, command: &str) -> bool {
     for entry in list.iter_mut() {
         if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
             let before = inner.len();
-            inner.retain(|h| h.get("command").and_then(Value::as_str) != Some(command));
+            // Any spelling of the same program: an older unguarded install goes too.
+            let program = hook_program(command);
+            inner.retain(|h| {
+                let c = h.get("command").and_then(Value::as_str);
+                c != Some(command) && (program.is_none() || c.and_then(hook_program) != program)
+            });
             removed |= inner.len() != before;
         }
     }
@@ -310,6 +325,12 @@ mod tests {
     #[test]
     fn megg_hooks_are_recognised_by_any_path() {
         assert!(is_megg_hook("megg context --json"));
+        assert_eq!(hook_program(PROJECT_HOOK).as_deref(), Some("megg"));
+        // Uninstalling the guarded hook also removes an older unguarded one.
+        let mut v = json!({});
+        add_hook(&mut v, "megg context --json").unwrap();
+        assert!(remove_hook(&mut v, PROJECT_HOOK));
+        assert_eq!(v, json!({}));
         assert!(is_megg_hook("/home/u/.cargo/bin/megg context --json"));
         assert!(is_megg_hook("'/a b/megg' context --json"));
         assert!(!is_megg_hook("megg context"));
