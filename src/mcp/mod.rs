@@ -157,7 +157,7 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
     let mut out = match outcome {
         Ok(out) => out,
         Err(e) => {
-            let text = crate::error::render(&e, str::to_string, str::to_string);
+            let text = crate::error::render(&e, str::to_string, mcp_terms);
             return CallToolResult::error(vec![ContentBlock::text(text.trim_end())]);
         }
     };
@@ -182,6 +182,23 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
     // A finding such as `gitignore --check` failing is an error result too.
     result.is_error = Some(out.code != 0);
     result
+}
+
+/// An error or hint in the terms of the tools (SPEC §7 "errors speak MCP"): the next step
+/// as a tool call with its parameter names, not a command-line flag.
+fn mcp_terms(text: &str) -> String {
+    const TERMS: [(&str, &str); 4] = [
+        ("pass --force to", "call again with `force: true` to"),
+        ("Run with --force to", "Call again with `force: true` to"),
+        (
+            "`megg checkpoint save PLAN_FILE` creates one",
+            "the `checkpoint_save` tool with `plan_file` creates one",
+        ),
+        ("run `megg maintain`", "call the `maintain` tool"),
+    ];
+    TERMS
+        .iter()
+        .fold(text.to_string(), |t, (cli, mcp)| t.replace(cli, mcp))
 }
 
 /// Text within [`MAX_RESULT_CHARS`], cut at a line with a note when longer.

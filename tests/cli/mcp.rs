@@ -326,3 +326,34 @@ fn the_official_typescript_sdk_validates_every_schema_and_result() {
         String::from_utf8_lossy(&out.stdout).contains("every schema and structured result checked")
     );
 }
+
+/// Errors speak MCP (SPEC §7): the hint is the next tool call with its parameter names, not a
+/// command-line flag.
+#[test]
+fn errors_name_tool_parameters_not_flags() {
+    let p = Project::new();
+    p.domain("", "P");
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"init","arguments":{"info":"again"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"checkpoint_finish","arguments":{"target":"nothing"}}}"#,
+        ],
+    );
+    let init = reply(&messages, 2)["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(init.contains("`force: true`"), "{init}");
+    assert!(!init.contains("--force"), "{init}");
+    let finish = reply(&messages, 3)["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        finish.contains("`checkpoint_save` tool with `plan_file`"),
+        "{finish}"
+    );
+}

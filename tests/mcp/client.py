@@ -84,7 +84,7 @@ async def main():
             # init: creates info.md.
             await ok("init", info="# Shop\n\nThe storefront.")
             assert (ROOT / ".megg/info.md").read_text().endswith("# Shop\n\nThe storefront.\n")
-            await fails("init", "--force", info="again")
+            await fails("init", "`force: true`", info="again")
 
             # state: MCP writes, the CLI reads; the CLI writes, MCP reads.
             r = await ok("state", content="## Working On\nFrom MCP\n")
