@@ -554,7 +554,7 @@ fn the_context_tool_result_as_the_model_reads_it() {
     .unwrap();
     // TODO(SPEC §7 "What the model reads"): `context` returns text only — the markdown
     // rendering, budgeted like the hook (max_chars, default 9,500) — and no result is over
-    // 10,000 characters. megg 1.1.0 fails both (today: the JSON document, ~30,000 characters
+    // 10,000 characters. megg 1.1.0 fails both (today: the JSON document, 40,017 UTF-16 units
     // here). Enable once the MCP server follows the SPEC:
     // assert!(!is_json, "context returns markdown, not JSON: {}", &text[..200]);
     // assert!(text.starts_with("## "), "{}", &text[..200]);
