@@ -1,0 +1,561 @@
+//! End to end with the real Claude Code CLI (`@anthropic-ai/claude-code`, pinned to
+//! [`CLAUDE_VERSION`], installed by `.ci/run`) in print mode, talking to a scripted mock of the
+//! Anthropic Messages API (`tests/e2e/mock_anthropic.py`) that logs every request. A project set
+//! up with `megg setup` gets megg's SessionStart hook, MCP server, commands and skill; the tests
+//! assert on what the model actually receives.
+//!
+//! Claude Code is found at `$MEGG_E2E_CLAUDE`, else at
+//! `<cargo target dir>/claude-code/node_modules/.bin/claude` (where `.ci/run` installs it).
+//! When it is missing every test here fails, saying how to install it.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::{Git, NOW, Project};
+
+/// The Claude Code release these tests are written against.
+pub const CLAUDE_VERSION: &str = "2.1.330";
+/// Longest any one process (Claude Code, the mock's start) may take.
+const TIMEOUT: Duration = Duration::from_secs(120);
+/// The prefix Claude Code puts before a SessionStart hook's `additionalContext`.
+const HOOK_PREFIX: &str = "SessionStart hook additional context: ";
+const MEGG_TOOLS: [&str; 11] = [
+    "context",
+    "state",
+    "learn",
+    "init",
+    "maintain",
+    "checkpoint_save",
+    "checkpoint_list",
+    "checkpoint_resume",
+    "checkpoint_update",
+    "checkpoint_finish",
+    "gitignore",
+];
+
+/// Claude Code's binary: present and the pinned version, or the test fails with how to get it.
+fn claude() -> &'static Path {
+    static CLAUDE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let found = CLAUDE.get_or_init(|| {
+        let megg = assert_cmd::cargo::cargo_bin("megg");
+        let target = megg.parent().and_then(Path::parent).unwrap();
+        let default = target.join("claude-code/node_modules/.bin/claude");
+        let path = std::env::var_os("MEGG_E2E_CLAUDE").map_or(default, PathBuf::from);
+        let install = format!(
+            "install it with `npm install --prefix {} @anthropic-ai/claude-code@{CLAUDE_VERSION}` \
+             (.ci/run does this) or point MEGG_E2E_CLAUDE at a claude {CLAUDE_VERSION} binary",
+            target.join("claude-code").display()
+        );
+        let out = Command::new(&path)
+            .arg("--version")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| {
+                format!(
+                    "Claude Code not found at {} ({e}): {install}",
+                    path.display()
+                )
+            })?;
+        let version = String::from_utf8_lossy(&out.stdout);
+        if version.split_whitespace().next() != Some(CLAUDE_VERSION) {
+            return Err(format!(
+                "{} is Claude Code {:?}, these tests pin {CLAUDE_VERSION}: {install}",
+                path.display(),
+                version.trim()
+            ));
+        }
+        Ok(path)
+    });
+    match found {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Waits for `child` at most [`TIMEOUT`]; kills its whole process group when it takes longer.
+fn wait(mut child: Child, what: &str) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > TIMEOUT {
+            kill_group(&child);
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not finish within {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn kill_group(child: &Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// The mock Anthropic API: a Python process serving on a free local port, killed on drop.
+struct Mock {
+    child: Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl Mock {
+    /// Starts the mock; `script` is its list of turns (see the mock's docstring).
+    fn start(dir: &Path, script: &Value) -> Self {
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log = dir.join(format!("requests-{n}.jsonl"));
+        let script_file = dir.join(format!("script-{n}.json"));
+        std::fs::write(&script_file, script.to_string()).unwrap();
+        let mock = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_anthropic.py");
+        let mut child = Command::new("python3")
+            .arg(mock)
+            .arg(&log)
+            .arg(&script_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(File::create(dir.join(format!("mock-{n}.stderr"))).unwrap())
+            .spawn()
+            .expect("python3 runs the mock Anthropic API");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(TIMEOUT).unwrap_or_default();
+        let Some(port) = line.strip_prefix("PORT ") else {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err =
+                std::fs::read_to_string(dir.join(format!("mock-{n}.stderr"))).unwrap_or_default();
+            panic!("the mock did not start: {line:?}\n{err}");
+        };
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{}", port.trim()),
+            log,
+        }
+    }
+
+    /// Every request logged so far: `{"method", "path", "headers", "body"}`.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The bodies of the agent loop's `/v1/messages` requests (the ones offering tools).
+    fn agent_requests(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r["path"].as_str().unwrap().starts_with("/v1/messages"))
+            .filter(|r| r["body"]["tools"].as_array().is_some_and(|t| !t.is_empty()))
+            .map(|r| r["body"].clone())
+            .collect()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A git project set up with `megg setup` (project scope), an `info.md` and an active state,
+/// plus a private HOME whose Claude Code settings approve the project's MCP servers.
+struct Session {
+    p: Project,
+}
+
+impl Session {
+    fn new() -> Self {
+        claude(); // fail first, and clearly, when Claude Code is missing
+        let p = Project::new();
+        let git = Git::init(p.root(), "main");
+        p.write(".megg/info.md", info());
+        git.commit("main", crate::epoch(NOW) - 3600, "init");
+        p.mkdir("home/.claude");
+        p.write(
+            "home/.claude/settings.json",
+            json!({"enableAllProjectMcpServers": true}).to_string(),
+        );
+        let s = Self { p };
+        let out =
+            s.p.megg("")
+                .env("HOME", s.p.path("home"))
+                .env("PATH", s.path_var())
+                .args(["setup", "--scope", "project"])
+                .output()
+                .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        s.p.ok(
+            "",
+            &[
+                "state",
+                "write",
+                "--content",
+                "## Working On\nCheckout redesign STATE-MARKER\n\n## Next\nWire the payment form",
+            ],
+        );
+        s
+    }
+
+    /// megg's directory first, so the hook's `megg context --json` and `.mcp.json`'s `megg mcp`
+    /// run the binary under test.
+    fn path_var(&self) -> String {
+        let megg = assert_cmd::cargo::cargo_bin("megg");
+        format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            megg.parent().unwrap().display()
+        )
+    }
+
+    /// `claude -p PROMPT --output-format json ARGS…` in the project against `mock`, with a
+    /// private HOME, no real credentials and no traffic beyond the mock. Returns the result
+    /// document Claude Code printed.
+    fn claude(&self, mock: &Mock, prompt: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+        let home = self.p.path("home");
+        let out_file = self.p.path("claude.stdout");
+        let err_file = self.p.path("claude.stderr");
+        let mut cmd = Command::new(claude());
+        cmd.current_dir(self.p.root())
+            .env_clear()
+            .env("PATH", self.path_var())
+            .env("HOME", &home)
+            .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("ANTHROPIC_BASE_URL", &mock.url)
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            // What the hook and the MCP server see: a fixed clock, no cache, no walk above.
+            .env("MEGG_NOW", NOW)
+            .env("MEGG_CACHE_DIR", "")
+            .env("MEGG_CEILING_DIRS", self.p.root().parent().unwrap())
+            .env("NO_COLOR", "1")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .envs(env.iter().copied())
+            .args(["-p", prompt, "--output-format", "json"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_file).unwrap())
+            .stderr(File::create(&err_file).unwrap());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let child = cmd.spawn().unwrap();
+        let status = wait(child, "claude -p");
+        let stdout = std::fs::read_to_string(&out_file).unwrap();
+        let stderr = std::fs::read_to_string(&err_file).unwrap();
+        assert!(
+            status.success(),
+            "claude -p failed ({status}):\nstdout: {stdout}\nstderr: {stderr}\nrequests: {:#?}",
+            mock.requests()
+                .iter()
+                .map(|r| r["path"].clone())
+                .collect::<Vec<_>>()
+        );
+        let result: Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\nstderr: {stderr}"));
+        assert_eq!(result["is_error"], false, "{result}");
+        result
+    }
+
+    /// The hook document megg prints for this project, as the hook would get it.
+    fn hook_context(&self) -> String {
+        let doc = self.p.json("", &["context", "--json"]);
+        doc["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
+fn info() -> String {
+    "---\ncreated: 2026-11-01T00:00:00Z\nupdated: 2026-11-01T00:00:00Z\ntype: context\n---\n\n# Shop\n\n## Context\nThe storefront INFO-MARKER: Next.js front end, Rust API.\n".to_string()
+}
+
+/// Every text the model reads in a request: system blocks, message text, tool results.
+fn texts(body: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => {
+                for (k, x) in o {
+                    if k == "text" || k == "content" || k == "system" || k == "messages" {
+                        walk(x, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(&body["system"], &mut out);
+    walk(&body["messages"], &mut out);
+    out
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(String::from))
+        .collect()
+}
+
+/// The `tool_result` blocks of a request's last message.
+fn tool_results(body: &Value) -> Vec<Value> {
+    let last = body["messages"].as_array().unwrap().last().unwrap();
+    last["content"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter(|b| b["type"] == "tool_result")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A tool result's content as the model reads it.
+fn result_text(result: &Value) -> String {
+    match &result["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn the_hook_context_reaches_the_model_verbatim() {
+    let s = Session::new();
+    let mock = Mock::start(s.p.root(), &json!([]));
+    let result = s.claude(&mock, "hello", &[], &[]);
+    assert_eq!(result["result"], "OK");
+    let context = s.hook_context();
+    assert!(context.contains("INFO-MARKER") && context.contains("STATE-MARKER"));
+    let requests = mock.agent_requests();
+    assert!(!requests.is_empty(), "{:#?}", mock.requests());
+    for body in &requests {
+        let texts = texts(body);
+        let hits: Vec<&String> = texts.iter().filter(|t| t.contains(&context)).collect();
+        assert_eq!(
+            hits.len(),
+            1,
+            "the hook's additionalContext, verbatim, exactly once:\n{context}\n---\n{texts:#?}"
+        );
+        assert!(
+            hits[0].starts_with(&format!("{HOOK_PREFIX}{context}")),
+            "{}",
+            hits[0]
+        );
+    }
+}
+
+#[test]
+fn megg_mcp_tools_are_offered_to_the_model() {
+    let s = Session::new();
+    let mock = Mock::start(s.p.root(), &json!([]));
+    // Default: Claude Code defers MCP tools behind ToolSearch and names them in the prompt.
+    s.claude(&mock, "hello", &[], &[]);
+    let body = &mock.agent_requests()[0];
+    let names = tool_names(body);
+    assert!(names.iter().any(|n| n == "ToolSearch"), "{names:?}");
+    let all = texts(body).join("\n");
+    for tool in MEGG_TOOLS {
+        let name = format!("mcp__megg__{tool}");
+        assert!(
+            names.contains(&name) || all.lines().any(|l| l == name),
+            "{name} neither in tools nor in the deferred tool list"
+        );
+    }
+    assert!(
+        all.contains("## megg\nmegg keeps project context"),
+        "the server's instructions reach the model"
+    );
+
+    // Without tool search every megg tool is in `tools`, with its description and schema.
+    let mock = Mock::start(s.p.root(), &json!([]));
+    s.claude(&mock, "hello", &[], &[("ENABLE_TOOL_SEARCH", "false")]);
+    let body = &mock.agent_requests()[0];
+    let tools = body["tools"].as_array().unwrap();
+    for tool in MEGG_TOOLS {
+        let name = format!("mcp__megg__{tool}");
+        let t = tools
+            .iter()
+            .find(|t| t["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} not in tools: {:?}", tool_names(body)));
+        assert!(t["description"].as_str().unwrap().len() > 40, "{t}");
+        assert_eq!(t["input_schema"]["type"], "object", "{t}");
+    }
+    let state = tools
+        .iter()
+        .find(|t| t["name"] == "mcp__megg__state")
+        .unwrap();
+    assert!(
+        state["input_schema"]["properties"]["content"].is_object(),
+        "{state}"
+    );
+}
+
+#[test]
+fn the_model_saves_state_through_the_mcp_tool() {
+    let s = Session::new();
+    let content = "## Working On\nSaved by the model E2E-MARKER\n\n## Next\nShip it";
+    let mock = Mock::start(
+        s.p.root(),
+        &json!([
+            [{"type": "tool_use", "name": "mcp__megg__state", "input": {"content": content}}],
+            [{"type": "text", "text": "State saved."}]
+        ]),
+    );
+    let result = s.claude(
+        &mock,
+        "save the handoff",
+        &["--allowedTools", "mcp__megg__state"],
+        &[],
+    );
+    assert_eq!(result["result"], "State saved.", "{result}");
+    assert_eq!(result["num_turns"], 2, "{result}");
+    assert_eq!(result["permission_denials"], json!([]), "{result}");
+
+    let state = s.p.read(".megg/state.md");
+    assert!(state.ends_with(content), "{state}");
+    assert!(!state.contains("STATE-MARKER"), "{state}");
+
+    let requests = mock.agent_requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    let results = tool_results(&requests[1]);
+    assert_eq!(results.len(), 1, "{:#}", requests[1]["messages"]);
+    let assistant = &requests[1]["messages"].as_array().unwrap();
+    let tool_use = assistant
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(tool_use["content"][0]["name"], "mcp__megg__state");
+    assert_eq!(results[0]["tool_use_id"], tool_use["content"][0]["id"]);
+    assert_ne!(results[0]["is_error"], true, "{}", results[0]);
+    let text = result_text(&results[0]);
+    assert!(text.contains(".megg/state.md"), "{text}");
+    assert_eq!(
+        s.p.json("", &["state", "show", "--json"])["state"]["content"],
+        content
+    );
+}
+
+#[test]
+fn slash_commands_and_the_skill_resolve() {
+    let s = Session::new();
+    let mock = Mock::start(s.p.root(), &json!([]));
+    s.claude(&mock, "/workflows:plan add a login page", &[], &[]);
+    let body = &mock.agent_requests()[0];
+    let all = texts(body).join("\n");
+    // The command's body (frontmatter stripped, $ARGUMENTS substituted) is the prompt.
+    let plan = std::fs::read_to_string(s.p.path(".claude/commands/workflows/plan.md")).unwrap();
+    let heading = plan.lines().find(|l| l.starts_with("# ")).unwrap();
+    assert_eq!(heading, "# Plan a feature");
+    assert!(all.contains("<command-name>/workflows:plan</command-name>"));
+    assert!(all.contains("<command-args>add a login page</command-args>"));
+    assert!(
+        all.contains(heading),
+        "the command's body reaches the model"
+    );
+    assert!(
+        all.contains("The feature to plan: #add a login page")
+            || all.contains("The feature to plan: add a login page"),
+        "$ARGUMENTS substituted"
+    );
+    assert!(!all.contains("argument-hint:"), "frontmatter stripped");
+
+    // The skill (and the commands) are listed for the Skill tool with their descriptions.
+    assert!(tool_names(body).iter().any(|n| n == "Skill"));
+    let skill = std::fs::read_to_string(s.p.path(".claude/skills/megg-state/SKILL.md")).unwrap();
+    let description = skill
+        .lines()
+        .find_map(|l| l.strip_prefix("description: "))
+        .unwrap();
+    assert!(
+        all.contains(&format!("- megg-state: {description}")),
+        "the skill is offered: {all}"
+    );
+    for command in ["plan", "work", "review", "compound"] {
+        assert!(
+            all.contains(&format!("- workflows:{command}: ")),
+            "{command}"
+        );
+    }
+
+    // /megg-state runs the skill: its body becomes the prompt.
+    let mock = Mock::start(s.p.root(), &json!([]));
+    s.claude(&mock, "/megg-state show", &[], &[]);
+    let all = texts(&mock.agent_requests()[0]).join("\n");
+    assert!(all.contains("# /megg-state — session handoff"), "{all}");
+}
+
+#[test]
+fn the_context_tool_result_as_the_model_reads_it() {
+    let s = Session::new();
+    // Knowledge just under the `full` limit: the context is far over 10,000 characters.
+    s.p.write(".megg/knowledge.md", crate::knowledge_file(7_900));
+    let mock = Mock::start(
+        s.p.root(),
+        &json!([
+            [{"type": "tool_use", "name": "mcp__megg__context", "input": {}}],
+            [{"type": "text", "text": "Loaded."}]
+        ]),
+    );
+    s.claude(
+        &mock,
+        "load the context",
+        &["--allowedTools", "mcp__megg__context"],
+        &[],
+    );
+    let requests = mock.agent_requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    let results = tool_results(&requests[1]);
+    assert_eq!(results.len(), 1);
+    let text = result_text(&results[0]);
+    let chars = text.encode_utf16().count();
+    assert!(text.contains("INFO-MARKER"), "{text}");
+    // SPEC §7 "What the model reads": `context` returns text only — the markdown rendering,
+    // budgeted like the hook (max_chars, default 9,500) — and no result is over 10,000
+    // characters. Before, the model got the `--format json` document: 40,017 UTF-16 units here.
+    let is_json = serde_json::from_str::<Value>(&text).is_ok_and(|v| v.is_object());
+    assert!(
+        !is_json,
+        "context returns markdown, not JSON: {}",
+        &text[..200]
+    );
+    assert!(text.contains("## Current Context"), "{}", &text[..200]);
+    assert!(
+        chars <= 10_000,
+        "context result is {chars} characters (SPEC: at most 10,000)"
+    );
+}
