@@ -185,6 +185,11 @@ struct Session {
 
 impl Session {
     fn new() -> Self {
+        Self::with_setup(true)
+    }
+
+    /// A project with megg's files but, unless `setup`, nothing installed into Claude Code.
+    fn with_setup(setup: bool) -> Self {
         claude(); // fail first, and clearly, when Claude Code is missing
         let p = Project::new();
         let git = Git::init(p.root(), "main");
@@ -196,6 +201,9 @@ impl Session {
             json!({"enableAllProjectMcpServers": true}).to_string(),
         );
         let s = Self { p };
+        if !setup {
+            return s;
+        }
         let out =
             s.p.megg("")
                 .env("HOME", s.p.path("home"))
@@ -558,4 +566,77 @@ fn the_context_tool_result_as_the_model_reads_it() {
         chars <= 10_000,
         "context result is {chars} characters (SPEC: at most 10,000)"
     );
+}
+
+/// `claude` run as a plain CLI command (no model) in the session's private HOME.
+fn claude_cli(s: &Session, args: &[&str]) -> String {
+    let home = s.p.path("home");
+    let out = Command::new(claude())
+        .current_dir(s.p.root())
+        .env_clear()
+        .env("PATH", s.path_var())
+        .env("HOME", &home)
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "claude {args:?}: {text}");
+    text
+}
+
+/// The repository is a plugin and its own marketplace (SPEC §7): `claude plugin validate`
+/// passes, `claude plugin marketplace add <repo>` + `claude plugin install megg@megg` installs
+/// it, and a session then gets megg's hook context and MCP tools from the plugin alone.
+#[test]
+fn the_plugin_installs_from_its_own_marketplace() {
+    let s = Session::with_setup(false);
+    // The plugin's own files, as a clone has them (not the build directory beside them, which
+    // `marketplace add` would copy whole).
+    let plugin = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in [".claude-plugin", "hooks", "commands", "skills"] {
+        copy_tree(&root.join(dir), &plugin.path().join(dir));
+    }
+    let repo = plugin.path().to_str().unwrap();
+    let validated = claude_cli(&s, &["plugin", "validate", repo]);
+    assert!(validated.contains("Validation passed"), "{validated}");
+    assert!(validated.contains("mcpServers: megg"), "{validated}");
+    claude_cli(&s, &["plugin", "marketplace", "add", repo]);
+    claude_cli(&s, &["plugin", "install", "megg@megg"]);
+    let mock = Mock::start(s.p.root(), &json!([]));
+    s.claude(&mock, "hello", &[], &[]);
+    let request = &mock.agent_requests()[0];
+    let all = texts(request).join("\n");
+    assert_eq!(
+        all.matches(&s.hook_context()).count(),
+        1,
+        "the plugin's hook context reaches the model, once"
+    );
+    let names = format!("{all}\n{:?}", tool_names(request));
+    assert!(names.contains("megg"), "{names}");
+    assert!(
+        names.contains("__state"),
+        "the plugin's MCP tools are offered: {names}"
+    );
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
 }
