@@ -174,7 +174,9 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
             r
         }
         Shape::TextAndJson => {
-            let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
+            let mut document = out.document.clone().unwrap_or_default();
+            fit_content(&mut document);
+            let mut r = CallToolResult::structured(document);
             r.content = vec![ContentBlock::text(cap(human))];
             r
         }
@@ -199,6 +201,41 @@ fn mcp_terms(text: &str) -> String {
     TERMS
         .iter()
         .fold(text.to_string(), |t, (cli, mcp)| t.replace(cli, mcp))
+}
+
+/// The context document within [`MAX_RESULT_CHARS`] (SPEC §7): its longest content field —
+/// `info`, `knowledge.content`, `state.content` — is cut at a line, with a note, until the
+/// whole document fits.
+fn fit_content(document: &mut serde_json::Value) {
+    const FIELDS: [&str; 3] = ["/info", "/knowledge/content", "/state/content"];
+    const NOTE: &str = "\n[… cut to fit the result limit]";
+    for _ in 0..FIELDS.len() * 4 {
+        let over = json_text(document)
+            .chars()
+            .count()
+            .saturating_sub(MAX_RESULT_CHARS);
+        if over == 0 {
+            return;
+        }
+        let longest = FIELDS
+            .iter()
+            .filter_map(|f| Some((*f, document.pointer(f)?.as_str()?.chars().count())))
+            .max_by_key(|(_, n)| *n);
+        let Some((field, len)) = longest else { return };
+        let Some(text) = document.pointer(field).and_then(|v| v.as_str()) else {
+            return;
+        };
+        // JSON escapes make a character cost more than one: cut a little extra.
+        let keep = len.saturating_sub(over + over / 4 + NOTE.len());
+        let mut end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+        if let Some(nl) = text[..end].rfind('\n') {
+            end = nl;
+        }
+        let cut = format!("{}{NOTE}", &text[..end]);
+        if let Some(slot) = document.pointer_mut(field) {
+            *slot = cut.into();
+        }
+    }
 }
 
 /// Text within [`MAX_RESULT_CHARS`], cut at a line with a note when longer.

@@ -357,3 +357,34 @@ fn errors_name_tool_parameters_not_flags() {
         "{finish}"
     );
 }
+
+/// `context` with `format: "json"` cuts its content fields to the result limit (SPEC §7): no
+/// result over 10,000 characters, even with knowledge just under the `full` limit.
+#[test]
+fn context_json_cuts_its_content_to_the_result_limit() {
+    let p = Project::new();
+    p.domain("", "P");
+    p.write(".megg/knowledge.md", crate::knowledge_file(7_900));
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context","arguments":{"format":"json"}}}"#,
+        ],
+    );
+    let result = &reply(&messages, 2)["result"];
+    let doc = &result["structuredContent"];
+    let size = serde_json::to_string(doc).unwrap().chars().count();
+    assert!(size <= 10_000, "{size} characters");
+    assert!(
+        doc["knowledge"]["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("[… cut to fit the result limit]"),
+        "{doc}"
+    );
+    assert_eq!(doc["knowledge"]["mode"], "full");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.chars().count() <= 10_000);
+}
