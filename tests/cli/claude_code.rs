@@ -9,7 +9,7 @@
 //! When it is missing every test here fails, saying how to install it.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -639,4 +639,69 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
         }
     }
+}
+
+/// After `/compact` the context is injected again (SPEC §3.3, matcher `compact`): in one
+/// multi-turn session (stream-json input), Claude Code runs megg's hook as
+/// `SessionStart:compact` and the first request after the compaction carries megg's context,
+/// once.
+#[test]
+fn the_context_is_injected_again_after_compact() {
+    let s = Session::new();
+    let mock = Mock::start(s.p.root(), &json!([]));
+    let home = s.p.path("home");
+    let mut cmd = Command::new(claude());
+    cmd.current_dir(s.p.root())
+        .env_clear()
+        .env("PATH", s.path_var())
+        .env("HOME", &home)
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", &mock.url)
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", "")
+        .env("MEGG_CEILING_DIRS", s.p.root().parent().unwrap())
+        .args([
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(File::create(s.p.path("claude.stdout")).unwrap())
+        .stderr(File::create(s.p.path("claude.stderr")).unwrap());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for text in ["hello FIRST-TURN", "/compact", "after SECOND-TURN"] {
+            let line = json!({"type": "user", "message": {"role": "user", "content": text}});
+            writeln!(stdin, "{line}").unwrap();
+        }
+    }
+    let status = wait(child, "claude -p (stream-json)");
+    let stdout = std::fs::read_to_string(s.p.path("claude.stdout")).unwrap();
+    assert!(status.success(), "{stdout}");
+    assert!(
+        stdout.contains("\"hook_name\":\"SessionStart:compact\""),
+        "megg's hook ran on compaction: {stdout}"
+    );
+    let requests = mock.agent_requests();
+    let last = requests
+        .iter()
+        .rev()
+        .find(|r| texts(r).join("\n").contains("after SECOND-TURN"))
+        .expect("a request after the compaction");
+    let all = texts(last).join("\n");
+    assert_eq!(
+        all.matches(&s.hook_context()).count(),
+        1,
+        "megg's context is in the conversation again after /compact, once"
+    );
 }
