@@ -36,7 +36,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         doctor::hook(&settings, plugin, &hooks, resolve),
     ];
     checks.extend(doctor::installed(&project, &claude_dirs, plugin));
-    checks.push(doctor::mcp(&project, crate::claude::user_json().as_deref()));
+    checks.push(doctor::mcp(&active.servers()));
     checks.extend(doctor::gitignore(&project));
     checks.push(doctor::checkpoints(&project));
 

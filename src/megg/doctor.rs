@@ -69,16 +69,11 @@ pub fn settings(project: &Project, claude_dirs: &[PathBuf]) -> (Check, Vec<(Path
     (c, settings)
 }
 
-/// Whether a settings file enables a `megg@…` plugin (which provides hook, skill and commands).
+/// Whether a settings file enables the megg plugin (which provides hook, skill and commands).
 pub fn plugin_enabled(settings: &[(PathBuf, Value)]) -> bool {
-    settings.iter().any(|(_, v)| {
-        v.get("enabledPlugins")
-            .and_then(Value::as_object)
-            .is_some_and(|p| {
-                p.iter()
-                    .any(|(k, on)| k.starts_with("megg@") && on == &Value::Bool(true))
-            })
-    })
+    settings
+        .iter()
+        .any(|(_, v)| setup::active::plugin_enabled(v))
 }
 
 /// The SessionStart hook is registered and its program exists (`which` finds a program).
@@ -171,32 +166,16 @@ pub fn installed(project: &Project, claude_dirs: &[PathBuf], plugin: bool) -> Ve
     checks
 }
 
-/// The MCP server is registered for the project or the user (`user_json`: Claude Code's
-/// `~/.claude.json`, or the one in `CLAUDE_CONFIG_DIR`).
-pub fn mcp(project: &Project, user_json: Option<&Path>) -> Check {
-    let project_mcp = read_json(&project.boundary(), &project.root.join(".mcp.json"))
-        .is_some_and(|v| setup::has_mcp(&v));
-    let user_mcp = user_json
-        .and_then(|f| Some((f, f.parent()?)))
-        .and_then(|(f, dir)| read_json(&fsx::Boundary::user(dir, "~"), f))
-        .is_some_and(|v| {
-            setup::has_mcp(&v)
-                || v.get("projects")
-                    .and_then(|p| p.get(project.root.display().to_string()))
-                    .is_some_and(setup::has_mcp)
-        });
-    check(
-        "mcp",
-        project_mcp || user_mcp,
-        if project_mcp {
-            "registered in .mcp.json"
-        } else if user_mcp {
-            "registered in ~/.claude.json"
-        } else {
-            "the MCP server `megg` is not registered"
-        },
-        Some("megg setup"),
-    )
+/// The MCP server is registered: `servers` are the places [`setup::active`] found it.
+pub fn mcp(servers: &[setup::active::Source]) -> Check {
+    use setup::active::Source;
+    let detail = match servers.first() {
+        Some(Source::Mcp(p)) if p.ends_with(".mcp.json") => "registered in .mcp.json",
+        Some(Source::Mcp(_)) => "registered in ~/.claude.json",
+        Some(_) => "provided by the megg plugin",
+        None => "the MCP server `megg` is not registered",
+    };
+    check("mcp", !servers.is_empty(), detail, Some("megg setup"))
 }
 
 /// Git ignores checkpoints (only inside a repository).
@@ -317,8 +296,4 @@ fn claude_boundary(project: &Project, dir: &Path) -> fsx::Boundary {
     } else {
         fsx::Boundary::user(dir, "~/.claude")
     }
-}
-
-fn read_json(b: &fsx::Boundary, path: &Path) -> Option<Value> {
-    serde_json::from_str(&fsx::read_text(b, path, MAX_JSON_BYTES).ok()??.text).ok()
 }

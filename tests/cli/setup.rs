@@ -573,3 +573,18 @@ fn the_project_hook_is_silent_for_a_teammate_without_megg() {
             .contains("Team Project")
     );
 }
+
+/// The plugin brings the MCP server (SPEC §7), so doctor counts an enabled plugin as the
+/// server being registered.
+#[test]
+fn doctor_counts_the_plugin_as_the_mcp_server() {
+    let p = project();
+    p.write(
+        "home/.claude/settings.json",
+        r#"{"enabledPlugins": {"megg@megg": true}}"#,
+    );
+    let (_, v) = doctor(&p);
+    let mcp = check(&v, "mcp");
+    assert_eq!(mcp["ok"], true, "{v}");
+    assert_eq!(mcp["detail"], "provided by the megg plugin");
+}
