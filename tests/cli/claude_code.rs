@@ -238,35 +238,44 @@ impl Session {
         )
     }
 
-    /// `claude -p PROMPT --output-format json ARGS…` in the project against `mock`, with a
-    /// private HOME, no real credentials and no traffic beyond the mock. Returns the result
-    /// document Claude Code printed.
-    fn claude(&self, mock: &Mock, prompt: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+    /// `claude` in the project with a private HOME, no real credentials and no traffic beyond
+    /// `mock` (when given); megg's hook and MCP server see a fixed clock, no cache, no walk
+    /// above the project.
+    fn command(&self, mock: Option<&Mock>) -> Command {
         let home = self.p.path("home");
-        let out_file = self.p.path("claude.stdout");
-        let err_file = self.p.path("claude.stderr");
         let mut cmd = Command::new(claude());
         cmd.current_dir(self.p.root())
             .env_clear()
             .env("PATH", self.path_var())
             .env("HOME", &home)
             .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
-            .env("ANTHROPIC_API_KEY", "test-key")
-            .env("ANTHROPIC_BASE_URL", &mock.url)
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            // What the hook and the MCP server see: a fixed clock, no cache, no walk above.
             .env("MEGG_NOW", NOW)
             .env("MEGG_CACHE_DIR", "")
             .env("MEGG_CEILING_DIRS", self.p.root().parent().unwrap())
             .env("NO_COLOR", "1")
             .env("GIT_CONFIG_NOSYSTEM", "1")
-            .envs(env.iter().copied())
+            .stdin(Stdio::null());
+        if let Some(mock) = mock {
+            cmd.env("ANTHROPIC_API_KEY", "test-key")
+                .env("ANTHROPIC_BASE_URL", &mock.url);
+        }
+        cmd
+    }
+
+    /// `claude -p PROMPT --output-format json ARGS…` in the project against `mock`, with a
+    /// private HOME, no real credentials and no traffic beyond the mock. Returns the result
+    /// document Claude Code printed.
+    fn claude(&self, mock: &Mock, prompt: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+        let out_file = self.p.path("claude.stdout");
+        let err_file = self.p.path("claude.stderr");
+        let mut cmd = self.command(Some(mock));
+        cmd.envs(env.iter().copied())
             .args(["-p", prompt, "--output-format", "json"])
             .args(args)
-            .stdin(Stdio::null())
             .stdout(File::create(&out_file).unwrap())
             .stderr(File::create(&err_file).unwrap());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
@@ -570,20 +579,7 @@ fn the_context_tool_result_as_the_model_reads_it() {
 
 /// `claude` run as a plain CLI command (no model) in the session's private HOME.
 fn claude_cli(s: &Session, args: &[&str]) -> String {
-    let home = s.p.path("home");
-    let out = Command::new(claude())
-        .current_dir(s.p.root())
-        .env_clear()
-        .env("PATH", s.path_var())
-        .env("HOME", &home)
-        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = s.command(None).args(args).output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -649,33 +645,18 @@ fn copy_tree(from: &Path, to: &Path) {
 fn the_context_is_injected_again_after_compact() {
     let s = Session::new();
     let mock = Mock::start(s.p.root(), &json!([]));
-    let home = s.p.path("home");
-    let mut cmd = Command::new(claude());
-    cmd.current_dir(s.p.root())
-        .env_clear()
-        .env("PATH", s.path_var())
-        .env("HOME", &home)
-        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("ANTHROPIC_BASE_URL", &mock.url)
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("MEGG_NOW", NOW)
-        .env("MEGG_CACHE_DIR", "")
-        .env("MEGG_CEILING_DIRS", s.p.root().parent().unwrap())
-        .args([
-            "-p",
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(File::create(s.p.path("claude.stdout")).unwrap())
-        .stderr(File::create(s.p.path("claude.stderr")).unwrap());
+    let mut cmd = s.command(Some(&mock));
+    cmd.args([
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ])
+    .stdin(Stdio::piped())
+    .stdout(File::create(s.p.path("claude.stdout")).unwrap())
+    .stderr(File::create(s.p.path("claude.stderr")).unwrap());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().unwrap();
     {
