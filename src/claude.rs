@@ -38,3 +38,58 @@ fn non_empty(var: &str) -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
 }
+
+/// Most bytes of hook input read (SPEC §3.3, §9).
+pub const MAX_HOOK_INPUT: u64 = 64 * 1024;
+/// Longest megg waits for the end of hook input (SPEC §3.3).
+pub const HOOK_INPUT_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The JSON object Claude Code writes on a hook's stdin (SPEC §3.3). Every field is optional:
+/// megg runs on whatever part of it makes sense.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
+pub struct HookInput {
+    pub session_id: Option<String>,
+    pub transcript_path: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
+    pub hook_event_name: Option<String>,
+    /// SessionStart's `startup|resume|clear|compact`.
+    pub source: Option<String>,
+}
+
+impl HookInput {
+    /// Reads hook input from text; anything that is not a JSON object is no input.
+    pub fn parse(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// The input on stdin when stdin is not a terminal: at most [`MAX_HOOK_INPUT`] bytes,
+    /// waiting at most [`HOOK_INPUT_WAIT`] for its end. `None` when there is none or it is not
+    /// JSON (never an error: hooks never fail).
+    pub fn from_stdin() -> Option<Self> {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() {
+            return None;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(crate::fsx::read_stdin(MAX_HOOK_INPUT));
+        });
+        match rx.recv_timeout(HOOK_INPUT_WAIT) {
+            Ok(Ok((text, _, false))) => Self::parse(&text),
+            _ => None,
+        }
+    }
+}
+
+/// Claude Code's task list directory for a session: `<config dir>/tasks/<list id>`, the list
+/// id being `CLAUDE_CODE_TASK_LIST_ID` when set, else the session id (SPEC §10).
+pub fn task_list_dir(session_id: &str) -> Option<PathBuf> {
+    let list = std::env::var("CLAUDE_CODE_TASK_LIST_ID")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| session_id.to_string());
+    let plain =
+        !list.is_empty() && list != "." && list != ".." && !list.contains(['/', '\\', '\0']);
+    plain.then(|| user_dir().map(|d| d.join("tasks").join(list)))?
+}

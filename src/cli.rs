@@ -61,6 +61,9 @@ pub enum Command {
     /// Trust a directory: let megg read a `.megg` linked there or another user's ancestor
     /// domain in it (kept in the user's config, never taken from a repository)
     Trust(commands::trust::Args),
+    /// Capture the session's handoff from Claude Code's hook input on stdin (the PreCompact,
+    /// SessionEnd and Stop hooks run it; MEGG_CAPTURE=off turns it off)
+    Capture(commands::capture::Args),
     /// Serve every capability as MCP tools over stdio
     Mcp,
 }
@@ -79,6 +82,11 @@ impl Command {
             Command::Setup(args) => commands::setup::run(env, &args),
             Command::Doctor(args) => commands::doctor::run(env, &args),
             Command::Trust(args) => commands::trust::run(env, &args),
+            Command::Capture(args) => Ok(Output::text(commands::capture::run(
+                env,
+                &args,
+                crate::claude::HookInput::from_stdin().as_ref(),
+            ))),
             // The server owns stdin and stdout; `main` starts it before any dispatch.
             Command::Mcp => Ok(Output::default()),
         }

@@ -42,6 +42,16 @@ pub struct Divergence {
     pub capped: bool,
 }
 
+/// Commits made since a recorded head (`Repo::commits_since`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commits {
+    /// The newest ones: (short id, summary).
+    pub shown: Vec<(String, String)>,
+    pub count: usize,
+    /// The walk stopped at its limit: `count` is a lower bound.
+    pub capped: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
@@ -239,6 +249,44 @@ impl Repo {
             }
         }
         Reach::No
+    }
+
+    /// The commits on HEAD since `from` (`from..HEAD`), newest first: the first `show` as
+    /// (short id, summary), and how many there are, at most `cap` (`true` when capped).
+    /// `None` when `from` is not a commit here or HEAD has none.
+    pub fn commits_since(&self, from: &str, show: usize, cap: usize) -> Option<Commits> {
+        let from = Oid::from_str(from).ok()?;
+        self.repo.find_commit(from).ok()?;
+        let head = self.repo.head().ok()?.peel_to_commit().ok()?.id();
+        let mut walk = self.repo.revwalk().ok()?;
+        walk.push(head).ok()?;
+        walk.hide(from).ok()?;
+        let mut shown = Vec::new();
+        let mut count = 0;
+        for oid in walk.filter_map(Result::ok) {
+            if count == cap {
+                return Some(Commits {
+                    shown,
+                    count,
+                    capped: true,
+                });
+            }
+            count += 1;
+            if shown.len() < show
+                && let Ok(c) = self.repo.find_commit(oid)
+            {
+                let id = oid.to_string();
+                shown.push((
+                    id[..7].to_string(),
+                    c.summary().ok().flatten().unwrap_or("").to_string(),
+                ));
+            }
+        }
+        Some(Commits {
+            shown,
+            count,
+            capped: false,
+        })
     }
 
     /// Commits in `hide..tip`, at most `cap`.

@@ -7,14 +7,15 @@ use std::io::Write;
 
 use clap::Parser;
 
+use crate::claude::HookInput;
 use crate::cli::{Cli, Command};
 use crate::clock::Clock;
-use crate::commands::context::{failure_document, hook};
+use crate::commands::capture;
+use crate::commands::context::{Session, failure_document, hook};
 use crate::env::Env;
 
-/// Whether these arguments ask for the hook format: the first command word is `context` and
-/// `--json` or `--format hook` is present. Such runs never fail (SPEC §3.3).
-pub fn is_invocation(args: &[OsString]) -> bool {
+/// The first command word and the arguments after it (global options skipped).
+fn command_word(args: &[OsString]) -> Option<(String, Vec<String>)> {
     let args: Vec<String> = args
         .iter()
         .skip(1)
@@ -31,17 +32,70 @@ pub fn is_invocation(args: &[OsString]) -> bool {
             i += 1;
             continue;
         }
-        if a != "context" {
-            return false;
-        }
-        let rest = &args[i + 1..];
-        return rest.iter().enumerate().any(|(j, a)| {
+        return Some((a.to_string(), args[i + 1..].to_vec()));
+    }
+    None
+}
+
+/// Whether these arguments ask for the hook format: the first command word is `context` and
+/// `--json` or `--format hook` is present. Such runs never fail (SPEC §3.3).
+pub fn is_invocation(args: &[OsString]) -> bool {
+    let Some((word, rest)) = command_word(args) else {
+        return false;
+    };
+    word == "context"
+        && rest.iter().enumerate().any(|(j, a)| {
             a == "--json"
                 || a == "--format=hook"
                 || (a == "--format" && rest.get(j + 1).is_some_and(|v| v == "hook"))
-        });
+        })
+}
+
+/// Whether these arguments run `megg capture`, which never fails either (SPEC §10).
+pub fn is_capture(args: &[OsString]) -> bool {
+    command_word(args).is_some_and(|(word, _)| word == "capture")
+}
+
+/// Runs `megg capture`: exit 0 whatever happens, nothing on stderr, and on stdout only a
+/// `--dry-run` report (or `--help`).
+pub fn capture_main(args: Vec<OsString>) -> u8 {
+    std::panic::set_hook(Box::new(|_| {}));
+    let text = std::panic::catch_unwind(|| capture_from_args(args)).unwrap_or_default();
+    if !text.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(crate::render::terminal_safe(&text).as_bytes());
+        let _ = out.flush();
     }
-    false
+    0
+}
+
+fn capture_from_args(args: Vec<OsString>) -> String {
+    crate::failpoint::panic_at("capture");
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => return e.render().to_string(),
+        Err(_) => return String::new(),
+    };
+    let Command::Capture(args) = cli.command else {
+        return String::new();
+    };
+    if capture::is_off(std::env::var(capture::CAPTURE_ENV).ok().as_deref()) {
+        return crate::render::capture::note(args.dry_run, "capture is off (MEGG_CAPTURE=off)");
+    }
+    let input = HookInput::from_stdin();
+    let clock = Clock::from_env().unwrap_or_else(|_| Clock::system());
+    let dir = cli.dir.or_else(|| {
+        input
+            .as_ref()
+            .and_then(|i| i.cwd.clone())
+            .filter(|d| d.is_absolute())
+    });
+    let Ok(env) = Env::with_clock(dir.as_deref(), clock) else {
+        return crate::render::capture::note(args.dry_run, "its directory does not exist");
+    };
+    let text = capture::run(&env, &args, input.as_ref());
+    env.tokens.flush();
+    text
 }
 
 /// Runs the hook format: exactly one JSON document on stdout, nothing on stderr, exit 0 —
@@ -80,11 +134,19 @@ fn hook_from_args(args: Vec<OsString>) -> String {
         problems.push(format!("{}; using the system clock", e.message));
         Clock::system()
     });
-    let env = match Env::with_clock(cli.dir.as_deref(), clock) {
+    let input = HookInput::from_stdin().unwrap_or_default();
+    // Claude Code's `cwd` is where the session works, unless -C or PATH says otherwise.
+    let dir = match (&cli.dir, &args.path) {
+        (None, None) => input.cwd.clone().filter(|d| d.is_absolute()),
+        _ => cli.dir.clone(),
+    };
+    let env = match Env::with_clock(dir.as_deref(), clock) {
         Ok(env) => env,
         Err(e) => return failure_document(&e.message),
     };
-    let document = hook(&env, &args, problems);
+    let capture_on = !capture::is_off(std::env::var(capture::CAPTURE_ENV).ok().as_deref());
+    let session = Session::of(&input, capture_on);
+    let document = hook(&env, &args, problems, session.as_ref());
     env.tokens.flush();
     document
 }

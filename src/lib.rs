@@ -41,6 +41,9 @@ pub fn main(args: Vec<OsString>) -> u8 {
     if hook::is_invocation(&args) {
         return hook::main(args);
     }
+    if hook::is_capture(&args) {
+        return hook::capture_main(args);
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::claude::HookInput;
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
+use crate::megg::capture::{self, SessionId};
 use crate::megg::context::{self as ctx, Request};
 use crate::output::Output;
 use crate::render::context::{self as render, CLAUDE_CODE_LIMIT, DEFAULT_MAX_CHARS, MIN_MAX_CHARS};
@@ -69,13 +71,14 @@ impl Args {
                 .map_or_else(|| env.cwd.clone(), |p| env.resolve(p)),
             topic: self.topic.as_ref().map(|t| t.trim().to_string()),
             with_fallbacks,
+            own_capture: None,
         })
     }
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     match args.format() {
-        Format::Hook => Ok(Output::text(hook(env, args, Vec::new()) + "\n")),
+        Format::Hook => Ok(Output::text(hook(env, args, Vec::new(), None) + "\n")),
         Format::Json => {
             let context = build(env, &args.request(env, false)?)?;
             let text = render::markdown(&context, None, false).text + "\n";
@@ -110,11 +113,48 @@ fn build(env: &Env, req: &Request) -> Result<ctx::Context> {
     Ok(context)
 }
 
+/// The session a SessionStart hook runs for, from its input (SPEC §3.3).
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: SessionId,
+    /// `compact` or `resume`: the session goes on, so its own capture is its state.
+    pub resumed: bool,
+    /// Record the session's start (capture is on).
+    pub record: bool,
+}
+
+impl Session {
+    pub fn of(input: &HookInput, capture_on: bool) -> Option<Self> {
+        Some(Self {
+            id: SessionId::parse(input.session_id.as_deref()?)?,
+            resumed: matches!(input.source.as_deref(), Some("compact" | "resume")),
+            record: capture_on,
+        })
+    }
+}
+
 /// The hook document for `env`. Problems found before this point (invalid environment
-/// values) are passed in and reported in `systemMessage`.
-pub fn hook(env: &Env, args: &Args, mut problems: Vec<String>) -> String {
+/// values) are passed in and reported in `systemMessage`. With a session, its start is
+/// recorded and, after `compact` or `resume`, its own capture is the state (SPEC §10).
+pub fn hook(
+    env: &Env,
+    args: &Args,
+    mut problems: Vec<String>,
+    session: Option<&Session>,
+) -> String {
     let max = hook_budget(args.max_chars, &mut problems);
-    let context = match args.request(env, true).and_then(|req| build(env, &req)) {
+    let request = args.request(env, true).map(|mut req| {
+        if let Some(s) = session {
+            if s.record {
+                capture::record_start(&env.deps(), &req.path, &s.id);
+            }
+            if s.resumed {
+                req.own_capture = Some(s.id.clone());
+            }
+        }
+        req
+    });
+    let context = match request.and_then(|req| build(env, &req)) {
         Ok(c) => c,
         Err(e) => return failure_document(&e.message),
     };

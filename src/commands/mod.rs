@@ -1,6 +1,7 @@
 //! One module per command: its arguments and a `run(env, args)` that calls the domain and a
 //! renderer. No file-format logic lives here.
 
+pub mod capture;
 pub mod checkpoint;
 pub mod context;
 pub mod doctor;

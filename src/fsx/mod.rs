@@ -341,6 +341,30 @@ pub fn list(b: &Boundary, dir: &Path) -> Result<Vec<(OsString, Kind)>> {
         .collect())
 }
 
+/// Like [`list`], for regular files only, each with its modification time (for keeping the
+/// newest N of something).
+pub fn list_files_modified(b: &Boundary, dir: &Path) -> Result<Vec<(OsString, SystemTime)>> {
+    let rel = b.relative(dir)?;
+    let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
+    let handle = if rel.as_os_str().is_empty() {
+        root
+    } else {
+        root.open_dir(rel)
+            .map_err(|e| b.refusal(&root, rel, dir, e, "list"))?
+    };
+    let entries = handle.entries().map_err(|e| Error::io("list", dir, &e))?;
+    Ok(entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            if !meta.is_file() {
+                return None;
+            }
+            Some((e.file_name(), meta.modified().ok()?.into_std()))
+        })
+        .collect())
+}
+
 /// Lists any directory the user walks through (the walks up, across and down): names and
 /// kinds only, nothing is opened.
 pub fn list_dir(dir: &Path) -> io::Result<Vec<(OsString, Kind)>> {

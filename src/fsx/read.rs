@@ -82,6 +82,54 @@ pub fn read_text(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> 
     }))
 }
 
+/// A regular file inside `b`, opened for a streaming read whose caller bounds what it reads
+/// (a transcript: megg reads it line by line, each line bounded, never the whole file).
+#[derive(Debug)]
+pub struct Stream {
+    pub file: std::fs::File,
+    /// Its size when opened.
+    pub len: u64,
+    /// Device and inode: a file replaced under the same name is a different file.
+    pub id: (u64, u64),
+}
+
+/// Opens the regular file at `path` inside `b` for [`Stream`]ing; `Ok(None)` when it does
+/// not exist. Like [`read_text`], never blocks on a special file and never opens one.
+pub fn open_stream(b: &Boundary, path: &Path) -> Result<Option<Stream>> {
+    let mut opts = OpenOptions::new();
+    opts.read(true).custom_flags(read_flags());
+    let opened = if b.follow {
+        cap_std::fs::File::open_ambient_with(path, &opts, cap_std::ambient_authority())
+    } else {
+        let rel = b.relative(path)?;
+        let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
+        match root.open_with(rel, &opts) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(b.refusal(&root, rel, path, e, "read")),
+            Ok(f) => Ok(f),
+        }
+    };
+    let file = match opened {
+        Ok(f) => f.into_std(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io("read", path, &e)),
+    };
+    let meta = file.metadata().map_err(|e| Error::io("read", path, &e))?;
+    let kind = Kind::of(&meta.file_type());
+    if kind != Kind::File {
+        return Err(GateError::Special {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into());
+    }
+    Ok(Some(Stream {
+        len: meta.len(),
+        id: (meta.dev(), meta.ino()),
+        file,
+    }))
+}
+
 /// Like [`read_text`] for a file megg will rewrite: a file over `limit` or with bytes that are
 /// not UTF-8 is refused, because writing it back would lose what could not be read.
 pub fn read_for_edit(b: &Boundary, path: &Path, limit: u64) -> Result<Option<String>> {
@@ -172,7 +220,7 @@ pub fn is_file(b: &Boundary, path: &Path) -> bool {
 }
 
 /// The raw bytes of a regular file inside `b`, at most `limit` (more is an error).
-pub(super) fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
+pub fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
     let rel = b.relative(path)?;
     let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
     let mut opts = OpenOptions::new();

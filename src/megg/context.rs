@@ -27,6 +27,9 @@ pub struct Request {
     pub topic: Option<String>,
     /// Also compute the fallbacks a size budget may need (the digest of full knowledge).
     pub with_fallbacks: bool,
+    /// A session resuming after `compact` or `resume`: its own capture, when it has one, is
+    /// the state (SPEC §10).
+    pub own_capture: Option<super::capture::SessionId>,
 }
 
 #[derive(Debug, Clone)]
@@ -37,6 +40,9 @@ pub struct Context {
     pub info: Option<String>,
     pub knowledge: Option<Knowledge>,
     pub state: Option<StateView>,
+    /// Other sessions' captures newer than the state shown: parallel sessions whose handoff
+    /// stayed in their own file (SPEC §10).
+    pub newer_captures: Vec<super::capture::Newer>,
     pub files: Vec<FileEntry>,
     pub siblings: Vec<Neighbour>,
     pub children: Vec<Neighbour>,
@@ -116,12 +122,18 @@ pub struct StateView {
     pub tokens: usize,
     pub branch: Option<String>,
     pub head: Option<String>,
+    /// Captured automatically from a session's transcript (SPEC §2.3), not written by hand.
+    pub auto: bool,
+    /// The session it was captured from.
+    pub session: Option<String>,
     pub commits_since: Option<usize>,
     pub expired: bool,
     pub content: String,
     /// Why it is expired, for people.
     pub expired_reason: Option<String>,
     pub age_seconds: Option<i64>,
+    /// `updated` as a time, for comparisons.
+    pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Debug, Clone)]
@@ -165,9 +177,28 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
     }
 
     let (mut knowledge, mut state, mut files, mut siblings) = (None, None, Vec::new(), Vec::new());
+    let mut newer_captures = Vec::new();
     if let Some(d) = &domain {
         knowledge = load_knowledge(deps, d, req, &mut warnings);
-        state = load_state(deps, d, &mut warnings).filter(|s| !s.expired);
+        let on_disk = load_state(deps, d, &mut warnings);
+        let own = req
+            .own_capture
+            .as_ref()
+            .and_then(|id| own_capture(deps, d, path, id, &mut warnings));
+        newer_captures = super::capture::newer_captures(
+            deps,
+            path,
+            on_disk.as_ref().and_then(|s| s.updated_at),
+            on_disk
+                .as_ref()
+                .and_then(|s| s.session.as_deref())
+                .or(req.own_capture.as_ref().map(|id| id.as_str())),
+        );
+        if on_disk.is_none() {
+            // No state.md (never written, or cleared): other sessions' captures are not news.
+            newer_captures.clear();
+        }
+        state = own.or(on_disk).filter(|s| !s.expired);
         let (listed, total) = discovery::megg_files(d);
         if total > listed.len() {
             warnings.push(format!(
@@ -206,6 +237,7 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         info,
         knowledge,
         state,
+        newer_captures,
         files,
         siblings,
         children: found.domains,
@@ -423,6 +455,27 @@ pub fn load_state(deps: &Deps<'_>, d: &Domain, warnings: &mut Vec<String>) -> Op
     Some(view)
 }
 
+/// The session's own capture as its state (after `compact` or `resume`, SPEC §10), with the
+/// same expiry and git notes as `state.md`.
+fn own_capture(
+    deps: &Deps<'_>,
+    d: &Domain,
+    path: &std::path::Path,
+    id: &super::capture::SessionId,
+    warnings: &mut Vec<String>,
+) -> Option<StateView> {
+    let (file, text) = super::capture::own_capture(deps, path, id)?;
+    let doc = state::parse(&text, &file.display().to_string());
+    let expiry = state::expiry(&doc, deps.now);
+    let mut view = state_view(deps, file, &doc);
+    view.expired = !expiry.is_active();
+    view.expired_reason = expiry.reason();
+    if expiry.is_active() {
+        git_notes(deps, d, &doc, &mut view, warnings);
+    }
+    Some(view)
+}
+
 fn state_view(deps: &Deps<'_>, path: PathBuf, doc: &StateDoc) -> StateView {
     StateView {
         path,
@@ -431,11 +484,14 @@ fn state_view(deps: &Deps<'_>, path: PathBuf, doc: &StateDoc) -> StateView {
         tokens: deps.tokens.count(&doc.content),
         branch: doc.branch.clone(),
         head: doc.head.clone(),
+        auto: doc.source.as_deref() == Some("auto"),
+        session: doc.session.clone(),
         commits_since: None,
         expired: false,
         content: doc.content.clone(),
         expired_reason: None,
         age_seconds: doc.updated.map(|u| (deps.now - u).num_seconds()),
+        updated_at: doc.updated,
     }
 }
 

@@ -20,6 +20,10 @@ pub struct StateDoc {
     pub updated_raw: Option<String>,
     pub branch: Option<String>,
     pub head: Option<String>,
+    /// `auto` for a capture (SPEC §10); `None` (manual) when absent.
+    pub source: Option<String>,
+    /// The session a capture came from.
+    pub session: Option<String>,
     /// The content as the caller gave it (the body without the blank line after the fence).
     pub content: String,
     pub warnings: Vec<String>,
@@ -72,6 +76,8 @@ pub fn parse(text: &str, path: &str) -> StateDoc {
         updated_raw: None,
         branch: None,
         head: None,
+        source: None,
+        session: None,
         content: String::new(),
         warnings: Vec::new(),
     };
@@ -98,6 +104,8 @@ pub fn parse(text: &str, path: &str) -> StateDoc {
     doc.status = fields.get_str("status");
     doc.branch = fields.get_str("branch").filter(|b| !b.is_empty());
     doc.head = fields.get_str("head").filter(|h| !h.is_empty());
+    doc.source = fields.get_str("source").filter(|s| !s.is_empty());
+    doc.session = fields.get_str("session").filter(|s| !s.is_empty());
     doc.updated_raw = fields.get_str("updated");
     if let Some(raw) = &doc.updated_raw {
         match parse_timestamp(raw) {
@@ -143,12 +151,25 @@ pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
     }
 }
 
-/// The bytes of a new `state.md`.
+/// The bytes of a new `state.md` written by hand (CLI, skill, MCP): no `source` key, which
+/// reads as `manual` (and is what the TypeScript megg writes).
 pub fn render(
     content: &str,
     now: DateTime<Utc>,
     branch: Option<&str>,
     head: Option<&str>,
+) -> String {
+    render_from(content, now, branch, head, None)
+}
+
+/// The bytes of a `state.md`; with `session`, one captured automatically from that session
+/// (`source: auto`, `session: <id>`, SPEC §2.3, §10).
+pub fn render_from(
+    content: &str,
+    now: DateTime<Utc>,
+    branch: Option<&str>,
+    head: Option<&str>,
+    session: Option<&str>,
 ) -> String {
     let mut git = String::new();
     if let Some(b) = branch {
@@ -156,6 +177,10 @@ pub fn render(
     }
     if let Some(h) = head {
         git = frontmatter::set(&git, "head", h, "\n");
+    }
+    if let Some(id) = session {
+        git = frontmatter::set(&git, "source", "auto", "\n");
+        git = frontmatter::set(&git, "session", id, "\n");
     }
     crate::templates::fill(
         crate::templates::STATE,

@@ -373,6 +373,14 @@ fn render(ctx: &Context, plan: &Plan) -> String {
         if let Some(n) = s.commits_since {
             let _ = write!(meta, "; {n} commit{} since", if n == 1 { "" } else { "s" });
         }
+        if s.auto {
+            match &s.session {
+                Some(id) => {
+                    let _ = write!(meta, "; captured automatically from session {id}");
+                }
+                None => meta.push_str("; captured automatically"),
+            }
+        }
         if !meta.is_empty() {
             let _ = writeln!(out, "*{meta}*\n");
         }
@@ -388,6 +396,25 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                 );
             }
         }
+    }
+
+    if let Some(n) = ctx.newer_captures.first() {
+        let others = ctx.newer_captures.len() - 1;
+        let _ = writeln!(
+            out,
+            "**A parallel session has a newer handoff.** Session {} captured one at {} that is not in state.md: read {}{}.\n",
+            n.session,
+            crate::clock::format_timestamp(n.updated),
+            n.path.display(),
+            if others > 0 {
+                format!(
+                    " ({others} more session{} too)",
+                    if others == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            }
+        );
     }
 
     for (title, list) in [
@@ -497,8 +524,13 @@ pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
             ));
         }
         if let Some(s) = &ctx.state {
+            let how = if s.auto {
+                "state, captured automatically"
+            } else {
+                "state"
+            };
             loaded.push(format!(
-                "  {} (state, {} tokens)",
+                "  {} ({how}, {} tokens)",
                 s.path.display(),
                 s.tokens
             ));

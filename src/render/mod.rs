@@ -1,5 +1,6 @@
 //! Human and JSON renderers of the result structs the domain computes.
 
+pub mod capture;
 pub mod checkpoint;
 pub mod context;
 pub mod doctor;

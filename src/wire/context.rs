@@ -15,6 +15,8 @@ pub struct ContextDoc {
     pub info: Option<String>,
     pub knowledge: Option<KnowledgeDoc>,
     pub state: Option<StateDoc>,
+    /// Other sessions' captures newer than `state`, newest first.
+    pub newer_captures: Vec<NewerCaptureDoc>,
     pub files: Vec<FileDoc>,
     pub siblings: Vec<NeighbourDoc>,
     pub children: Vec<NeighbourDoc>,
@@ -59,9 +61,22 @@ pub struct StateDoc {
     pub tokens: usize,
     pub branch: Option<String>,
     pub head: Option<String>,
+    /// `manual` (written by `state write`, the skill or the MCP tool) or `auto` (captured
+    /// from a session's transcript, SPEC §10).
+    pub source: &'static str,
+    /// The session an `auto` state was captured from.
+    pub session: Option<String>,
     pub commits_since: Option<usize>,
     pub expired: bool,
     pub content: String,
+}
+
+/// Another session's capture, newer than the state shown (SPEC §10: parallel sessions).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct NewerCaptureDoc {
+    pub session: String,
+    pub path: PathBuf,
+    pub updated: String,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -86,6 +101,15 @@ impl From<&Context> for ContextDoc {
             info: c.info.clone(),
             knowledge: c.knowledge.as_ref().map(Into::into),
             state: c.state.as_ref().map(Into::into),
+            newer_captures: c
+                .newer_captures
+                .iter()
+                .map(|n| NewerCaptureDoc {
+                    session: n.session.clone(),
+                    path: n.path.clone(),
+                    updated: crate::clock::format_timestamp(n.updated),
+                })
+                .collect(),
             files: c.files.iter().map(Into::into).collect(),
             siblings: c.siblings.iter().map(Into::into).collect(),
             children: c.children.iter().map(Into::into).collect(),
@@ -140,6 +164,8 @@ impl From<&StateView> for StateDoc {
             tokens: s.tokens,
             branch: s.branch.clone(),
             head: s.head.clone(),
+            source: if s.auto { "auto" } else { "manual" },
+            session: s.session.clone(),
             commits_since: s.commits_since,
             expired: s.expired,
             content: s.content.clone(),

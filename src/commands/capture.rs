@@ -1,0 +1,59 @@
+//! `megg capture` (SPEC §10): the PreCompact, SessionEnd and Stop hooks' command. It reads
+//! Claude Code's hook input on stdin and captures the session's handoff; like the SessionStart
+//! hook it never fails, and it prints nothing unless asked for a `--dry-run` report.
+
+use crate::claude::{self, HookInput};
+use crate::env::Env;
+use crate::megg::capture::{self, SessionId};
+use crate::render::capture as render;
+
+/// Environment variable that turns capture off (`off`, `0`, `false`, `no`).
+pub const CAPTURE_ENV: &str = "MEGG_CAPTURE";
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Print the handoff it would write, where, and whether it would promote it to state.md;
+    /// write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Whether `MEGG_CAPTURE` turns capture off.
+pub fn is_off(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "off" | "0" | "false" | "no"
+        )
+    })
+}
+
+/// Runs one capture; returns what to print (only a dry run prints anything).
+pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
+    let Some(input) = input else {
+        return render::note(
+            args.dry_run,
+            "no hook input on stdin: `megg capture` is run by Claude Code's PreCompact, SessionEnd and Stop hooks, which pass it the session",
+        );
+    };
+    let Some(session) = input.session_id.as_deref().and_then(SessionId::parse) else {
+        return render::note(args.dry_run, "the hook input has no valid session_id");
+    };
+    let req = capture::Request {
+        tasks_dir: claude::task_list_dir(session.as_str()),
+        session,
+        event: input
+            .hook_event_name
+            .clone()
+            .unwrap_or_else(|| "manual".into()),
+        cwd: env.cwd.clone(),
+        transcript: input.transcript_path.clone().filter(|p| p.is_absolute()),
+        dry_run: args.dry_run,
+    };
+    let outcome = capture::capture(&env.deps(), &req);
+    if args.dry_run {
+        render::dry_run(&outcome)
+    } else {
+        String::new()
+    }
+}

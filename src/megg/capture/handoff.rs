@@ -1,0 +1,205 @@
+//! The handoff a capture writes (SPEC §10): Working On / Progress / Next / Context, built from
+//! what the transcript and the repository say — deterministic, no model.
+
+use std::fmt::Write;
+
+use super::transcript::{Task, TaskStatus, cut_chars, one_line_cut};
+use crate::git::Commits;
+
+/// Files listed under Progress.
+pub const MAX_FILES: usize = 30;
+/// Completed tasks listed.
+const MAX_DONE: usize = 20;
+/// Open tasks listed.
+const MAX_OPEN: usize = 30;
+/// Characters of a task's description shown (its first line).
+const DESCRIPTION_CHARS: usize = 160;
+
+/// Everything a handoff says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub first_request: Option<String>,
+    pub latest_request: Option<String>,
+    pub tasks: Vec<Task>,
+    /// Project-relative (or absolute when outside the project), newest first, each once.
+    pub files: Vec<String>,
+    pub commits: Option<Commits>,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    /// The checkpoint's file and its phase.
+    pub checkpoint: Option<(String, Option<String>)>,
+    pub last_message: Option<String>,
+    pub transcript: Option<String>,
+}
+
+impl Facts {
+    /// A session with no tasks and no edits has nothing to hand off (SPEC §10).
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty() && self.files.is_empty()
+    }
+}
+
+/// The handoff's markdown: the content of a `state.md`.
+pub fn render(f: &Facts) -> String {
+    let mut out = String::from("## Working On\n");
+    match (&f.first_request, &f.latest_request) {
+        (Some(first), Some(latest)) if first != latest => {
+            let _ = writeln!(out, "{first}\n\nLatest request: {latest}");
+        }
+        (Some(one), _) | (None, Some(one)) => {
+            let _ = writeln!(out, "{one}");
+        }
+        (None, None) => out.push_str("(no request recorded)\n"),
+    }
+
+    out.push_str("\n## Progress\n");
+    let done: Vec<&Task> = f
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::Completed)
+        .collect();
+    for t in done.iter().take(MAX_DONE) {
+        let _ = writeln!(out, "- [x] {}", t.subject);
+    }
+    more(&mut out, done.len(), MAX_DONE, "completed tasks");
+    if !f.files.is_empty() {
+        let _ = writeln!(out, "- Files changed (newest first):");
+        for file in f.files.iter().take(MAX_FILES) {
+            let _ = writeln!(out, "  - {file}");
+        }
+    }
+    if let Some(c) = &f.commits
+        && c.count > 0
+    {
+        let n = if c.capped {
+            format!("{}+", c.count)
+        } else {
+            c.count.to_string()
+        };
+        let _ = writeln!(
+            out,
+            "- {n} commit{} since the session began:",
+            if c.count == 1 { "" } else { "s" }
+        );
+        for (id, summary) in &c.shown {
+            let _ = writeln!(out, "  - {id} {}", one_line_cut(summary, 120));
+        }
+    }
+    if done.is_empty() && f.files.is_empty() && f.commits.as_ref().is_none_or(|c| c.count == 0) {
+        out.push_str("- (nothing completed yet)\n");
+    }
+
+    out.push_str("\n## Next\n");
+    let open: Vec<&Task> = f
+        .tasks
+        .iter()
+        .filter(|t| t.status == TaskStatus::InProgress)
+        .chain(f.tasks.iter().filter(|t| t.status == TaskStatus::Pending))
+        .collect();
+    for t in open.iter().take(MAX_OPEN) {
+        let mark = if t.status == TaskStatus::InProgress {
+            " (in progress)"
+        } else {
+            ""
+        };
+        let _ = write!(out, "- [ ] {}{mark}", t.subject);
+        let first = t.description.lines().find(|l| !l.trim().is_empty());
+        if let Some(d) = first {
+            let d = cut_chars(d.trim(), DESCRIPTION_CHARS);
+            if d != t.subject {
+                let _ = write!(out, " — {d}");
+            }
+        }
+        out.push('\n');
+    }
+    more(&mut out, open.len(), MAX_OPEN, "open tasks");
+    if open.is_empty() {
+        out.push_str("- (no open tasks recorded)\n");
+    }
+
+    out.push_str("\n## Context\n");
+    match (&f.branch, &f.head) {
+        (Some(b), Some(h)) => {
+            let _ = writeln!(out, "- Branch: {b} at {}", &h[..h.len().min(12)]);
+        }
+        (Some(b), None) => {
+            let _ = writeln!(out, "- Branch: {b}");
+        }
+        (None, Some(h)) => {
+            let _ = writeln!(out, "- Detached HEAD at {}", &h[..h.len().min(12)]);
+        }
+        (None, None) => {}
+    }
+    if let Some((file, phase)) = &f.checkpoint {
+        let _ = match phase {
+            Some(p) => writeln!(out, "- Workflow checkpoint: {file} (phase: {p})"),
+            None => writeln!(out, "- Workflow checkpoint: {file}"),
+        };
+    }
+    if let Some(m) = &f.last_message {
+        let quoted = m.lines().collect::<Vec<_>>().join("\n  > ");
+        let _ = writeln!(out, "- Last message from the assistant:\n  > {quoted}");
+    }
+    if let Some(t) = &f.transcript {
+        let _ = writeln!(out, "- Full transcript: {t}");
+    }
+    out
+}
+
+fn more(out: &mut String, total: usize, shown: usize, what: &str) {
+    if total > shown {
+        let _ = writeln!(out, "- … and {} more {what}", total - shown);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(subject: &str, status: TaskStatus) -> Task {
+        Task {
+            id: None,
+            subject: subject.into(),
+            description: "First line\nsecond".into(),
+            status,
+        }
+    }
+
+    #[test]
+    fn sections_in_order_with_open_tasks_in_progress_first() {
+        let f = Facts {
+            first_request: Some("Build the parser".into()),
+            latest_request: Some("/workflows:work docs/plans/p.md".into()),
+            tasks: vec![
+                task("Pending one", TaskStatus::Pending),
+                task("Done one", TaskStatus::Completed),
+                task("Doing one", TaskStatus::InProgress),
+            ],
+            files: vec!["src/a.rs".into()],
+            branch: Some("main".into()),
+            head: Some("0123456789abcdef".into()),
+            last_message: Some("All good.\nTests remain.".into()),
+            ..Facts::default()
+        };
+        let text = render(&f);
+        assert_eq!(
+            text,
+            "## Working On\nBuild the parser\n\nLatest request: /workflows:work docs/plans/p.md\n\n\
+             ## Progress\n- [x] Done one\n- Files changed (newest first):\n  - src/a.rs\n\n\
+             ## Next\n- [ ] Doing one (in progress) — First line\n- [ ] Pending one — First line\n\n\
+             ## Context\n- Branch: main at 0123456789ab\n- Last message from the assistant:\n  > All good.\n  > Tests remain.\n"
+        );
+    }
+
+    #[test]
+    fn nothing_to_hand_off_without_tasks_or_edits() {
+        let mut f = Facts {
+            first_request: Some("What is 2+2?".into()),
+            last_message: Some("4".into()),
+            ..Facts::default()
+        };
+        assert!(f.is_empty());
+        f.files.push("a".into());
+        assert!(!f.is_empty());
+    }
+}

@@ -1,0 +1,472 @@
+//! Never start cold (SPEC §10): a handoff captured from the session itself — its transcript,
+//! its task list, the repository — written to the session's own file and promoted to the
+//! domain's `state.md` only while nobody else wrote it during the session.
+//!
+//! Who wrote `state.md` is decided by content, not clocks or tool names: the SessionStart hook
+//! records the hash of `state.md` as the session found it ([`record_start`]), each promotion
+//! records the hash of what it wrote, and `state.md` may be replaced only while its hash is
+//! the one this session last promoted (or, before its first promotion, the one it found).
+
+pub mod handoff;
+pub mod read;
+pub mod store;
+pub mod transcript;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use super::Deps;
+use super::discovery::Domain;
+use super::state;
+use crate::clock::format_timestamp;
+use crate::fsx;
+use crate::git::Repo;
+use handoff::Facts;
+pub use store::{Evidence, SessionId, Sessions, Start};
+
+/// Most commits a capture walks for "commits since the session began", and how many it lists.
+const COMMIT_WALK: usize = 10_000;
+const COMMITS_SHOWN: usize = 10;
+
+/// One capture, as the hook input and the environment describe it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub session: SessionId,
+    /// The hook event that ran it (`PreCompact`, `SessionEnd`, `Stop`), for the log.
+    pub event: String,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    pub transcript: Option<PathBuf>,
+    /// Claude Code's task list directory for this session, when it has one.
+    pub tasks_dir: Option<PathBuf>,
+    /// Report, write nothing.
+    pub dry_run: bool,
+}
+
+/// What a capture did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// No tasks and no edits: nothing to hand off, nothing written.
+    Nothing,
+    /// The same handoff as the session's last capture: nothing written.
+    Unchanged,
+    /// Written to the session file and promoted to `state.md`.
+    Promoted,
+    /// Written to the session file only, for this reason.
+    Kept(Why),
+}
+
+/// Why a capture stayed in the session file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// `state.md` changed during the session: a hand-written handoff, a clear, or another
+    /// session's capture.
+    WrittenByOthers,
+    /// No `.megg` domain at or above the session's directory.
+    NoDomain,
+    /// The nearest domain is above the repository (SPEC §9 "No writing up").
+    AboveRepository(PathBuf),
+    /// Git would not ignore `state.md` (SPEC §9: a capture never creates a tracked state).
+    NotIgnored(PathBuf),
+    /// Writing failed.
+    Failed(String),
+}
+
+impl Verdict {
+    /// The log's word for it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Nothing => "nothing",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Promoted => "promoted",
+            Verdict::Kept(_) => "written",
+        }
+    }
+
+    /// Why, for people.
+    pub fn explain(&self) -> String {
+        match self {
+            Verdict::Nothing => "nothing to hand off (no tasks, no edits)".into(),
+            Verdict::Unchanged => "same handoff as the last capture".into(),
+            Verdict::Promoted => "promoted to state.md".into(),
+            Verdict::Kept(why) => match why {
+                Why::WrittenByOthers => "state.md was written during this session by someone else (a hand-written handoff, a clear, or another session): kept".into(),
+                Why::NoDomain => "no .megg here to promote to (run `megg init`)".into(),
+                Why::AboveRepository(d) => format!(
+                    "the nearest .megg ({}) is above this repository; captures never write up (run `megg init` here)",
+                    d.display()
+                ),
+                Why::NotIgnored(p) => format!(
+                    "git does not ignore {}; a capture never creates a state git would commit (run `megg gitignore`)",
+                    p.display()
+                ),
+                Why::Failed(e) => format!("could not write: {e}"),
+            },
+        }
+    }
+}
+
+/// What a capture did, and with what.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    /// The session file (written, or that would be).
+    pub session_file: Option<PathBuf>,
+    /// The `state.md` promoted to (or that would be).
+    pub state: Option<PathBuf>,
+    /// The handoff's content.
+    pub handoff: Option<String>,
+}
+
+/// The decision of SPEC §10: `state.md` (now `current`) may be replaced only while it holds
+/// what this session last promoted — or, before its first promotion, what the session found
+/// when it started; without a start record, only an absent `state.md` may be created.
+pub fn may_promote(
+    current: &Evidence,
+    start: Option<&Evidence>,
+    promoted: Option<&Evidence>,
+) -> bool {
+    if *current == Evidence::Unreadable {
+        return false;
+    }
+    match (promoted, start) {
+        (Some(p), _) => current == p,
+        (None, Some(s)) => current == s,
+        (None, None) => *current == Evidence::Absent,
+    }
+}
+
+/// `state.md` as evidence: absent, its hash, or unreadable.
+pub fn evidence(d: &Domain) -> Evidence {
+    match fsx::read_bytes(
+        &d.boundary,
+        &d.state_path(),
+        super::context::MAX_STATE_BYTES,
+    ) {
+        Ok(None) => Evidence::Absent,
+        Ok(Some(bytes)) => Evidence::of_bytes(&bytes),
+        Err(_) => Evidence::Unreadable,
+    }
+}
+
+/// Where a session working in `cwd` keeps its files, and the domain it hands off to.
+pub fn place(deps: &Deps<'_>, cwd: &Path) -> (Option<Repo>, Option<Domain>, Option<Sessions>) {
+    let top = super::project::top(deps.ceilings, cwd);
+    let domain = deps.walk(&top).current_domain(cwd, &mut Vec::new());
+    let repo = deps.repo(cwd);
+    let key = domain.as_ref().map_or(top.clone(), |d| d.dir.clone());
+    let sessions = Sessions::locate(repo.as_ref(), &key, fsx::user_cache_dir().as_deref());
+    (repo, domain, sessions)
+}
+
+/// The SessionStart hook's record of what the session found (SPEC §3.3, §10). Recorded once
+/// per session; errors are ignored (the hook never fails).
+pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
+    let (repo, domain, Some(sessions)) = place(deps, cwd) else {
+        return;
+    };
+    let start = Start {
+        state: domain.as_ref().map_or(Evidence::Absent, evidence),
+        head: repo.as_ref().and_then(Repo::head_commit),
+    };
+    let _ = sessions.record_start(session, &start);
+}
+
+/// A session's own capture (its path and text), for the SessionStart hook after `compact` or
+/// `resume` (SPEC §10).
+pub fn own_capture(deps: &Deps<'_>, cwd: &Path, session: &SessionId) -> Option<(PathBuf, String)> {
+    let (_, _, sessions) = place(deps, cwd);
+    let sessions = sessions?;
+    let text = sessions.read_capture(session)?;
+    Some((sessions.capture_path(session), text))
+}
+
+/// Another session's capture newer than the state being shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Newer {
+    pub session: String,
+    pub path: PathBuf,
+    pub updated: DateTime<Utc>,
+}
+
+/// Captures by other sessions newer than `than` (the state `context` shows), active, newest
+/// first: the parallel sessions whose handoff did not reach `state.md` (SPEC §10).
+pub fn newer_captures(
+    deps: &Deps<'_>,
+    cwd: &Path,
+    than: Option<DateTime<Utc>>,
+    shown_session: Option<&str>,
+) -> Vec<Newer> {
+    let (_, _, Some(sessions)) = place(deps, cwd) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (id, path) in sessions.captures().into_iter().take(store::KEEP_CAPTURES) {
+        if Some(id.as_str()) == shown_session {
+            continue;
+        }
+        let Some(text) = sessions.read_capture(&id) else {
+            continue;
+        };
+        let doc = state::parse(&text, "");
+        let Some(updated) = doc.updated else { continue };
+        if !state::expiry(&doc, deps.now).is_active() || than.is_some_and(|t| updated <= t) {
+            continue;
+        }
+        out.push(Newer {
+            session: id.to_string(),
+            path,
+            updated,
+        });
+    }
+    out.sort_by(|a, b| b.updated.cmp(&a.updated));
+    out
+}
+
+/// Captures the session's handoff (SPEC §10). Never fails: what goes wrong is the verdict.
+pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
+    let (repo, domain, sessions) = place(deps, &req.cwd);
+    let mut outcome = Outcome {
+        verdict: Verdict::Nothing,
+        session_file: None,
+        state: domain.as_ref().map(Domain::state_path),
+        handoff: None,
+    };
+    let Some(sessions) = sessions else {
+        outcome.verdict = Verdict::Kept(Why::Failed(
+            "no place for session files: not in git and no cache directory".into(),
+        ));
+        return outcome;
+    };
+    outcome.session_file = Some(sessions.capture_path(&req.session));
+
+    let previous = sessions
+        .read_scan(&req.session)
+        .and_then(|t| serde_json::from_str::<read::Progress>(&t).ok());
+    let files = req
+        .transcript
+        .as_deref()
+        .map(read::transcripts)
+        .unwrap_or_default();
+    let (progress, changed) = read::update(previous, &files);
+    let start = sessions.read_start(&req.session);
+    let facts = facts(deps, req, &progress.scan, repo.as_ref(), start.as_ref());
+
+    let verdict = if facts.is_empty() {
+        Verdict::Nothing
+    } else {
+        let content = handoff::render(&facts);
+        outcome.handoff = Some(content.clone());
+        let last = sessions
+            .read_capture(&req.session)
+            .map(|t| state::parse(&t, "").content);
+        if last.as_deref() == Some(content.as_str()) {
+            Verdict::Unchanged
+        } else {
+            write(
+                deps,
+                req,
+                &sessions,
+                domain.as_ref(),
+                repo.as_ref(),
+                &facts,
+                &content,
+                start.as_ref(),
+            )
+        }
+    };
+    outcome.verdict = verdict;
+    if !req.dry_run {
+        if changed && let Ok(json) = serde_json::to_string(&progress) {
+            let _ = sessions.write_scan(&req.session, &json);
+        }
+        let _ = sessions.log(&format!(
+            "{}\t{}\t{}\t{}\t{}",
+            format_timestamp(deps.now),
+            req.session,
+            transcript::one_line_cut(&req.event, 40),
+            outcome.verdict.word(),
+            outcome.verdict.explain()
+        ));
+    }
+    outcome
+}
+
+/// The facts of the handoff.
+fn facts(
+    deps: &Deps<'_>,
+    req: &Request,
+    scan: &transcript::Scan,
+    repo: Option<&Repo>,
+    start: Option<&Start>,
+) -> Facts {
+    let top = super::project::top(deps.ceilings, &req.cwd);
+    let tasks = req
+        .tasks_dir
+        .as_deref()
+        .and_then(read::task_files)
+        .unwrap_or_else(|| scan.task_list().to_vec());
+    let files = scan
+        .files
+        .iter()
+        .rev()
+        .take(handoff::MAX_FILES)
+        .map(|f| {
+            let p = Path::new(f);
+            match p.strip_prefix(&top) {
+                Ok(rel) => rel.display().to_string(),
+                Err(_) => f.clone(),
+            }
+        })
+        .collect();
+    let commits = match (repo, start.and_then(|s| s.head.as_deref())) {
+        (Some(r), Some(head)) => r.commits_since(head, COMMITS_SHOWN, COMMIT_WALK),
+        _ => None,
+    };
+    let checkpoint = scan
+        .checkpoint
+        .as_ref()
+        .map(|target| checkpoint_phase(deps, &req.cwd, target));
+    Facts {
+        first_request: scan.first_request.clone(),
+        latest_request: scan.latest_request.clone(),
+        tasks,
+        files,
+        commits,
+        branch: repo.and_then(Repo::current_branch),
+        head: repo.and_then(Repo::head_commit),
+        checkpoint,
+        last_message: scan.last_message.clone(),
+        transcript: req.transcript.as_ref().map(|t| t.display().to_string()),
+    }
+}
+
+/// The checkpoint a target names, by its file, with its phase when it still exists.
+fn checkpoint_phase(deps: &Deps<'_>, cwd: &Path, target: &str) -> (String, Option<String>) {
+    let project = super::project::Project::at(cwd, deps.ceilings);
+    let scan = super::checkpoint::store::scan(&project.roots);
+    let t = super::checkpoint::store::Target {
+        given: target.to_string(),
+        as_plan: project.relative(&super::discovery::absolute(cwd, Path::new(target))),
+    };
+    match t.find(&scan) {
+        Some(found) => (found.file.clone(), found.checkpoint.phase.clone()),
+        None => (target.to_string(), None),
+    }
+}
+
+/// Writes the session file and, when SPEC §10 allows, promotes it to `state.md`.
+#[allow(clippy::too_many_arguments)]
+fn write(
+    deps: &Deps<'_>,
+    req: &Request,
+    sessions: &Sessions,
+    domain: Option<&Domain>,
+    repo: Option<&Repo>,
+    facts: &Facts,
+    content: &str,
+    start: Option<&Start>,
+) -> Verdict {
+    // A token is at least one byte: short content needs no tokenizer.
+    let content = if content.len() <= state::MAX_TOKENS {
+        content
+    } else {
+        deps.tokens.truncate(content, state::MAX_TOKENS).text
+    };
+    let bytes = state::render_from(
+        content,
+        deps.now,
+        facts.branch.as_deref(),
+        facts.head.as_deref(),
+        Some(req.session.as_str()),
+    );
+    if !req.dry_run {
+        if let Err(e) = sessions.write_capture(&req.session, &bytes) {
+            return Verdict::Kept(Why::Failed(e.message));
+        }
+        sessions.prune();
+    }
+    let Some(d) = domain else {
+        return Verdict::Kept(Why::NoDomain);
+    };
+    if super::project::refuse_writing_up(&req.cwd, deps.ceilings, d).is_err() {
+        return Verdict::Kept(Why::AboveRepository(d.megg.clone()));
+    }
+    let path = d.state_path();
+    if let Some(r) = repo
+        && let Some(work) = r.workdir()
+    {
+        let rel = fsx::canonical(&path)
+            .or_else(|| fsx::canonical(&d.megg).map(|m| m.join("state.md")))
+            .and_then(|p| {
+                let work = fsx::canonical(&work).unwrap_or(work);
+                p.strip_prefix(&work).ok().map(Path::to_path_buf)
+            });
+        if !rel.is_some_and(|rel| r.is_ignored(&rel)) {
+            return Verdict::Kept(Why::NotIgnored(path));
+        }
+    }
+    let promoted = sessions.read_promoted(&req.session);
+    let start_state = start.map(|s| &s.state);
+    if req.dry_run {
+        let current = evidence(d);
+        return if may_promote(&current, start_state, promoted.as_ref()) {
+            Verdict::Promoted
+        } else {
+            Verdict::Kept(Why::WrittenByOthers)
+        };
+    }
+    let result = (|| -> crate::error::Result<bool> {
+        let _lock = super::lock(repo, &d.boundary, &path)?;
+        let current = evidence(d);
+        if !may_promote(&current, start_state, promoted.as_ref()) {
+            return Ok(false);
+        }
+        fsx::write_atomic(&d.boundary, &path, bytes.as_bytes())?;
+        sessions.write_promoted(&req.session, &Evidence::of_bytes(bytes.as_bytes()))?;
+        Ok(true)
+    })();
+    match result {
+        Ok(true) => Verdict::Promoted,
+        Ok(false) => Verdict::Kept(Why::WrittenByOthers),
+        Err(e) => Verdict::Kept(Why::Failed(e.message)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &str) -> Evidence {
+        Evidence::of_bytes(s.as_bytes())
+    }
+
+    #[test]
+    fn promotion_follows_the_content_evidence() {
+        use Evidence::Absent;
+        // Found absent, still absent: create it.
+        assert!(may_promote(&Absent, Some(&Absent), None));
+        // Found a state, still the same: replace it.
+        assert!(may_promote(&h("old"), Some(&h("old")), None));
+        // Someone wrote it during the session: keep theirs.
+        assert!(!may_promote(&h("mine by hand"), Some(&h("old")), None));
+        assert!(!may_promote(&h("other session"), Some(&Absent), None));
+        // Cleared during the session: respected.
+        assert!(!may_promote(&Absent, Some(&h("old")), None));
+        // After a promotion only that promotion may be replaced — a clear afterwards stays
+        // cleared even though the session found no state.
+        assert!(may_promote(&h("p1"), Some(&Absent), Some(&h("p1"))));
+        assert!(!may_promote(&Absent, Some(&Absent), Some(&h("p1"))));
+        assert!(!may_promote(&h("manual"), Some(&Absent), Some(&h("p1"))));
+        // No start record: only an absent state may be created.
+        assert!(may_promote(&Absent, None, None));
+        assert!(!may_promote(&h("x"), None, None));
+        // Unreadable never matches.
+        assert!(!may_promote(
+            &Evidence::Unreadable,
+            Some(&Evidence::Unreadable),
+            None
+        ));
+    }
+}

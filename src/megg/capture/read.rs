@@ -1,0 +1,244 @@
+//! Reading a session's transcripts and task files (SPEC §10) with bounded memory: one
+//! streaming pass, line by line, each line bounded, continuing from where the previous
+//! capture of the same session stopped (a `Stop` capture runs after every turn).
+
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::transcript::{Origin, Scan, Task, TaskStatus, one_line_cut};
+use crate::fsx::{self, Boundary, Kind};
+
+/// Longest transcript line read; a longer one (a huge tool result) is skipped whole.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+/// Most transcript bytes one capture reads (the rest waits for the next capture).
+pub const MAX_READ_BYTES: u64 = 1024 * 1024 * 1024;
+/// Most subagent transcripts read.
+const MAX_SUBAGENTS: usize = 100;
+/// Most task files read, and the bytes of each.
+const MAX_TASK_FILES: usize = 500;
+const MAX_TASK_BYTES: u64 = 64 * 1024;
+
+/// Where reading one file stopped: its identity and the offset after the last whole line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    pub path: PathBuf,
+    pub id: (u64, u64),
+    pub offset: u64,
+}
+
+/// A scan and where it stopped in each file: saved between captures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// megg's version: a cache from another version is not trusted.
+    pub version: String,
+    pub marks: Vec<Mark>,
+    pub scan: Scan,
+}
+
+impl Progress {
+    fn fresh() -> Self {
+        Self {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            ..Self::default()
+        }
+    }
+}
+
+/// The transcripts of a session: its own, then its subagents' (`<transcript without
+/// .jsonl>/subagents/**/agent-*.jsonl`, where Claude Code puts them).
+pub fn transcripts(main: &Path) -> Vec<(PathBuf, Origin)> {
+    let mut out = vec![(main.to_path_buf(), Origin::Main)];
+    let Some(stem) = main.to_str().and_then(|s| s.strip_suffix(".jsonl")) else {
+        return out;
+    };
+    let root = PathBuf::from(stem).join("subagents");
+    let mut found = Vec::new();
+    let mut dirs = vec![(root, 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = fsx::list_dir(&dir) else {
+            continue;
+        };
+        for (name, kind) in entries {
+            let path = dir.join(&name);
+            match kind {
+                Kind::Dir if depth < 2 => dirs.push((path, depth + 1)),
+                Kind::File if name.to_string_lossy().ends_with(".jsonl") => found.push(path),
+                _ => {}
+            }
+        }
+    }
+    found.sort();
+    found.truncate(MAX_SUBAGENTS);
+    out.extend(found.into_iter().map(|p| (p, Origin::Subagent)));
+    out
+}
+
+/// Brings `previous` up to date with `files`: reads only what was appended since. When a file
+/// was replaced, shrank, or is new in the middle of the list, everything is read again (the
+/// scan's state depends on the order lines came in). Returns the progress and whether anything
+/// new was read.
+pub fn update(previous: Option<Progress>, files: &[(PathBuf, Origin)]) -> (Progress, bool) {
+    let mut progress = previous
+        .filter(|p| p.version == env!("CARGO_PKG_VERSION"))
+        .unwrap_or_else(Progress::fresh);
+    let mut opened = Vec::new();
+    for (path, origin) in files {
+        let b = Boundary::user(path.parent().unwrap_or(Path::new("/")), "the transcript");
+        if let Ok(Some(s)) = fsx::open_stream(&b, path) {
+            opened.push((path.clone(), *origin, s));
+        }
+    }
+    let consistent = progress.marks.iter().all(|m| {
+        opened
+            .iter()
+            .any(|(p, _, s)| *p == m.path && s.id == m.id && s.len >= m.offset)
+    }) && progress
+        .marks
+        .iter()
+        .zip(opened.iter())
+        .all(|(m, (p, _, _))| m.path == *p);
+    if !consistent {
+        progress = Progress::fresh();
+    }
+    let mut changed = false;
+    let mut budget = MAX_READ_BYTES;
+    let mut marks = Vec::with_capacity(opened.len());
+    for (path, origin, stream) in opened {
+        let start = progress
+            .marks
+            .iter()
+            .find(|m| m.path == path)
+            .map_or(0, |m| m.offset);
+        let mut offset = start;
+        if stream.len > start && budget > 0 {
+            offset = read_from(stream.file, start, origin, &mut progress.scan, &mut budget);
+            changed |= offset != start;
+        }
+        marks.push(Mark {
+            path,
+            id: stream.id,
+            offset,
+        });
+    }
+    progress.marks = marks;
+    (progress, changed)
+}
+
+/// Feeds whole lines from `offset` into `scan`; returns the offset after the last whole line
+/// (a line still being written is read again next time).
+fn read_from(
+    file: std::fs::File,
+    offset: u64,
+    origin: Origin,
+    scan: &mut Scan,
+    budget: &mut u64,
+) -> u64 {
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    if reader.seek(SeekFrom::Start(offset)).is_err() {
+        return offset;
+    }
+    let mut at = offset;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let Some((consumed, complete)) = read_line(&mut reader, &mut line) else {
+            break;
+        };
+        if !complete {
+            break;
+        }
+        at += consumed as u64;
+        *budget = budget.saturating_sub(consumed as u64);
+        if consumed <= MAX_LINE_BYTES {
+            match std::str::from_utf8(&line) {
+                Ok(text) => scan.feed(text, origin),
+                Err(_) => scan.feed(&String::from_utf8_lossy(&line), origin),
+            }
+        } else {
+            scan.lines += 1;
+            scan.skipped += 1;
+        }
+        if *budget == 0 {
+            break;
+        }
+    }
+    at
+}
+
+/// Reads one line into `buf`, keeping at most [`MAX_LINE_BYTES`] of it. Returns the bytes
+/// consumed and whether the line ended with a newline; `None` at the end of the file.
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<(usize, bool)> {
+    let mut consumed = 0;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return (consumed > 0).then_some((consumed, false)),
+        };
+        if chunk.is_empty() {
+            return (consumed > 0).then_some((consumed, false));
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = (MAX_LINE_BYTES + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..take.min(room)]);
+        reader.consume(take);
+        consumed += take;
+        if done {
+            return Some((consumed, true));
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct TaskFile {
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+    subject: String,
+    #[serde(default)]
+    description: String,
+    status: String,
+}
+
+/// The task list Claude Code keeps in `<config>/tasks/<list id>/<id>.json`, ordered by id;
+/// `None` when there is none. Files it cannot read are skipped.
+pub fn task_files(dir: &Path) -> Option<Vec<Task>> {
+    let b = Boundary::user(dir, "the task list");
+    let names = fsx::list(&b, dir).ok()?;
+    let mut tasks: Vec<(u64, String, Task)> = names
+        .into_iter()
+        .filter(|(n, k)| *k == Kind::File && n.to_string_lossy().ends_with(".json"))
+        .take(MAX_TASK_FILES)
+        .filter_map(|(name, _)| {
+            let text = fsx::read_text(&b, &dir.join(&name), MAX_TASK_BYTES)
+                .ok()??
+                .text;
+            let f: TaskFile = serde_json::from_str(&text).ok()?;
+            let id = match f.id {
+                Some(serde_json::Value::String(s)) => s,
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                _ => name.to_string_lossy().trim_end_matches(".json").to_string(),
+            };
+            let status = TaskStatus::parse(&f.status)?;
+            Some((
+                id.parse().unwrap_or(u64::MAX),
+                id.clone(),
+                Task {
+                    id: Some(id),
+                    subject: one_line_cut(&f.subject, 300),
+                    description: super::transcript::cut_chars(&f.description, 300),
+                    status,
+                },
+            ))
+        })
+        .collect();
+    if tasks.is_empty() {
+        return None;
+    }
+    tasks.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    Some(tasks.into_iter().map(|(_, _, t)| t).collect())
+}

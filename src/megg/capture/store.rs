@@ -1,0 +1,276 @@
+//! Where captures live (SPEC §10): one directory of session files — inside git
+//! `<git dir>/megg/sessions/`, outside git the user's cache directory keyed by the domain —
+//! holding, per session, its capture (`<id>.md`), its start record (`<id>.start`), the hash of
+//! what it last promoted (`<id>.promoted`) and where its transcript reading stopped
+//! (`<id>.scan`); plus one bounded log of every capture.
+
+use std::path::{Path, PathBuf};
+
+use crate::fsx::{self, Boundary};
+use crate::git::Repo;
+
+/// Session captures kept (the newest by modification time).
+pub const KEEP_CAPTURES: usize = 20;
+/// Start records kept: sessions that never captured leave only these.
+const KEEP_STARTS: usize = 50;
+/// Lines kept in the capture log.
+pub const LOG_LINES: usize = 200;
+/// Most characters of one log line.
+const LOG_LINE_CHARS: usize = 400;
+/// Most bytes read of the small files here.
+const MAX_SMALL: u64 = 64 * 1024;
+/// Most bytes of a scan cache.
+pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
+const LOG: &str = "capture.log";
+
+/// A Claude Code session id, checked to be a plain file name: it comes from hook input and
+/// names files megg writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// `None` unless 1–128 ASCII letters, digits, `-` or `_`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let ok = !s.is_empty()
+            && s.len() <= 128
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        ok.then(|| Self(s.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What `state.md` held, as evidence of who wrote it: its absence, or a hash of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    Absent,
+    Hash(String),
+    /// Present but not readable as a state (too large, a special file, a link out): never
+    /// matches anything, so it is never replaced.
+    Unreadable,
+}
+
+impl Evidence {
+    pub fn of_bytes(bytes: &[u8]) -> Self {
+        Evidence::Hash(format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes)))
+    }
+
+    fn as_text(&self) -> &str {
+        match self {
+            Evidence::Absent => "absent",
+            Evidence::Hash(h) => h,
+            Evidence::Unreadable => "unreadable",
+        }
+    }
+
+    fn parse(text: &str) -> Self {
+        match text.trim() {
+            "absent" => Evidence::Absent,
+            h if h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                Evidence::Hash(h.to_string())
+            }
+            _ => Evidence::Unreadable,
+        }
+    }
+}
+
+/// What the SessionStart hook recorded when a session began.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Start {
+    /// `state.md` as the session found it.
+    pub state: Evidence,
+    /// The commit HEAD pointed at.
+    pub head: Option<String>,
+}
+
+/// The directory of session files for one project (or, outside git, one domain).
+#[derive(Debug, Clone)]
+pub struct Sessions {
+    pub dir: PathBuf,
+    boundary: Boundary,
+}
+
+impl Sessions {
+    /// Inside git, `<git dir>/megg/sessions`; outside, `<cache>/sessions/<hash of key>` where
+    /// `key` is the domain's directory. `None` outside git without a cache directory.
+    pub fn locate(repo: Option<&Repo>, key: &Path, cache: Option<&Path>) -> Option<Self> {
+        if let Some(r) = repo {
+            let git = r.git_dir();
+            return Some(Self {
+                dir: git.join("megg/sessions"),
+                boundary: Boundary::new(git, "the git directory"),
+            });
+        }
+        let cache = cache?;
+        let hash = xxhash_rust::xxh3::xxh3_64(key.as_os_str().as_encoded_bytes());
+        Some(Self {
+            dir: cache.join("sessions").join(format!("{hash:016x}")),
+            boundary: Boundary::new(cache, "megg's cache directory"),
+        })
+    }
+
+    pub fn capture_path(&self, id: &SessionId) -> PathBuf {
+        self.dir.join(format!("{id}.md"))
+    }
+
+    fn path(&self, id: &SessionId, ext: &str) -> PathBuf {
+        self.dir.join(format!("{id}.{ext}"))
+    }
+
+    fn read(&self, path: &Path, limit: u64) -> Option<String> {
+        match fsx::read_text(&self.boundary, path, limit) {
+            Ok(Some(t)) if !t.truncated && !t.lossy => Some(t.text),
+            _ => None,
+        }
+    }
+
+    fn write(&self, path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
+        fsx::create_dir_all(&self.boundary, &self.dir)?;
+        fsx::write_atomic(&self.boundary, path, bytes)
+    }
+
+    /// The session's capture, as written.
+    pub fn read_capture(&self, id: &SessionId) -> Option<String> {
+        self.read(
+            &self.capture_path(id),
+            crate::megg::context::MAX_STATE_BYTES,
+        )
+    }
+
+    pub fn write_capture(&self, id: &SessionId, text: &str) -> crate::error::Result<()> {
+        self.write(&self.capture_path(id), text.as_bytes())
+    }
+
+    pub fn read_start(&self, id: &SessionId) -> Option<Start> {
+        let text = self.read(&self.path(id, "start"), MAX_SMALL)?;
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_string())
+        };
+        Some(Start {
+            state: Evidence::parse(&field("state:")?),
+            head: field("head:").filter(|h| !h.is_empty()),
+        })
+    }
+
+    /// Records a session's start unless it was recorded already (a `compact` or `resume`
+    /// SessionStart is the same session: what it found first is the evidence).
+    pub fn record_start(&self, id: &SessionId, start: &Start) -> crate::error::Result<bool> {
+        let path = self.path(id, "start");
+        if fsx::kind(&self.boundary, &path).is_some() {
+            return Ok(false);
+        }
+        let text = format!(
+            "state: {}\nhead: {}\n",
+            start.state.as_text(),
+            start.head.as_deref().unwrap_or("")
+        );
+        fsx::create_dir_all(&self.boundary, &self.dir)?;
+        let created = fsx::create_new(&self.boundary, &path, text.as_bytes())?;
+        if created {
+            self.prune_ext("start", KEEP_STARTS);
+        }
+        Ok(created)
+    }
+
+    pub fn read_promoted(&self, id: &SessionId) -> Option<Evidence> {
+        self.read(&self.path(id, "promoted"), MAX_SMALL)
+            .map(|t| Evidence::parse(&t))
+    }
+
+    pub fn write_promoted(&self, id: &SessionId, e: &Evidence) -> crate::error::Result<()> {
+        self.write(
+            &self.path(id, "promoted"),
+            format!("{}\n", e.as_text()).as_bytes(),
+        )
+    }
+
+    pub fn read_scan(&self, id: &SessionId) -> Option<String> {
+        self.read(&self.path(id, "scan"), MAX_SCAN_BYTES)
+    }
+
+    pub fn write_scan(&self, id: &SessionId, json: &str) -> crate::error::Result<()> {
+        self.write(&self.path(id, "scan"), json.as_bytes())
+    }
+
+    /// Appends one line to the capture log, keeping the newest [`LOG_LINES`].
+    pub fn log(&self, line: &str) -> crate::error::Result<()> {
+        let path = self.dir.join(LOG);
+        fsx::create_dir_all(&self.boundary, &self.dir)?;
+        let _lock = crate::megg::lock(None, &self.boundary, &path)?;
+        let old = self
+            .read(&path, (LOG_LINES * (LOG_LINE_CHARS * 4 + 1)) as u64)
+            .unwrap_or_default();
+        let mut lines: Vec<&str> = old.lines().collect();
+        let line = crate::megg::capture::transcript::cut_chars(
+            &line.replace(['\n', '\r'], " "),
+            LOG_LINE_CHARS,
+        );
+        lines.push(&line);
+        let from = lines.len().saturating_sub(LOG_LINES);
+        let mut text = lines[from..].join("\n");
+        text.push('\n');
+        fsx::write_atomic(&self.boundary, &path, text.as_bytes())
+    }
+
+    /// The newest line of the capture log.
+    pub fn last_log(&self) -> Option<String> {
+        let text = self.read(
+            &self.dir.join(LOG),
+            (LOG_LINES * (LOG_LINE_CHARS * 4 + 1)) as u64,
+        )?;
+        text.lines().last().map(str::to_string)
+    }
+
+    /// Every session's capture here: (session id, path), newest first.
+    pub fn captures(&self) -> Vec<(SessionId, PathBuf)> {
+        let mut found: Vec<_> = fsx::list_files_modified(&self.boundary, &self.dir)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, at)| {
+                let name = name.to_str()?;
+                let id = SessionId::parse(name.strip_suffix(".md")?)?;
+                Some((at, id))
+            })
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found
+            .into_iter()
+            .map(|(_, id)| {
+                let p = self.capture_path(&id);
+                (id, p)
+            })
+            .collect()
+    }
+
+    /// Keeps the newest [`KEEP_CAPTURES`] captures; an older session's files all go.
+    pub fn prune(&self) {
+        for (id, _) in self.captures().into_iter().skip(KEEP_CAPTURES) {
+            for ext in ["md", "start", "promoted", "scan"] {
+                let _ = fsx::remove_file(&self.boundary, &self.path(&id, ext));
+            }
+        }
+    }
+
+    fn prune_ext(&self, ext: &str, keep: usize) {
+        let mut found: Vec<_> = fsx::list_files_modified(&self.boundary, &self.dir)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(n, _)| Path::new(n).extension().is_some_and(|e| e == ext))
+            .collect();
+        found.sort_by(|a, b| b.1.cmp(&a.1));
+        for (name, _) in found.into_iter().skip(keep) {
+            let _ = fsx::remove_file(&self.boundary, &self.dir.join(name));
+        }
+    }
+}

@@ -1,0 +1,588 @@
+//! Reading a Claude Code transcript (JSON lines) into the facts a handoff needs (SPEC §10):
+//! the requests, the task list, the files edited, the checkpoint touched and the last thing
+//! the assistant said.
+//!
+//! The transcript is another program's log, so reading it is defensive: a line that is not
+//! JSON, a line of a kind megg does not know, a field of the wrong type — each is skipped,
+//! never an error. [`Scan`] is the state of one streaming pass; it is serialisable, so the next
+//! capture continues where this one stopped instead of reading the whole file again.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// Most characters kept of a request (SPEC §10: the first and latest, each at most 300).
+pub const MAX_REQUEST_CHARS: usize = 300;
+/// Most characters kept of the assistant's last message.
+pub const MAX_MESSAGE_CHARS: usize = 500;
+/// Most distinct files remembered (the handoff shows 30).
+const MAX_FILES: usize = 200;
+/// Most tasks remembered.
+const MAX_TASKS: usize = 500;
+/// Most tool calls awaiting their result.
+const MAX_PENDING: usize = 256;
+/// Most characters kept of a task's subject or description.
+const MAX_TASK_CHARS: usize = 300;
+
+/// A task's status, as Claude Code's task tools and `TodoWrite` spell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl TaskStatus {
+    /// Reads a status; `deleted` and unknown values are `None`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "pending" => Some(Self::Pending),
+            "in_progress" => Some(Self::InProgress),
+            "completed" => Some(Self::Completed),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of the session's to-do list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    /// The task tools' id (`TaskCreate` returns it); `None` for `TodoWrite` items.
+    pub id: Option<String>,
+    pub subject: String,
+    pub description: String,
+    pub status: TaskStatus,
+}
+
+/// What one streaming pass over a transcript (and its subagents') found so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scan {
+    pub first_request: Option<String>,
+    pub latest_request: Option<String>,
+    /// From `TaskCreate` / `TaskUpdate`, in creation order.
+    pub tasks: Vec<Task>,
+    /// The last list `TodoWrite` set.
+    pub todos: Vec<Task>,
+    /// Absolute paths of files created or edited, oldest first, each once.
+    pub files: VecDeque<String>,
+    /// The workflow checkpoint a `megg checkpoint` command or tool named last.
+    pub checkpoint: Option<String>,
+    pub last_message: Option<String>,
+    /// Tool calls whose result has not been read yet: they count only once they succeeded.
+    pending: VecDeque<(String, Call)>,
+    /// Lines read, and lines skipped as not understood.
+    pub lines: u64,
+    pub skipped: u64,
+}
+
+/// A tool call that changes the handoff once it succeeds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+enum Call {
+    Edit(String),
+    TaskCreate {
+        subject: String,
+        description: String,
+    },
+    TaskUpdate {
+        id: String,
+        status: Option<String>,
+        subject: Option<String>,
+        description: Option<String>,
+    },
+    TodoWrite(Vec<Task>),
+    Checkpoint(String),
+}
+
+/// Where a line comes from: the session itself, or one of its subagents (whose requests and
+/// messages are the main agent's business, but whose edits and tasks are the session's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Main,
+    Subagent,
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(default, rename = "isCompactSummary")]
+    compact_summary: Option<bool>,
+    #[serde(default, rename = "isSidechain")]
+    sidechain: Option<bool>,
+    #[serde(borrow)]
+    message: Option<Message<'a>>,
+    #[serde(rename = "toolUseResult", borrow)]
+    tool_use_result: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// Any JSON value read leniently as text: strings as they are, numbers as written.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Lenient {
+    Text(String),
+    Number(serde_json::Number),
+    Other(serde::de::IgnoredAny),
+}
+
+impl Lenient {
+    fn text(self) -> Option<String> {
+        match self {
+            Lenient::Text(s) => Some(s),
+            Lenient::Number(n) => Some(n.to_string()),
+            Lenient::Other(_) => None,
+        }
+    }
+}
+
+fn lenient<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<Lenient>::deserialize(d)?.and_then(Lenient::text))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolInput {
+    file_path: Option<String>,
+    notebook_path: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    subject: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    description: Option<String>,
+    #[serde(rename = "taskId", deserialize_with = "lenient")]
+    task_id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    status: Option<String>,
+    todos: Option<Vec<TodoItem>>,
+    command: Option<String>,
+    plan_file: Option<String>,
+    target: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TodoItem {
+    #[serde(default, deserialize_with = "lenient")]
+    content: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    status: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CreatedResult {
+    task: CreatedTask,
+}
+
+#[derive(Deserialize)]
+struct CreatedTask {
+    #[serde(deserialize_with = "lenient")]
+    id: Option<String>,
+}
+
+/// Claude Code's own commands: typing them is not a request to the agent.
+const BUILTIN_COMMANDS: [&str; 22] = [
+    "/clear",
+    "/compact",
+    "/context",
+    "/cost",
+    "/help",
+    "/model",
+    "/status",
+    "/config",
+    "/login",
+    "/logout",
+    "/exit",
+    "/resume",
+    "/mcp",
+    "/doctor",
+    "/memory",
+    "/permissions",
+    "/hooks",
+    "/agents",
+    "/plugin",
+    "/usage",
+    "/rewind",
+    "/export",
+];
+
+impl Scan {
+    /// Reads one line of a transcript. Never fails: what it does not understand is skipped.
+    pub fn feed(&mut self, line: &str, origin: Origin) {
+        self.lines += 1;
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.is_empty() {
+            return;
+        }
+        // Most of a transcript's bytes are lines megg has no use for (system prompts, request
+        // shapes, attachments); skip them before parsing.
+        if !line.contains("\"user\"") && !line.contains("\"assistant\"") {
+            return;
+        }
+        let Ok(parsed) = serde_json::from_str::<Line>(line) else {
+            self.skipped += 1;
+            return;
+        };
+        let sidechain = origin == Origin::Subagent || parsed.sidechain == Some(true);
+        let Some(content) = parsed.message.as_ref().and_then(|m| m.content) else {
+            return;
+        };
+        match parsed.kind.as_deref() {
+            Some("user") => {
+                let meta = parsed.is_meta == Some(true) || parsed.compact_summary == Some(true);
+                self.user(content, parsed.tool_use_result, meta || sidechain);
+            }
+            Some("assistant") => self.assistant(content, sidechain),
+            _ => {}
+        }
+    }
+
+    fn user(&mut self, content: &RawValue, result: Option<&RawValue>, not_a_request: bool) {
+        if let Ok(text) = serde_json::from_str::<Cow<str>>(content.get()) {
+            if !not_a_request {
+                self.request(&text);
+            }
+            return;
+        }
+        let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
+            self.skipped += 1;
+            return;
+        };
+        let mut prompt = String::new();
+        let mut had_result = false;
+        for b in &blocks {
+            match b.kind.as_ref() {
+                "tool_result" => {
+                    had_result = true;
+                    if let Some(id) = &b.tool_use_id {
+                        self.result(id, b.is_error == Some(true), result, b.content);
+                    }
+                }
+                "text" => {
+                    if let Some(t) = &b.text {
+                        if !prompt.is_empty() {
+                            prompt.push('\n');
+                        }
+                        prompt.push_str(t);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !had_result && !not_a_request {
+            self.request(&prompt);
+        }
+    }
+
+    /// A prompt the user typed: a slash command as the command and its arguments; Claude
+    /// Code's own commands and its injected notes are not requests (`/clear` starts over).
+    fn request(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty()
+            || text.starts_with("<local-command-")
+            || text.starts_with("<system-reminder>")
+            || text.starts_with("Caveat: ")
+        {
+            return;
+        }
+        let request = match tag(text, "command-name") {
+            Some(name) => {
+                let name = name.trim();
+                if name == "/clear" {
+                    *self = Scan {
+                        lines: self.lines,
+                        skipped: self.skipped,
+                        ..Scan::default()
+                    };
+                    return;
+                }
+                if BUILTIN_COMMANDS.contains(&name) {
+                    return;
+                }
+                let args = tag(text, "command-args").unwrap_or("").trim();
+                if args.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name} {args}")
+                }
+            }
+            None => text.to_string(),
+        };
+        let request = one_line_cut(&request, MAX_REQUEST_CHARS);
+        if self.first_request.is_none() {
+            self.first_request = Some(request.clone());
+        }
+        self.latest_request = Some(request);
+    }
+
+    fn assistant(&mut self, content: &RawValue, sidechain: bool) {
+        let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
+            return;
+        };
+        for b in blocks {
+            match b.kind.as_ref() {
+                "text" if !sidechain => {
+                    if let Some(t) = b.text.as_deref().map(str::trim)
+                        && !t.is_empty()
+                    {
+                        self.last_message = Some(cut_chars(t, MAX_MESSAGE_CHARS));
+                    }
+                }
+                "tool_use" => {
+                    if let (Some(id), Some(name)) = (&b.id, &b.name) {
+                        let input = b
+                            .input
+                            .and_then(|i| serde_json::from_str::<ToolInput>(i.get()).ok())
+                            .unwrap_or_default();
+                        if let Some(call) = call_of(name, input) {
+                            if self.pending.len() >= MAX_PENDING {
+                                self.pending.pop_front();
+                            }
+                            self.pending.push_back((id.to_string(), call));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A tool call's result: a successful call takes effect.
+    fn result(
+        &mut self,
+        id: &str,
+        is_error: bool,
+        tool_use_result: Option<&RawValue>,
+        content: Option<&RawValue>,
+    ) {
+        let Some(at) = self.pending.iter().position(|(p, _)| p == id) else {
+            return;
+        };
+        let (_, call) = self.pending.remove(at).expect("position is in range");
+        if is_error {
+            return;
+        }
+        match call {
+            Call::Edit(path) => self.edited(path),
+            Call::Checkpoint(target) => self.checkpoint = Some(target),
+            Call::TodoWrite(list) => self.todos = list,
+            Call::TaskCreate {
+                subject,
+                description,
+            } => {
+                let id = tool_use_result
+                    .and_then(|r| serde_json::from_str::<CreatedResult>(r.get()).ok())
+                    .and_then(|r| r.task.id)
+                    .or_else(|| content.and_then(created_id_in_text));
+                if self.tasks.len() < MAX_TASKS {
+                    self.tasks.push(Task {
+                        id,
+                        subject,
+                        description,
+                        status: TaskStatus::Pending,
+                    });
+                }
+            }
+            Call::TaskUpdate {
+                id,
+                status,
+                subject,
+                description,
+            } => {
+                let Some(i) = self.tasks.iter().position(|t| t.id.as_deref() == Some(&id)) else {
+                    return;
+                };
+                if status.as_deref() == Some("deleted") {
+                    self.tasks.remove(i);
+                    return;
+                }
+                let task = &mut self.tasks[i];
+                if let Some(s) = status.as_deref().and_then(TaskStatus::parse) {
+                    task.status = s;
+                }
+                if let Some(s) = subject {
+                    task.subject = s;
+                }
+                if let Some(d) = description {
+                    task.description = d;
+                }
+            }
+        }
+    }
+
+    fn edited(&mut self, path: String) {
+        if let Some(i) = self.files.iter().position(|f| *f == path) {
+            self.files.remove(i);
+        }
+        if self.files.len() >= MAX_FILES {
+            self.files.pop_front();
+        }
+        self.files.push_back(path);
+    }
+
+    /// The session's to-do list: the task tools' when it used them, else `TodoWrite`'s.
+    pub fn task_list(&self) -> &[Task] {
+        if self.tasks.is_empty() {
+            &self.todos
+        } else {
+            &self.tasks
+        }
+    }
+}
+
+/// The call a `tool_use` block makes, when it is one a handoff cares about.
+fn call_of(name: &str, input: ToolInput) -> Option<Call> {
+    let short = |s: Option<String>| s.map(|s| one_line_cut(&s, MAX_TASK_CHARS));
+    match name {
+        "Edit" | "Write" | "MultiEdit" => input.file_path.map(Call::Edit),
+        "NotebookEdit" => input.notebook_path.or(input.file_path).map(Call::Edit),
+        "TaskCreate" => Some(Call::TaskCreate {
+            subject: short(input.subject)?,
+            description: cut_chars(input.description.as_deref().unwrap_or(""), MAX_TASK_CHARS),
+        }),
+        "TaskUpdate" => Some(Call::TaskUpdate {
+            id: input.task_id?,
+            status: input.status,
+            subject: short(input.subject),
+            description: input.description.map(|d| cut_chars(&d, MAX_TASK_CHARS)),
+        }),
+        "TodoWrite" => Some(Call::TodoWrite(
+            input
+                .todos?
+                .into_iter()
+                .take(MAX_TASKS)
+                .filter_map(|t| {
+                    Some(Task {
+                        id: None,
+                        subject: one_line_cut(&t.content?, MAX_TASK_CHARS),
+                        description: String::new(),
+                        status: TaskStatus::parse(t.status.as_deref()?)?,
+                    })
+                })
+                .collect(),
+        )),
+        "Bash" => checkpoint_in_command(input.command.as_deref()?).map(Call::Checkpoint),
+        _ if name.starts_with("mcp__") && name.contains("megg") => {
+            let tool = name.rsplit("__").next()?;
+            match tool {
+                "checkpoint_save" => input.plan_file.map(Call::Checkpoint),
+                "checkpoint_update" | "checkpoint_finish" | "checkpoint_resume" => {
+                    input.target.or(input.plan_file).map(Call::Checkpoint)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The target of a `megg checkpoint save|update|resume|finish TARGET` in a shell command.
+fn checkpoint_in_command(command: &str) -> Option<String> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let at = words
+        .windows(2)
+        .position(|w| (w[0] == "megg" || w[0].ends_with("/megg")) && w[1] == "checkpoint")?;
+    let rest = &words[at + 2..];
+    let (sub, args) = rest.split_first()?;
+    if !matches!(*sub, "save" | "update" | "resume" | "finish") {
+        return None;
+    }
+    // Options that take a value: their value is not the target.
+    const VALUED: [&str; 8] = [
+        "--phase",
+        "--branch",
+        "--check",
+        "--uncheck",
+        "--for",
+        "--choice",
+        "--new-plan-file",
+        "-C",
+    ];
+    let mut target = None;
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+        } else if VALUED.contains(a) {
+            skip = true;
+        } else if matches!(*a, "&&" | "||" | ";" | "|") {
+            break;
+        } else if !a.starts_with('-') {
+            target = Some(*a);
+            break;
+        }
+    }
+    let target = target?;
+    let target = target.trim_matches(['"', '\'']);
+    (!target.is_empty() && !target.contains(['&', '|', ';', '$', '`'])).then(|| target.to_string())
+}
+
+/// `Task #12 created successfully: …` → `12`.
+fn created_id_in_text(content: &RawValue) -> Option<String> {
+    let text: String = serde_json::from_str(content.get()).ok()?;
+    let rest = text.split("Task #").nth(1)?;
+    let id: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    (!id.is_empty()).then_some(id)
+}
+
+/// The text between `<name>` and `</name>`.
+fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&format!("</{name}>"))? + start;
+    Some(&text[start..end])
+}
+
+/// At most `max` characters, with `…` when cut.
+pub fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => {
+            let kept = text[..end].trim_end();
+            let end = kept
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map_or(kept.len(), |(i, _)| i);
+            format!("{}…", &kept[..end])
+        }
+    }
+}
+
+/// Whitespace runs (newlines included) as single spaces, then [`cut_chars`].
+pub fn one_line_cut(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    cut_chars(&joined, max)
+}
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;

@@ -1,0 +1,311 @@
+//! Transcript fixtures: a real Claude Code 2.1.330 transcript (tests/fixtures/transcripts/,
+//! recorded against the mock API with TaskCreate, TaskUpdate, Write and a refused TodoWrite)
+//! and hand-written lines for each other shape SPEC §10 names.
+
+use serde_json::json;
+
+use super::*;
+
+const REAL: &str = include_str!("../../../tests/fixtures/transcripts/claude-2.1.330-tasks.jsonl");
+
+fn scan(lines: &[serde_json::Value]) -> Scan {
+    let mut s = Scan::default();
+    for l in lines {
+        s.feed(&l.to_string(), Origin::Main);
+    }
+    s
+}
+
+fn user(content: serde_json::Value) -> serde_json::Value {
+    json!({"type": "user", "message": {"role": "user", "content": content}})
+}
+
+fn tool_use(id: &str, name: &str, input: serde_json::Value) -> serde_json::Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": id, "name": name, "input": input}
+    ]}})
+}
+
+fn ok(id: &str, text: &str) -> serde_json::Value {
+    user(json!([{"type": "tool_result", "tool_use_id": id, "content": text}]))
+}
+
+fn said(text: &str) -> serde_json::Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}})
+}
+
+#[test]
+fn a_real_transcript_gives_tasks_with_ids_from_the_results_and_the_written_file() {
+    let mut s = Scan::default();
+    for line in REAL.lines() {
+        s.feed(line, Origin::Main);
+    }
+    assert_eq!(
+        s.first_request.as_deref(),
+        Some("Build the transcript parser")
+    );
+    assert_eq!(s.latest_request, s.first_request);
+    let tasks: Vec<(Option<&str>, &str, TaskStatus)> = s
+        .tasks
+        .iter()
+        .map(|t| (t.id.as_deref(), t.subject.as_str(), t.status))
+        .collect();
+    assert_eq!(
+        tasks,
+        vec![
+            (Some("1"), "Write the parser", TaskStatus::Completed),
+            (Some("2"), "Add tests", TaskStatus::Pending),
+        ]
+    );
+    assert_eq!(s.tasks[0].description, "Parse the transcript\nsecond line");
+    assert_eq!(s.files, ["/tmp/exp/proj/src/parser.rs"]);
+    // The TodoWrite call was refused by Claude Code: it changes nothing.
+    assert!(s.todos.is_empty());
+    assert_eq!(
+        s.last_message.as_deref(),
+        Some("Done for now. The parser is written; tests remain.")
+    );
+    assert_eq!(s.skipped, 0);
+}
+
+#[test]
+fn task_ids_come_from_the_result_text_when_the_structured_result_is_missing() {
+    let s = scan(&[
+        tool_use("t1", "TaskCreate", json!({"subject": "Ship it"})),
+        ok("t1", "Task #7 created successfully: Ship it"),
+        tool_use(
+            "t2",
+            "TaskUpdate",
+            json!({"taskId": "7", "status": "in_progress"}),
+        ),
+        ok("t2", "Updated task #7 status"),
+    ]);
+    assert_eq!(s.tasks[0].id.as_deref(), Some("7"));
+    assert_eq!(s.tasks[0].status, TaskStatus::InProgress);
+}
+
+#[test]
+fn a_deleted_task_leaves_the_list_and_a_failed_call_changes_nothing() {
+    let s = scan(&[
+        tool_use("a", "TaskCreate", json!({"subject": "A"})),
+        user(json!([{"type": "tool_result", "tool_use_id": "a", "content": "Task #1 created"}])),
+        tool_use("b", "TaskCreate", json!({"subject": "B"})),
+        ok("b", "Task #2 created"),
+        tool_use("c", "TaskUpdate", json!({"taskId": 1, "status": "deleted"})),
+        ok("c", "Updated"),
+        tool_use(
+            "d",
+            "TaskUpdate",
+            json!({"taskId": "2", "status": "completed"}),
+        ),
+        user(
+            json!([{"type": "tool_result", "tool_use_id": "d", "content": "no", "is_error": true}]),
+        ),
+    ]);
+    assert_eq!(s.tasks.len(), 1);
+    assert_eq!(s.tasks[0].subject, "B");
+    assert_eq!(s.tasks[0].status, TaskStatus::Pending);
+}
+
+#[test]
+fn todo_write_replaces_the_list_and_counts_only_without_task_tools() {
+    let s = scan(&[
+        tool_use(
+            "t",
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Write docs", "status": "completed", "activeForm": "Writing docs"},
+                {"content": "Add\nbench", "status": "in_progress"},
+                {"content": "Broken", "status": "weird"}
+            ]}),
+        ),
+        ok("t", "Todos have been modified successfully"),
+    ]);
+    let list: Vec<(&str, TaskStatus)> = s
+        .task_list()
+        .iter()
+        .map(|t| (t.subject.as_str(), t.status))
+        .collect();
+    assert_eq!(
+        list,
+        vec![
+            ("Write docs", TaskStatus::Completed),
+            ("Add bench", TaskStatus::InProgress)
+        ]
+    );
+}
+
+#[test]
+fn every_editing_tool_names_its_file_newest_last_once() {
+    let s = scan(&[
+        tool_use(
+            "1",
+            "Edit",
+            json!({"file_path": "/p/a.rs", "old_string": "x", "new_string": "y"}),
+        ),
+        ok("1", "ok"),
+        tool_use(
+            "2",
+            "MultiEdit",
+            json!({"file_path": "/p/b.rs", "edits": []}),
+        ),
+        ok("2", "ok"),
+        tool_use(
+            "3",
+            "NotebookEdit",
+            json!({"notebook_path": "/p/n.ipynb", "new_source": ""}),
+        ),
+        ok("3", "ok"),
+        tool_use(
+            "4",
+            "Write",
+            json!({"file_path": "/p/a.rs", "content": "big"}),
+        ),
+        ok("4", "ok"),
+        tool_use("5", "Read", json!({"file_path": "/p/read-only.rs"})),
+        ok("5", "contents"),
+        tool_use(
+            "6",
+            "Write",
+            json!({"file_path": "/p/refused.rs", "content": ""}),
+        ),
+        user(
+            json!([{"type": "tool_result", "tool_use_id": "6", "content": "denied", "is_error": true}]),
+        ),
+    ]);
+    assert_eq!(s.files, ["/p/b.rs", "/p/n.ipynb", "/p/a.rs"]);
+}
+
+#[test]
+fn slash_commands_are_the_command_and_its_arguments_and_builtins_are_not_requests() {
+    let s = scan(&[
+        user(json!(
+            "<command-message>workflows:plan</command-message>\n<command-name>/workflows:plan</command-name>\n<command-args>add OAuth login</command-args>"
+        )),
+        user(json!(
+            "<command-name>/compact</command-name>\n<command-args></command-args>"
+        )),
+        user(json!(
+            "<local-command-stdout>Compacted</local-command-stdout>"
+        )),
+        json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": "Caveat: injected"}}),
+        json!({"type": "user", "isCompactSummary": true, "message": {"role": "user", "content": "This session is being continued…"}}),
+        user(json!([{"type": "text", "text": "now   the\ntests"}])),
+    ]);
+    assert_eq!(
+        s.first_request.as_deref(),
+        Some("/workflows:plan add OAuth login")
+    );
+    assert_eq!(s.latest_request.as_deref(), Some("now the tests"));
+}
+
+#[test]
+fn a_long_request_is_cut_to_300_characters() {
+    let long = "word ".repeat(200);
+    let s = scan(&[user(json!(long))]);
+    let r = s.first_request.unwrap();
+    assert_eq!(r.chars().count(), MAX_REQUEST_CHARS);
+    assert!(r.ends_with('…'));
+}
+
+#[test]
+fn clear_starts_the_scan_over() {
+    let s = scan(&[
+        user(json!("first task")),
+        tool_use("1", "Write", json!({"file_path": "/p/a"})),
+        ok("1", "ok"),
+        user(json!(
+            "<command-name>/clear</command-name>\n<command-args></command-args>"
+        )),
+        user(json!("second task")),
+    ]);
+    assert_eq!(s.first_request.as_deref(), Some("second task"));
+    assert!(s.files.is_empty());
+}
+
+#[test]
+fn megg_checkpoint_commands_and_tools_name_the_checkpoint() {
+    let s = scan(&[
+        tool_use(
+            "1",
+            "Bash",
+            json!({"command": "megg checkpoint save docs/plans/2026-11-01-feat-x-plan.md"}),
+        ),
+        ok("1", "saved"),
+    ]);
+    assert_eq!(
+        s.checkpoint.as_deref(),
+        Some("docs/plans/2026-11-01-feat-x-plan.md")
+    );
+    let s = scan(&[
+        tool_use(
+            "1",
+            "mcp__megg__checkpoint_update",
+            json!({"target": "feat-x", "check": ["a"]}),
+        ),
+        ok("1", "{}"),
+        tool_use(
+            "2",
+            "Bash",
+            json!({"command": "cd x && megg checkpoint update --check a"}),
+        ),
+        ok("2", ""),
+    ]);
+    assert_eq!(s.checkpoint.as_deref(), Some("feat-x"));
+}
+
+#[test]
+fn a_manual_state_write_through_bash_or_mcp_is_neither_an_edit_nor_a_task() {
+    // Whether a hand-written handoff is kept is decided by state.md's content (see
+    // `may_promote`), never by recognising the tool that wrote it.
+    let s = scan(&[
+        tool_use(
+            "1",
+            "Bash",
+            json!({"command": "megg state write --file /tmp/handoff.md"}),
+        ),
+        ok("1", "Saved"),
+        tool_use(
+            "2",
+            "mcp__megg__state",
+            json!({"content": "## Working On\nX"}),
+        ),
+        ok("2", "Saved"),
+    ]);
+    assert!(s.files.is_empty() && s.tasks.is_empty() && s.checkpoint.is_none());
+}
+
+#[test]
+fn garbage_truncated_and_unknown_lines_are_skipped() {
+    let mut s = Scan::default();
+    s.feed("not json at all \"user\"", Origin::Main);
+    s.feed(
+        "{\"type\":\"user\",\"message\":{\"content\":\"cut",
+        Origin::Main,
+    );
+    s.feed(
+        "{\"type\":\"user\",\"message\":{\"content\":42}}",
+        Origin::Main,
+    );
+    s.feed("{\"type\":\"summary\",\"summary\":\"x\"}", Origin::Main);
+    s.feed("[1,2,3]", Origin::Main);
+    s.feed("", Origin::Main);
+    s.feed(&user(json!("real request")).to_string(), Origin::Main);
+    assert_eq!(s.first_request.as_deref(), Some("real request"));
+    assert!(s.skipped >= 2, "{}", s.skipped);
+}
+
+#[test]
+fn subagent_lines_give_edits_and_tasks_but_not_requests_or_messages() {
+    let mut s = Scan::default();
+    for l in [
+        user(json!("explore the parser")),
+        tool_use("1", "Edit", json!({"file_path": "/p/sub.rs"})),
+        ok("1", "ok"),
+        said("subagent report"),
+    ] {
+        s.feed(&l.to_string(), Origin::Subagent);
+    }
+    assert_eq!(s.files, ["/p/sub.rs"]);
+    assert!(s.first_request.is_none() && s.last_message.is_none());
+}
