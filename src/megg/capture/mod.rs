@@ -211,7 +211,7 @@ pub fn newer_captures(
         };
         let doc = state::parse(&text, "");
         let Some(updated) = doc.updated else { continue };
-        if !state::expiry(&doc, deps.now).is_active() || than.is_some_and(|t| updated <= t) {
+        if !state::expiry(&doc, deps.now).is_active() || than.is_some_and(|t| updated < t) {
             continue;
         }
         out.push(Newer {
@@ -220,7 +220,7 @@ pub fn newer_captures(
             updated,
         });
     }
-    out.sort_by(|a, b| b.updated.cmp(&a.updated));
+    out.sort_by_key(|n| std::cmp::Reverse(n.updated));
     out
 }
 

@@ -243,7 +243,7 @@ impl Sessions {
                 Some((at, id))
             })
             .collect();
-        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.sort_by_key(|f| std::cmp::Reverse(f.0));
         found
             .into_iter()
             .map(|(_, id)| {
@@ -268,7 +268,7 @@ impl Sessions {
             .into_iter()
             .filter(|(n, _)| Path::new(n).extension().is_some_and(|e| e == ext))
             .collect();
-        found.sort_by(|a, b| b.1.cmp(&a.1));
+        found.sort_by_key(|f| std::cmp::Reverse(f.1));
         for (name, _) in found.into_iter().skip(keep) {
             let _ = fsx::remove_file(&self.boundary, &self.dir.join(name));
         }

@@ -1,0 +1,207 @@
+//! SPEC §8's capture row: `megg capture` (the Stop hook, after every turn) on a 10 MB
+//! transcript with 200 tool calls when nothing is new since the last capture (≤ 20 ms), the
+//! first capture of that transcript (one full pass), and peak memory on 10 MB vs 50 MB
+//! transcripts (it must not grow with the transcript).
+//!
+//!     cargo bench --bench capture
+//!
+//! Medians, interleaved with `megg --version` so noise hits both alike. Peak memory is read
+//! with Python's `resource.getrusage(RUSAGE_CHILDREN)`, so `python3` must be on PATH.
+
+#![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+#![allow(clippy::print_stdout)] // a benchmark reports on stdout
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+const RUNS: usize = 41;
+const NOW: &str = "2026-11-22T12:00:00Z";
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("skipped: run with `cargo bench --bench capture`");
+        return;
+    }
+    let megg = PathBuf::from(env!("CARGO_BIN_EXE_megg"));
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let repo = git2::Repository::init(&root).unwrap();
+    let sig = git2::Signature::now("B", "b@example.com").unwrap();
+    let tree = repo
+        .find_tree(repo.index().unwrap().write_tree().unwrap())
+        .unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, "init", &tree, &[])
+        .unwrap();
+    let cache = tmp.path().join("cache");
+    for args in [&["init"][..], &["gitignore"]] {
+        run(&megg, &root, &cache, args, "");
+    }
+    let ten = transcript(tmp.path(), "ten", &root, 10 * 1024 * 1024, 200);
+    let fifty = transcript(tmp.path(), "fifty", &root, 50 * 1024 * 1024, 1000);
+    let input = |id: &str, t: &Path| {
+        json!({"session_id": id, "transcript_path": t, "cwd": root, "hook_event_name": "Stop"})
+            .to_string()
+    };
+    let start = json!({"session_id": "ten", "cwd": root, "source": "startup"}).to_string();
+    run(&megg, &root, &cache, &["context", "--json"], &start);
+
+    println!("megg capture benchmark ({RUNS} runs each, medians)\n");
+    println!("| case | median | target |");
+    println!("|---|---|---|");
+    run(&megg, &root, &cache, &["capture"], &input("ten", &ten)); // the first capture
+    let (mut version, mut same) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        version.push(time(|| run(&megg, &root, &cache, &["--version"], "")));
+        same.push(time(|| {
+            run(&megg, &root, &cache, &["capture"], &input("ten", &ten))
+        }));
+    }
+    let log = std::fs::read_to_string(root.join(".git/megg/sessions/capture.log")).unwrap();
+    assert!(
+        log.lines().last().unwrap().contains("\tunchanged\t"),
+        "{log}"
+    );
+    let (v, s) = (median(&mut version), median(&mut same));
+    println!("| `megg --version` | {} | — |", ms(v));
+    println!(
+        "| `megg capture` (Stop), 10 MB transcript, 200 tool calls, nothing new | {} ({:.2} × --version) | ≤ 20 ms |",
+        ms(s),
+        s.as_secs_f64() / v.as_secs_f64()
+    );
+
+    // The first capture of the same transcript: one full pass (scan state removed each time).
+    let sessions = root.join(".git/megg/sessions");
+    let mut first = Vec::new();
+    for _ in 0..11 {
+        let _ = std::fs::remove_file(sessions.join("ten.scan"));
+        let _ = std::fs::remove_file(sessions.join("ten.md"));
+        first.push(time(|| {
+            run(&megg, &root, &cache, &["capture"], &input("ten", &ten))
+        }));
+    }
+    println!(
+        "| first capture of that transcript (one full pass, 11 runs) | {} | — |",
+        ms(median(&mut first))
+    );
+
+    // Peak memory of a full pass: 10 MB vs 50 MB.
+    let peak = |id: &str, t: &Path| {
+        let _ = std::fs::remove_file(sessions.join(format!("{id}.scan")));
+        let _ = std::fs::remove_file(sessions.join(format!("{id}.md")));
+        peak_rss_kib(&megg, &root, &cache, &input(id, t))
+    };
+    match (peak("ten", &ten), peak("fifty", &fifty)) {
+        (Some(a), Some(b)) => println!(
+            "| peak memory of a full pass: 10 MB / 50 MB transcript | {:.1} MB / {:.1} MB | independent of size |",
+            a as f64 / 1024.0,
+            b as f64 / 1024.0
+        ),
+        _ => println!("| peak memory | (python3 not found) | |"),
+    }
+}
+
+/// A transcript of about `bytes` with `calls` tool calls: mostly reads with large results (as
+/// real sessions are), plus tasks and edits so the capture has something to hand off.
+fn transcript(dir: &Path, id: &str, root: &Path, bytes: usize, calls: usize) -> PathBuf {
+    let path = dir.join(format!("{id}.jsonl"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let line = |f: &mut std::io::BufWriter<std::fs::File>, v: serde_json::Value| {
+        writeln!(f, "{v}").unwrap();
+    };
+    line(
+        &mut f,
+        json!({"type": "user", "message": {"role": "user", "content": "Refactor the cart"}}),
+    );
+    let result = "x".repeat(bytes / calls);
+    for i in 0..calls {
+        let id = format!("toolu_{i}");
+        let (name, input) = match i % 10 {
+            0 => (
+                "TaskCreate",
+                json!({"subject": format!("Task {i}"), "description": "Details"}),
+            ),
+            1 => (
+                "Edit",
+                json!({"file_path": root.join(format!("src/f{i}.rs")), "old_string": "a", "new_string": "b"}),
+            ),
+            _ => ("Read", json!({"file_path": root.join("src/lib.rs")})),
+        };
+        line(
+            &mut f,
+            json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}),
+        );
+        let text = if name == "TaskCreate" {
+            format!("Task #{} created successfully", i / 10 + 1)
+        } else {
+            result.clone()
+        };
+        line(
+            &mut f,
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]}}),
+        );
+    }
+    line(
+        &mut f,
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "Halfway there."}]}}),
+    );
+    drop(f);
+    path
+}
+
+fn run(megg: &Path, dir: &Path, cache: &Path, args: &[&str], stdin: &str) {
+    let mut child = Command::new(megg)
+        .args(args)
+        .current_dir(dir)
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", cache)
+        .env("CLAUDE_CONFIG_DIR", cache.join("claude"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Peak resident memory of one `megg capture`, in KiB.
+fn peak_rss_kib(megg: &Path, dir: &Path, cache: &Path, stdin: &str) -> Option<u64> {
+    let script = "import resource,subprocess,sys\nsubprocess.run(sys.argv[2:],check=True,input=sys.argv[1].encode(),stdout=subprocess.DEVNULL)\nprint(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(stdin)
+        .arg(megg)
+        .arg("capture")
+        .current_dir(dir)
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", cache)
+        .env("CLAUDE_CONFIG_DIR", cache.join("claude"))
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}

@@ -1,0 +1,729 @@
+//! `megg capture` and the SessionStart hook's input (SPEC §3.3, §10), on real repositories
+//! with transcripts in Claude Code's format: where a capture goes, when it is promoted to
+//! `state.md` and when it is kept, and that it never fails.
+
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::{Git, NOW, Project, epoch};
+
+/// A git project with a domain, megg's gitignore block committed, and a transcript file.
+struct Repo {
+    p: Project,
+    git: Git,
+}
+
+impl Repo {
+    fn new() -> Self {
+        let p = Project::new();
+        let git = Git::init(p.root(), "main");
+        p.domain("", "Shop");
+        p.ok("", &["gitignore"]);
+        git.commit("main", epoch(NOW) - 3600, "init");
+        Self { p, git }
+    }
+
+    fn transcript(&self, id: &str) -> PathBuf {
+        self.p.path(&format!("claude/projects/p/{id}.jsonl"))
+    }
+
+    /// Appends transcript lines for session `id`.
+    fn say(&self, id: &str, lines: &[Value]) {
+        let path = self.transcript(id);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap();
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+    }
+
+    fn input(&self, id: &str, event: &str) -> String {
+        json!({
+            "session_id": id,
+            "transcript_path": self.transcript(id),
+            "cwd": self.p.root(),
+            "hook_event_name": event,
+        })
+        .to_string()
+    }
+
+    /// Runs megg with `stdin` as its input, from the filesystem root so that only the hook
+    /// input's `cwd` can point it at the project.
+    fn with_input(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+        self.p
+            .megg("")
+            .current_dir("/")
+            .env("CLAUDE_CONFIG_DIR", self.p.path("claude"))
+            .envs(env.iter().copied())
+            .args(args)
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap()
+    }
+
+    /// The SessionStart hook for session `id`; returns its additionalContext.
+    fn start(&self, id: &str, source: &str) -> String {
+        let input = json!({"session_id": id, "cwd": self.p.root(), "hook_event_name": "SessionStart", "source": source, "transcript_path": self.transcript(id)});
+        let out = self.with_input(&["context", "--json"], &input.to_string(), &[]);
+        assert!(out.status.success() && out.stderr.is_empty());
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// `megg capture` for session `id`: exit 0, nothing on stdout or stderr.
+    fn capture(&self, id: &str, env: &[(&str, &str)]) {
+        let out = self.with_input(&["capture"], &self.input(id, "Stop"), env);
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    }
+
+    fn dry_run(&self, id: &str) -> String {
+        let out = self.with_input(&["capture", "--dry-run"], &self.input(id, "Stop"), &[]);
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn sessions(&self) -> PathBuf {
+        self.p.path(".git/megg/sessions")
+    }
+
+    fn session_file(&self, id: &str) -> Option<String> {
+        fs::read_to_string(self.sessions().join(format!("{id}.md"))).ok()
+    }
+
+    fn state(&self) -> Option<String> {
+        fs::read_to_string(self.p.path(".megg/state.md")).ok()
+    }
+
+    fn log(&self) -> Vec<String> {
+        fs::read_to_string(self.sessions().join("capture.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    /// A session that asked for something, created a task and edited a file.
+    fn work(&self, id: &str, task: &str) {
+        self.say(
+            id,
+            &[
+                user(json!(format!("Please do {task}"))),
+                tool_use(
+                    &format!("{id}-c"),
+                    "TaskCreate",
+                    json!({"subject": task, "description": "details"}),
+                ),
+                ok(
+                    &format!("{id}-c"),
+                    &format!("Task #1 created successfully: {task}"),
+                ),
+                tool_use(
+                    &format!("{id}-w"),
+                    "Write",
+                    json!({"file_path": self.p.path("src/lib.rs"), "content": "x"}),
+                ),
+                ok(&format!("{id}-w"), "File created"),
+                said(&format!("Working on {task}.")),
+            ],
+        );
+    }
+}
+
+fn user(content: Value) -> Value {
+    json!({"type": "user", "message": {"role": "user", "content": content}})
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": id, "name": name, "input": input}
+    ]}})
+}
+
+fn ok(id: &str, text: &str) -> Value {
+    user(json!([{"type": "tool_result", "tool_use_id": id, "content": text}]))
+}
+
+fn said(text: &str) -> Value {
+    json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}})
+}
+
+fn section<'t>(text: &'t str, name: &str) -> &'t str {
+    let start = text
+        .find(&format!("## {name}\n"))
+        .unwrap_or_else(|| panic!("no ## {name} in\n{text}"));
+    let rest = &text[start..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    &rest[..end]
+}
+
+#[test]
+fn a_capture_is_written_to_the_session_file_and_promoted_when_state_is_untouched() {
+    let r = Repo::new();
+    r.start("s1", "startup");
+    assert!(r.sessions().join("s1.start").exists());
+    r.work("s1", "Add the cart API");
+    r.capture("s1", &[]);
+    let state = r.state().expect("state.md promoted");
+    assert!(state.contains("\nsource: auto\nsession: s1\n"), "{state}");
+    assert!(state.contains("\nbranch: main\n"));
+    assert_eq!(
+        section(&state, "Working On"),
+        "## Working On\nPlease do Add the cart API\n"
+    );
+    assert!(section(&state, "Progress").contains("  - src/lib.rs\n"));
+    assert!(section(&state, "Next").contains("- [ ] Add the cart API — details\n"));
+    assert!(
+        section(&state, "Context")
+            .contains("Last message from the assistant:\n  > Working on Add the cart API.")
+    );
+    assert_eq!(r.session_file("s1").as_deref(), Some(state.as_str()));
+    let log = r.log();
+    assert_eq!(log.len(), 1);
+    assert!(
+        log[0].starts_with(&format!("{NOW}\ts1\tStop\tpromoted\t")),
+        "{log:?}"
+    );
+    // Nothing new: nothing written, the log says so.
+    r.capture("s1", &[]);
+    assert!(r.log()[1].contains("\tunchanged\t"));
+    // The state is an ignored file: git status stays clean.
+    let statuses = r.git.repo.statuses(None).unwrap();
+    let dirty: Vec<_> = statuses
+        .iter()
+        .filter(|s| !s.status().is_ignored())
+        .filter_map(|s| s.path().ok().map(String::from))
+        .collect();
+    assert!(
+        !dirty
+            .iter()
+            .any(|p| p.contains("megg/state") || p.contains("sessions")),
+        "{dirty:?}"
+    );
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.path() == Ok(".megg/state.md") && s.status().is_ignored())
+    );
+    // `context` tells the model it was captured automatically, and from which session.
+    let ctx = r.p.ok("", &["context"]);
+    assert!(
+        ctx.contains("captured automatically from session s1"),
+        "{ctx}"
+    );
+    let doc = r.p.json("", &["context", "--format", "json"]);
+    assert_eq!(doc["state"]["source"], "auto");
+    assert_eq!(doc["state"]["session"], "s1");
+}
+
+#[test]
+fn a_handoff_written_by_hand_during_the_session_is_kept() {
+    let r = Repo::new();
+    r.start("s1", "startup");
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "## Working On\nHAND-WRITTEN"],
+    );
+    r.work("s1", "Add the cart API");
+    assert!(r.dry_run("s1").contains(
+        "would not promote it: state.md was written during this session by someone else"
+    ));
+    r.capture("s1", &[]);
+    assert!(r.state().unwrap().contains("HAND-WRITTEN"));
+    assert!(r.session_file("s1").unwrap().contains("Add the cart API"));
+    assert!(r.log()[0].contains("\twritten\tstate.md was written during this session"));
+}
+
+#[test]
+fn a_clear_during_the_session_is_respected_before_and_after_a_promotion() {
+    let r = Repo::new();
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "## Working On\nold handoff"],
+    );
+    r.start("s1", "startup");
+    r.p.ok("", &["state", "clear"]);
+    r.work("s1", "First task");
+    r.capture("s1", &[]);
+    assert_eq!(r.state(), None, "a clear made during the session stays");
+
+    // A session that promoted, then cleared: its next capture does not bring it back.
+    let r = Repo::new();
+    r.start("s2", "startup");
+    r.work("s2", "First task");
+    r.capture("s2", &[]);
+    assert!(r.state().is_some());
+    r.p.ok("", &["state", "clear"]);
+    r.say(
+        "s2",
+        &[
+            tool_use("n", "TaskCreate", json!({"subject": "Second task"})),
+            ok("n", "Task #2 created"),
+        ],
+    );
+    r.capture("s2", &[]);
+    assert_eq!(r.state(), None);
+    assert!(r.session_file("s2").unwrap().contains("Second task"));
+}
+
+#[test]
+fn the_first_of_two_parallel_sessions_owns_state_and_context_names_the_other() {
+    let r = Repo::new();
+    r.start("aaa", "startup");
+    r.start("bbb", "startup");
+    r.work("aaa", "A-TASK");
+    r.capture("aaa", &[]);
+    r.work("bbb", "B-TASK");
+    r.capture("bbb", &[]);
+    let state = r.state().unwrap();
+    assert!(state.contains("A-TASK") && !state.contains("B-TASK"));
+    assert!(r.session_file("bbb").unwrap().contains("B-TASK"));
+    let doc = r.p.json("", &["context", "--format", "json"]);
+    let newer = doc["newer_captures"].as_array().unwrap();
+    assert_eq!(newer.len(), 1, "{doc:#}");
+    assert_eq!(newer[0]["session"], "bbb");
+    let path = r.sessions().join("bbb.md");
+    assert_eq!(newer[0]["path"], path.display().to_string());
+    let hook = r.start("ccc", "startup");
+    assert!(
+        hook.contains(&format!(
+            "Session bbb captured one at {NOW} that is not in state.md: read {}",
+            path.display()
+        )),
+        "{hook}"
+    );
+}
+
+#[test]
+fn a_session_with_nothing_to_hand_off_writes_nothing() {
+    let r = Repo::new();
+    r.start("q", "startup");
+    r.say(
+        "q",
+        &[
+            user(json!("What does this function do?")),
+            said("It adds two numbers."),
+        ],
+    );
+    r.capture("q", &[]);
+    assert_eq!(r.state(), None);
+    assert_eq!(r.session_file("q"), None);
+    assert!(
+        r.dry_run("q")
+            .contains("nothing to hand off (no tasks, no edits)")
+    );
+}
+
+#[test]
+fn without_a_start_record_only_an_absent_state_is_created() {
+    let r = Repo::new();
+    r.work("late", "Installed mid-session");
+    r.capture("late", &[]);
+    assert!(r.state().unwrap().contains("Installed mid-session"));
+    // …and a later capture of the same session may replace its own promotion.
+    r.say(
+        "late",
+        &[
+            tool_use("x", "TaskCreate", json!({"subject": "More"})),
+            ok("x", "Task #2 created"),
+        ],
+    );
+    r.capture("late", &[]);
+    assert!(r.state().unwrap().contains("More"));
+    // Another session without a start record finds a state it did not write: kept.
+    r.work("other", "Other work");
+    r.capture("other", &[]);
+    assert!(!r.state().unwrap().contains("Other work"));
+}
+
+#[test]
+fn a_state_git_would_not_ignore_is_never_created() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    p.domain("", "Shop");
+    git.commit("main", epoch(NOW) - 3600, "init");
+    let r = Repo { p, git };
+    r.start("s", "startup");
+    r.work("s", "Task");
+    let dry = r.dry_run("s");
+    assert!(dry.contains("run `megg gitignore`"), "{dry}");
+    r.capture("s", &[]);
+    assert_eq!(r.state(), None);
+    assert!(r.session_file("s").is_some());
+    assert!(r.log()[0].contains("git does not ignore"));
+}
+
+#[test]
+fn a_capture_never_writes_up_into_a_domain_above_the_repository() {
+    let p = Project::new();
+    p.domain("", "Company");
+    fs::create_dir_all(p.path("repo")).unwrap();
+    let git = Git::init(&p.path("repo"), "main");
+    p.write("repo/.gitignore", "**/.megg/state.md\n");
+    git.commit("main", epoch(NOW) - 3600, "init");
+    let input = json!({"session_id": "s", "cwd": p.path("repo"), "transcript_path": p.path("t.jsonl"), "hook_event_name": "Stop"});
+    p.write(
+        "t.jsonl",
+        format!(
+            "{}\n{}\n",
+            tool_use("w", "Write", json!({"file_path": p.path("repo/a")})),
+            ok("w", "ok")
+        ),
+    );
+    let out = p
+        .megg("")
+        .args(["capture", "--dry-run"])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("is above this repository; captures never write up")
+    );
+    let out = p
+        .megg("")
+        .arg("capture")
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+    assert!(!p.path(".megg/state.md").exists());
+    assert!(p.path("repo/.git/megg/sessions/s.md").exists());
+}
+
+#[test]
+fn megg_capture_off_writes_nothing_not_even_a_start_record() {
+    let r = Repo::new();
+    let input = json!({"session_id": "s", "cwd": r.p.root(), "source": "startup"}).to_string();
+    let out = r.with_input(&["context", "--json"], &input, &[("MEGG_CAPTURE", "off")]);
+    assert!(out.status.success());
+    r.work("s", "Task");
+    r.capture("s", &[("MEGG_CAPTURE", "off")]);
+    assert!(!r.sessions().exists());
+    assert_eq!(r.state(), None);
+    let out = r.with_input(
+        &["capture", "--dry-run"],
+        &r.input("s", "Stop"),
+        &[("MEGG_CAPTURE", "off")],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "megg capture: nothing captured: capture is off (MEGG_CAPTURE=off)\n"
+    );
+}
+
+#[test]
+fn capture_never_fails_and_never_writes_outside() {
+    let r = Repo::new();
+    r.work("s", "Task");
+    let fifo = r.p.path("fifo.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+        (String::new(), vec![]),
+        ("not json".into(), vec![]),
+        ("[1,2]".into(), vec![]),
+        (r.input("s", "Stop"), vec![("MEGG_NOW", "yesterday")]),
+        (json!({"session_id": "../../../escape", "cwd": r.p.root(), "transcript_path": r.transcript("s")}).to_string(), vec![]),
+        (json!({"session_id": "s2", "cwd": "/nowhere/at/all", "transcript_path": r.transcript("s")}).to_string(), vec![]),
+        (json!({"session_id": "s3", "cwd": r.p.root(), "transcript_path": "/dev/zero"}).to_string(), vec![]),
+        (json!({"session_id": "s4", "cwd": r.p.root(), "transcript_path": fifo}).to_string(), vec![]),
+        (json!({"session_id": "s5", "cwd": r.p.root(), "transcript_path": r.p.path("missing.jsonl")}).to_string(), vec![]),
+        (json!({"session_id": 42, "cwd": 7}).to_string(), vec![]),
+    ];
+    for (stdin, env) in cases {
+        let out = r.with_input(&["capture"], &stdin, &env);
+        assert!(out.status.success(), "{stdin}: {out:?}");
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "{stdin}: {out:?}"
+        );
+    }
+    assert!(!r.p.root().parent().unwrap().join("escape.md").exists());
+    let names: Vec<String> = fs::read_dir(r.sessions())
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        names
+            .iter()
+            .all(|n| n == "capture.log" || n.starts_with("s.")),
+        "{names:?}"
+    );
+    // A panic inside capture still exits 0 with nothing printed.
+    let out = r.with_input(
+        &["capture"],
+        &r.input("s", "Stop"),
+        &[("MEGG_FAILPOINTS", "panic=capture")],
+    );
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+}
+
+#[test]
+fn after_compact_the_hook_injects_the_sessions_own_capture() {
+    let r = Repo::new();
+    r.start("one", "startup");
+    r.start("two", "startup");
+    r.work("two", "TWO-TASK");
+    r.capture("two", &[]);
+    r.work("one", "ONE-TASK");
+    r.capture("one", &[]);
+    assert!(r.state().unwrap().contains("TWO-TASK"));
+    for source in ["compact", "resume"] {
+        let ctx = r.start("one", source);
+        assert!(
+            ctx.contains("ONE-TASK") && !ctx.contains("TWO-TASK"),
+            "{source}: {ctx}"
+        );
+        assert!(ctx.contains("captured automatically from session one"));
+    }
+    for source in ["startup", "clear"] {
+        let ctx = r.start("one", source);
+        assert!(ctx.contains("TWO-TASK"), "{source}: {ctx}");
+    }
+    // The start record is the first one: a compact does not replace what the session found.
+    assert_eq!(
+        fs::read_to_string(r.sessions().join("one.start"))
+            .unwrap()
+            .lines()
+            .next(),
+        Some("state: absent")
+    );
+}
+
+#[test]
+fn the_hook_takes_its_directory_from_the_input_unless_told_otherwise() {
+    let r = Repo::new();
+    r.p.ok(
+        "",
+        &[
+            "state",
+            "write",
+            "--content",
+            "## Working On\nFROM-INPUT-CWD",
+        ],
+    );
+    let input = json!({"session_id": "s", "cwd": r.p.root(), "source": "startup"}).to_string();
+    let out = r.with_input(&["context", "--json"], &input, &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FROM-INPUT-CWD"));
+    let other = Project::new();
+    let out = r.with_input(
+        &["-C", other.root().to_str().unwrap(), "context", "--json"],
+        &input,
+        &[],
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("FROM-INPUT-CWD"));
+}
+
+#[test]
+fn reading_continues_where_the_last_capture_stopped() {
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.work("s", "First");
+    r.capture("s", &[]);
+    // A line still being written is not read…
+    let line = tool_use("t2", "TaskCreate", json!({"subject": "Second"})).to_string();
+    let path = r.transcript("s");
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    write!(f, "{}", &line[..20]).unwrap();
+    r.capture("s", &[]);
+    assert!(!r.state().unwrap().contains("Second"));
+    // …and is read whole once it ends.
+    writeln!(f, "{}", &line[20..]).unwrap();
+    writeln!(f, "{}", ok("t2", "Task #2 created")).unwrap();
+    r.capture("s", &[]);
+    let state = r.state().unwrap();
+    assert!(
+        state.contains("- [ ] First") && state.contains("- [ ] Second"),
+        "{state}"
+    );
+    // A transcript replaced by another file is read again from its start.
+    fs::remove_file(&path).unwrap();
+    r.say(
+        "s",
+        &[
+            user(json!("fresh start")),
+            tool_use("w", "Write", json!({"file_path": r.p.path("b.rs")})),
+            ok("w", "ok"),
+        ],
+    );
+    r.capture("s", &[]);
+    let state = r.state().unwrap();
+    assert!(
+        state.contains("fresh start") && !state.contains("First"),
+        "{state}"
+    );
+}
+
+#[test]
+fn task_files_are_the_task_list_when_present() {
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.work("s", "From the transcript");
+    let dir = r.p.path("claude/tasks/s");
+    fs::create_dir_all(&dir).unwrap();
+    for (id, subject, status) in [
+        ("1", "Done task", "completed"),
+        ("2", "Doing task", "in_progress"),
+        ("10", "Later task", "pending"),
+    ] {
+        fs::write(
+            dir.join(format!("{id}.json")),
+            json!({"id": id, "subject": subject, "description": "", "status": status, "blocks": [], "blockedBy": []}).to_string(),
+        )
+        .unwrap();
+    }
+    fs::write(dir.join("3.json"), "{broken").unwrap();
+    r.capture("s", &[]);
+    let state = r.state().unwrap();
+    assert!(section(&state, "Progress").contains("- [x] Done task"));
+    assert_eq!(
+        section(&state, "Next"),
+        "## Next\n- [ ] Doing task (in progress)\n- [ ] Later task\n"
+    );
+    // CLAUDE_CODE_TASK_LIST_ID names another list.
+    let shared = r.p.path("claude/tasks/shared");
+    fs::create_dir_all(&shared).unwrap();
+    fs::write(
+        shared.join("1.json"),
+        json!({"id": "1", "subject": "Shared task", "status": "pending"}).to_string(),
+    )
+    .unwrap();
+    r.capture("s", &[("CLAUDE_CODE_TASK_LIST_ID", "shared")]);
+    assert!(section(&r.state().unwrap(), "Next").contains("Shared task"));
+}
+
+#[test]
+fn commits_made_since_the_session_began_are_progress() {
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.git.commit("main", epoch(NOW) - 60, "Add cart model");
+    r.git.commit("main", epoch(NOW) - 30, "Wire cart API");
+    r.work("s", "Cart");
+    r.capture("s", &[]);
+    let progress = section(&r.state().unwrap(), "Progress").to_string();
+    assert!(
+        progress.contains("- 2 commits since the session began:\n"),
+        "{progress}"
+    );
+    let lines: Vec<&str> = progress
+        .lines()
+        .filter(|l| l.starts_with("  - ") && l.len() > 12 && l.as_bytes()[11] == b' ')
+        .collect();
+    assert!(
+        lines[0].ends_with(" Wire cart API") && lines[1].ends_with(" Add cart model"),
+        "{progress}"
+    );
+}
+
+#[test]
+fn a_50_mb_transcript_is_read_in_one_bounded_pass() {
+    let r = Repo::new();
+    r.start("big", "startup");
+    let path = r.transcript("big");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut f = std::io::BufWriter::new(fs::File::create(&path).unwrap());
+    writeln!(f, "{}", user(json!("Refactor everything"))).unwrap();
+    let filler = "x".repeat(100_000);
+    for i in 0..500 {
+        writeln!(
+            f,
+            "{}",
+            tool_use(&format!("r{i}"), "Read", json!({"file_path": "/p/f.rs"}))
+        )
+        .unwrap();
+        writeln!(f, "{}", ok(&format!("r{i}"), &filler)).unwrap();
+    }
+    // One line over the per-line bound (8 MiB) is skipped whole, and reading goes on.
+    writeln!(f, "{}", ok("huge", &"y".repeat(9 * 1024 * 1024))).unwrap();
+    writeln!(
+        f,
+        "{}",
+        tool_use(
+            "c",
+            "TaskCreate",
+            json!({"subject": "After the giant line"})
+        )
+    )
+    .unwrap();
+    writeln!(f, "{}", ok("c", "Task #1 created")).unwrap();
+    drop(f);
+    assert!(fs::metadata(&path).unwrap().len() > 50_000_000);
+    r.capture("big", &[]);
+    let state = r.state().unwrap();
+    assert!(
+        state.contains("Refactor everything") && state.contains("After the giant line"),
+        "{state}"
+    );
+}
+
+#[test]
+fn the_log_and_the_session_files_are_bounded() {
+    let r = Repo::new();
+    fs::create_dir_all(r.sessions()).unwrap();
+    let old: String = (0..250).map(|i| format!("old line {i}\n")).collect();
+    fs::write(r.sessions().join("capture.log"), old).unwrap();
+    for i in 0..25 {
+        let f = r.sessions().join(format!("old{i}.md"));
+        fs::write(&f, "---\nupdated: 2026-11-01T00:00:00Z\n---\nx\n").unwrap();
+        let t =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000 + i);
+        fs::File::options()
+            .write(true)
+            .open(&f)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+    r.work("new", "Task");
+    r.capture("new", &[]);
+    let log = r.log();
+    assert_eq!(log.len(), 200);
+    assert!(log[199].contains("\tnew\t"));
+    let mds: Vec<String> = fs::read_dir(r.sessions())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    assert_eq!(mds.len(), 20, "{mds:?}");
+    assert!(mds.contains(&"new.md".to_string()) && !mds.contains(&"old0.md".to_string()));
+}
+
+#[test]
+fn subagent_transcripts_beside_the_session_count() {
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.say("s", &[user(json!("Delegate it"))]);
+    let sub = r.p.path("claude/projects/p/s/subagents/agent-a1.jsonl");
+    fs::create_dir_all(sub.parent().unwrap()).unwrap();
+    fs::write(
+        &sub,
+        format!(
+            "{}\n{}\n",
+            tool_use("e", "Edit", json!({"file_path": r.p.path("src/sub.rs")})),
+            ok("e", "ok")
+        ),
+    )
+    .unwrap();
+    r.capture("s", &[]);
+    assert!(r.state().unwrap().contains("  - src/sub.rs\n"));
+}
