@@ -727,3 +727,47 @@ fn subagent_transcripts_beside_the_session_count() {
     r.capture("s", &[]);
     assert!(r.state().unwrap().contains("  - src/sub.rs\n"));
 }
+
+/// A handoff written by hand while a capture is promoting: the capture decides and writes under
+/// `state.md`'s lock, so the hand-written one lands after it and survives. With the lock
+/// switched off, the capture overwrites it — the loss the lock prevents.
+fn race_hand_write_against_promotion(lock: bool) -> String {
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.work("s", "Captured task");
+    let failpoints = if lock {
+        "pause=1000"
+    } else {
+        "pause=1000,no-lock"
+    };
+    let mut capture = r.p.megg("");
+    capture
+        .current_dir("/")
+        .env("MEGG_FAILPOINTS", failpoints)
+        .arg("capture")
+        .write_stdin(r.input("s", "Stop"));
+    let handle = std::thread::spawn(move || capture.output().unwrap());
+    // The capture writes its session file (1 s, paused halfway), takes the lock, checks
+    // state.md, and pauses 1 s before writing: write by hand inside that window.
+    std::thread::sleep(std::time::Duration::from_millis(1400));
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "## Working On\nHAND-WRITTEN"],
+    );
+    assert!(handle.join().unwrap().status.success());
+    r.state().unwrap()
+}
+
+#[test]
+fn a_hand_written_handoff_racing_a_promotion_is_not_lost() {
+    assert!(race_hand_write_against_promotion(true).contains("HAND-WRITTEN"));
+}
+
+#[test]
+fn without_the_lock_a_promotion_overwrites_a_racing_hand_written_handoff() {
+    let state = race_hand_write_against_promotion(false);
+    assert!(
+        !state.contains("HAND-WRITTEN") && state.contains("Captured task"),
+        "{state}"
+    );
+}

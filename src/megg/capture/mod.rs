@@ -423,6 +423,7 @@ fn write(
         if !may_promote(&current, start_state, promoted.as_ref()) {
             return Ok(false);
         }
+        crate::failpoint::pause();
         fsx::write_atomic(&d.boundary, &path, bytes.as_bytes())?;
         sessions.write_promoted(&req.session, &Evidence::of_bytes(bytes.as_bytes()))?;
         Ok(true)
