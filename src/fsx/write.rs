@@ -166,6 +166,36 @@ pub fn create_new(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<bool> {
     Ok(true)
 }
 
+/// Appends `bytes` to the regular file `path` inside `b` (creating it), never through a link
+/// or into a special file; returns the file's size after. Not synced: for megg's own logs,
+/// where one lost line after a crash costs nothing and a sync per line would cost every hook.
+pub fn append(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<u64> {
+    let (dir, name) = b.parent_of(path)?;
+    let mut opts = OpenOptions::new();
+    opts.append(true)
+        .create(true)
+        .mode(0o666)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32);
+    let mut file = dir
+        .open_with(&name, &opts)
+        .map_err(|e| Error::io("append to", path, &e))?
+        .into_std();
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io("append to", path, &e))?;
+    let kind = Kind::of(&meta.file_type());
+    if kind != Kind::File {
+        return Err(GateError::WriteSpecial {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into());
+    }
+    file.write_all(bytes)
+        .map_err(|e| Error::io("append to", path, &e))?;
+    Ok(meta.len() + bytes.len() as u64)
+}
+
 /// Creates a file named `base` in `dir` (inside `b`), or `base.2`, `base.3`… when taken:
 /// backups and quarantine copies never replace anything. Returns the path written.
 pub fn create_unique(b: &Boundary, dir: &Path, base: &str, bytes: &[u8]) -> Result<PathBuf> {

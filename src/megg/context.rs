@@ -185,18 +185,19 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
             .own_capture
             .as_ref()
             .and_then(|id| own_capture(deps, d, path, id, &mut warnings));
-        newer_captures = super::capture::newer_captures(
-            deps,
-            path,
-            on_disk.as_ref().and_then(|s| s.updated_at),
-            on_disk
-                .as_ref()
-                .and_then(|s| s.session.as_deref())
-                .or(req.own_capture.as_ref().map(|id| id.as_str())),
-        );
-        if on_disk.is_none() {
-            // No state.md (never written, or cleared): other sessions' captures are not news.
-            newer_captures.clear();
+        let repo = deps.repo(path);
+        if on_disk.is_some()
+            && let Some(sessions) = super::capture::sessions_for(repo.as_ref(), &top, Some(d))
+        {
+            newer_captures = super::capture::newer_captures(
+                deps,
+                &sessions,
+                on_disk.as_ref().and_then(|s| s.updated_at),
+                on_disk
+                    .as_ref()
+                    .and_then(|s| s.session.as_deref())
+                    .or(req.own_capture.as_ref().map(|id| id.as_str())),
+            );
         }
         state = own.or(on_disk).filter(|s| !s.expired);
         let (listed, total) = discovery::megg_files(d);

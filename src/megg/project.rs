@@ -80,9 +80,12 @@ impl Project {
 
 /// The project root for `at`: the top of its git work tree as walked, else `at` itself.
 pub fn top(ceilings: &[PathBuf], at: &Path) -> PathBuf {
-    Repo::discover(at, ceilings)
-        .as_ref()
-        .and_then(Repo::workdir)
+    top_of(Repo::discover(at, ceilings).as_ref(), at)
+}
+
+/// [`top`] for a repository already discovered from `at` (or none).
+pub fn top_of(repo: Option<&Repo>, at: &Path) -> PathBuf {
+    repo.and_then(Repo::workdir)
         .map(|w| same_dir_as_walked(at, w))
         .unwrap_or_else(|| at.to_path_buf())
 }

@@ -150,20 +150,45 @@ pub fn evidence(d: &Domain) -> Evidence {
     }
 }
 
-/// Where a session working in `cwd` keeps its files, and the domain it hands off to.
-pub fn place(deps: &Deps<'_>, cwd: &Path) -> (Option<Repo>, Option<Domain>, Option<Sessions>) {
-    let top = super::project::top(deps.ceilings, cwd);
-    let domain = deps.walk(&top).current_domain(cwd, &mut Vec::new());
+/// Where a session works: its repository, project top, the domain it hands off to, and its
+/// session files.
+pub struct Place {
+    pub repo: Option<Repo>,
+    pub top: PathBuf,
+    pub domain: Option<Domain>,
+    pub sessions: Option<Sessions>,
+}
+
+/// The [`Place`] of a session working in `cwd` (one repository discovery).
+pub fn place(deps: &Deps<'_>, cwd: &Path) -> Place {
     let repo = deps.repo(cwd);
-    let key = domain.as_ref().map_or(top.clone(), |d| d.dir.clone());
-    let sessions = Sessions::locate(repo.as_ref(), &key, fsx::user_cache_dir().as_deref());
-    (repo, domain, sessions)
+    let top = super::project::top_of(repo.as_ref(), cwd);
+    let domain = deps.walk(&top).current_domain(cwd, &mut Vec::new());
+    let sessions = sessions_for(repo.as_ref(), &top, domain.as_ref());
+    Place {
+        repo,
+        top,
+        domain,
+        sessions,
+    }
+}
+
+/// The session files for a project (inside git) or a domain (outside).
+pub fn sessions_for(repo: Option<&Repo>, top: &Path, domain: Option<&Domain>) -> Option<Sessions> {
+    let key = domain.map_or(top, |d| d.dir.as_path());
+    Sessions::locate(repo, key, fsx::user_cache_dir().as_deref())
 }
 
 /// The SessionStart hook's record of what the session found (SPEC §3.3, §10). Recorded once
 /// per session; errors are ignored (the hook never fails).
 pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
-    let (repo, domain, Some(sessions)) = place(deps, cwd) else {
+    let Place {
+        repo,
+        domain,
+        sessions: Some(sessions),
+        ..
+    } = place(deps, cwd)
+    else {
         return;
     };
     let start = Start {
@@ -176,8 +201,7 @@ pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
 /// A session's own capture (its path and text), for the SessionStart hook after `compact` or
 /// `resume` (SPEC §10).
 pub fn own_capture(deps: &Deps<'_>, cwd: &Path, session: &SessionId) -> Option<(PathBuf, String)> {
-    let (_, _, sessions) = place(deps, cwd);
-    let sessions = sessions?;
+    let sessions = place(deps, cwd).sessions?;
     let text = sessions.read_capture(session)?;
     Some((sessions.capture_path(session), text))
 }
@@ -194,13 +218,10 @@ pub struct Newer {
 /// first: the parallel sessions whose handoff did not reach `state.md` (SPEC §10).
 pub fn newer_captures(
     deps: &Deps<'_>,
-    cwd: &Path,
+    sessions: &Sessions,
     than: Option<DateTime<Utc>>,
     shown_session: Option<&str>,
 ) -> Vec<Newer> {
-    let (_, _, Some(sessions)) = place(deps, cwd) else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
     for (id, path) in sessions.captures().into_iter().take(store::KEEP_CAPTURES) {
         if Some(id.as_str()) == shown_session {
@@ -226,7 +247,12 @@ pub fn newer_captures(
 
 /// Captures the session's handoff (SPEC §10). Never fails: what goes wrong is the verdict.
 pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
-    let (repo, domain, sessions) = place(deps, &req.cwd);
+    let Place {
+        repo,
+        top,
+        domain,
+        sessions,
+    } = place(deps, &req.cwd);
     let mut outcome = Outcome {
         verdict: Verdict::Nothing,
         session_file: None,
@@ -251,7 +277,14 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
         .unwrap_or_default();
     let (progress, changed) = read::update(previous, &files);
     let start = sessions.read_start(&req.session);
-    let facts = facts(deps, req, &progress.scan, repo.as_ref(), start.as_ref());
+    let facts = facts(
+        deps,
+        req,
+        &top,
+        &progress.scan,
+        repo.as_ref(),
+        start.as_ref(),
+    );
 
     let verdict = if facts.is_empty() {
         Verdict::Nothing
@@ -297,11 +330,11 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
 fn facts(
     deps: &Deps<'_>,
     req: &Request,
+    top: &Path,
     scan: &transcript::Scan,
     repo: Option<&Repo>,
     start: Option<&Start>,
 ) -> Facts {
-    let top = super::project::top(deps.ceilings, &req.cwd);
     let tasks = req
         .tasks_dir
         .as_deref()
@@ -314,7 +347,7 @@ fn facts(
         .take(handoff::MAX_FILES)
         .map(|f| {
             let p = Path::new(f);
-            match p.strip_prefix(&top) {
+            match p.strip_prefix(top) {
                 Ok(rel) => rel.display().to_string(),
                 Err(_) => f.clone(),
             }

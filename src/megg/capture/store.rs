@@ -15,8 +15,12 @@ pub const KEEP_CAPTURES: usize = 20;
 const KEEP_STARTS: usize = 50;
 /// Lines kept in the capture log.
 pub const LOG_LINES: usize = 200;
+/// Lines the log is cut to when it grows past [`LOG_LINES`].
+const LOG_KEEP: usize = 150;
 /// Most characters of one log line.
 const LOG_LINE_CHARS: usize = 400;
+/// Most bytes of the log read: more lines than it may hold, at their longest.
+const LOG_MAX_BYTES: u64 = ((LOG_LINES + 1) * (LOG_LINE_CHARS * 4 + 1)) as u64;
 /// Most bytes read of the small files here.
 const MAX_SMALL: u64 = 64 * 1024;
 /// Most bytes of a scan cache.
@@ -203,32 +207,35 @@ impl Sessions {
         self.write(&self.path(id, "scan"), json.as_bytes())
     }
 
-    /// Appends one line to the capture log, keeping the newest [`LOG_LINES`].
+    /// Appends one line to the capture log. Past [`LOG_LINES`] lines the log is cut to its
+    /// newest [`LOG_KEEP`], so it never holds more than [`LOG_LINES`] and is rewritten only
+    /// once every so many captures.
     pub fn log(&self, line: &str) -> crate::error::Result<()> {
         let path = self.dir.join(LOG);
         fsx::create_dir_all(&self.boundary, &self.dir)?;
         let _lock = crate::megg::lock(None, &self.boundary, &path)?;
-        let old = self
-            .read(&path, (LOG_LINES * (LOG_LINE_CHARS * 4 + 1)) as u64)
-            .unwrap_or_default();
-        let mut lines: Vec<&str> = old.lines().collect();
         let line = crate::megg::capture::transcript::cut_chars(
             &line.replace(['\n', '\r'], " "),
             LOG_LINE_CHARS,
         );
-        lines.push(&line);
-        let from = lines.len().saturating_sub(LOG_LINES);
-        let mut text = lines[from..].join("\n");
-        text.push('\n');
-        fsx::write_atomic(&self.boundary, &path, text.as_bytes())
+        fsx::append(&self.boundary, &path, format!("{line}\n").as_bytes())?;
+        let text = match fsx::read_text(&self.boundary, &path, LOG_MAX_BYTES)? {
+            Some(t) if !t.truncated => t.text,
+            // Longer than any log megg writes: someone else's bytes; start it over.
+            _ => return fsx::write_atomic(&self.boundary, &path, format!("{line}\n").as_bytes()),
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.len() > LOG_LINES {
+            let mut kept = lines[lines.len() - LOG_KEEP..].join("\n");
+            kept.push('\n');
+            fsx::write_atomic(&self.boundary, &path, kept.as_bytes())?;
+        }
+        Ok(())
     }
 
     /// The newest line of the capture log.
     pub fn last_log(&self) -> Option<String> {
-        let text = self.read(
-            &self.dir.join(LOG),
-            (LOG_LINES * (LOG_LINE_CHARS * 4 + 1)) as u64,
-        )?;
+        let text = self.read(&self.dir.join(LOG), LOG_MAX_BYTES)?;
         text.lines().last().map(str::to_string)
     }
 
