@@ -45,6 +45,12 @@ pub fn shown_text(view: Option<&StateView>) -> String {
         notes.push(format!("{n} commit{} since", if n == 1 { "" } else { "s" }));
     }
     notes.push(format!("{} tokens", s.tokens));
+    if s.auto {
+        notes.push(match &s.session {
+            Some(id) => format!("captured automatically from session {id}"),
+            None => "captured automatically".into(),
+        });
+    }
     let _ = writeln!(out, "{}\n", notes.join(", "));
     out.push_str(s.content.trim_end());
     out.push('\n');
