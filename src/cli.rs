@@ -54,7 +54,7 @@ pub enum Command {
     Init(commands::init::Args),
     /// Report on knowledge health below a directory; archive old entries
     Maintain(commands::maintain::Args),
-    /// Install the hook, skill, workflow commands and MCP registration for Claude Code
+    /// Install the hooks, skill, workflow commands and MCP registration for Claude Code
     Setup(commands::setup::Args),
     /// Check that megg is installed and its files are healthy
     Doctor(commands::doctor::Args),

@@ -27,6 +27,8 @@ pub struct Env {
     pub trusted: Vec<PathBuf>,
     /// Why the config file could not be used, if it could not.
     pub config_warnings: Vec<String>,
+    /// `MEGG_CAPTURE=off`: automatic capture is turned off (SPEC §10).
+    pub capture_off: bool,
 }
 
 impl Env {
@@ -57,6 +59,7 @@ impl Env {
             clock,
             tokens: Counter::from_env(),
             ceilings: ceilings_from_env(),
+            capture_off: std::env::var_os("MEGG_CAPTURE").is_some_and(|v| v == "off"),
             stdin_is_tty: std::io::stdin().is_terminal(),
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         })

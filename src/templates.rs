@@ -10,6 +10,7 @@ pub const KNOWLEDGE_ENTRY: &str = include_str!("../templates/knowledge-entry.md"
 pub const KNOWLEDGE_ARCHIVE: &str = include_str!("../templates/knowledge-archive.md");
 pub const GITIGNORE: &str = include_str!("../templates/gitignore");
 pub const HOOK: &str = include_str!("../templates/hook.json");
+pub const CAPTURE_HOOK: &str = include_str!("../templates/capture-hook.json");
 pub const MCP: &str = include_str!("../templates/mcp.json");
 
 /// The files `megg setup` installs for Claude Code, by their path under `.claude/`.
@@ -90,6 +91,7 @@ mod tests {
             ),
             (KNOWLEDGE_ARCHIVE, &["now", "year"][..]),
             (HOOK, &["command"][..]),
+            (CAPTURE_HOOK, &["command"][..]),
             (MCP, &["command"][..]),
         ] {
             let values: Vec<(&str, &str)> = keys.iter().map(|k| (*k, "v")).collect();
@@ -99,7 +101,7 @@ mod tests {
 
     #[test]
     fn json_templates_are_json() {
-        for t in [HOOK, MCP] {
+        for t in [HOOK, CAPTURE_HOOK, MCP] {
             let filled = fill(t, &[("command", "megg")]);
             serde_json::from_str::<serde_json::Value>(&filled).unwrap();
         }

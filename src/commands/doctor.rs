@@ -7,6 +7,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::fsx;
 use crate::megg::doctor;
+use crate::megg::setup::Hook;
 use crate::output::Output;
 use crate::wire::doctor::Report;
 
@@ -30,10 +31,17 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         user_dir: crate::claude::user_dir(),
         user_json: crate::claude::user_json(),
     };
-    let hooks = active.hooks();
     let mut checks = vec![
         settings_check,
-        doctor::hook(&settings, plugin, &hooks, resolve),
+        doctor::hook(&settings, plugin, &active.hooks(Hook::Context), resolve),
+        // `None`: the last line of the capture log goes here (SPEC §10 "doctor shows the last one").
+        doctor::capture(
+            &project,
+            &settings,
+            &active.hooks(Hook::Capture),
+            env.capture_off,
+            None,
+        ),
     ];
     checks.extend(doctor::installed(&project, &claude_dirs, plugin));
     checks.push(doctor::mcp(&active.servers()));

@@ -1,12 +1,13 @@
-//! `megg setup [--scope project|user] [--uninstall] [--dry-run] [--json]` (SPEC §7): install
-//! the SessionStart hook, the skill, the workflow commands, the MCP registration and the
-//! gitignore block — merged into what is there, idempotent, backed up, and exactly undoable.
+//! `megg setup [--scope project|user] [--uninstall] [--no-capture] [--dry-run] [--json]`
+//! (SPEC §7, §10): install the SessionStart hook, the capture hooks, the skill, the workflow
+//! commands, the MCP registration and the gitignore block — merged into what is there,
+//! idempotent, backed up, and exactly undoable.
 
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
-use crate::megg::setup::{self, Scope, active, plan};
+use crate::megg::setup::{self, Hook, Scope, active, plan};
 use crate::output::Output;
 use crate::render::shell_quote;
 use crate::templates::CLAUDE_FILES;
@@ -20,6 +21,10 @@ pub struct Args {
     /// Remove exactly what setup added
     #[arg(long)]
     pub uninstall: bool,
+    /// Leave out the capture hooks (PreCompact, SessionEnd, Stop) and remove any setup installed
+    /// before: capture off
+    #[arg(long)]
+    pub no_capture: bool,
     /// Print what would change; change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -34,12 +39,9 @@ pub struct Args {
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let project = env.project();
     let mut exe_path = String::new();
-    let (root, hook_command, mcp_command) = match args.scope {
-        Scope::Project => (
-            project.root.join(".claude"),
-            setup::PROJECT_HOOK.to_string(),
-            "megg".to_string(),
-        ),
+    // The binary the MCP server (and, at user scope, the hooks) run.
+    let (root, program) = match args.scope {
+        Scope::Project => (project.root.join(".claude"), "megg".to_string()),
         Scope::User => {
             let dir = crate::claude::user_dir().ok_or_else(|| {
                 Error::user("HOME is not set").with_hint("set HOME, or use --scope project")
@@ -47,9 +49,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             let exe = std::env::current_exe()
                 .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?;
             exe_path = exe.display().to_string();
-            let exe = shell_quote(&exe_path);
-            (dir, format!("{exe} context --json"), exe)
+            (dir, shell_quote(&exe_path))
         }
+    };
+    // Project hooks live in a committed file: guarded plain `megg`. User hooks: the absolute path.
+    let hook_command = |hook: Hook| match args.scope {
+        Scope::Project => hook.project_command().to_string(),
+        Scope::User => hook.command(&program),
     };
     let places = plan::Places {
         claude: match args.scope {
@@ -89,34 +95,70 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     };
     let check_others = !args.uninstall && !args.force;
     let settings_path = root.join("settings.json");
-    let hooks_elsewhere: Vec<_> = if check_others {
+    let elsewhere = |hook: Hook| -> Vec<_> {
+        if !check_others {
+            return Vec::new();
+        }
         active
-            .hooks()
+            .hooks(hook)
             .into_iter()
             .filter(|s| !matches!(s, active::Source::Settings(p) if *p == settings_path))
             .collect()
-    } else {
-        Vec::new()
     };
+    // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
+    let capture_off = args.no_capture && !args.uninstall;
 
     // Plan everything first: an invalid JSON file stops the run before anything is written.
-    if hooks_elsewhere.is_empty() {
-        planned.push(plan::plan_json(
-            &places.claude,
-            &settings_path,
-            args.uninstall,
-            "SessionStart hook",
-            |v| {
-                if args.uninstall {
-                    Ok(setup::remove_hook(v, &hook_command))
+    // megg's hooks in the settings file: each added, removed (--uninstall; the capture hooks
+    // with --no-capture) or left out because megg already runs it from another place.
+    let mut hooks = Vec::new();
+    for (hook, verb) in [
+        (Hook::Context, "hook is"),
+        (Hook::Capture, "capture hooks are"),
+    ] {
+        let others = if hook == Hook::Capture && capture_off {
+            Vec::new()
+        } else {
+            elsewhere(hook)
+        };
+        if others.is_empty() {
+            hooks.push(hook);
+        } else {
+            warnings.push(already_active(verb, &others));
+            planned.push(plan::skipped(&settings_path, hook.as_str()));
+        }
+    }
+    if !hooks.is_empty() {
+        // How the report names the change depends on what the edit finds: `what` comes after.
+        let mut capture_removed = false;
+        let mut p = plan::plan_json(&places.claude, &settings_path, args.uninstall, "", |v| {
+            let mut changed = false;
+            for &hook in &hooks {
+                if args.uninstall || (hook == Hook::Capture && capture_off) {
+                    let removed = setup::remove_hook(v, hook, &hook_command(hook));
+                    capture_removed |= removed && hook == Hook::Capture;
+                    changed |= removed;
                 } else {
-                    setup::add_hook(v, &hook_command)
+                    changed |= setup::add_hook(v, hook, &hook_command(hook))?;
                 }
-            },
-        )?);
-    } else {
-        warnings.push(already_active("hook", &hooks_elsewhere));
-        planned.push(plan::skipped(&settings_path, "SessionStart hook"));
+            }
+            Ok(changed)
+        })?;
+        let parts: Vec<&str> = hooks
+            .iter()
+            .filter_map(|&hook| match hook {
+                Hook::Capture if capture_off => {
+                    capture_removed.then_some("capture hooks removed (--no-capture)")
+                }
+                _ => Some(hook.as_str()),
+            })
+            .collect();
+        // --no-capture with nothing to remove, and the SessionStart hook active elsewhere:
+        // nothing of megg's is in this file to report.
+        if !parts.is_empty() {
+            p.what = parts.join(", ");
+            planned.push(p);
+        }
     }
     for (rel, template) in CLAUDE_FILES {
         let path = root.join(rel);
@@ -159,12 +201,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                         if args.uninstall {
                             Ok(setup::remove_mcp(v))
                         } else {
-                            setup::add_mcp(v, &mcp_command)
+                            setup::add_mcp(v, &program)
                         }
                     },
                 )?);
             } else {
-                warnings.push(already_active("MCP server", &servers_elsewhere));
+                warnings.push(already_active("MCP server is", &servers_elsewhere));
                 planned.push(plan::skipped(&mcp_json, "MCP server `megg`"));
             }
             let record = plan::gitignore_record(&project);
@@ -181,13 +223,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             planned.push(p);
         }
         Scope::User if !servers_elsewhere.is_empty() => {
-            warnings.push(already_active("MCP server", &servers_elsewhere));
+            warnings.push(already_active("MCP server is", &servers_elsewhere));
         }
         Scope::User => {
             mcp_note = Some(if args.uninstall {
                 "claude mcp remove --scope user megg".to_string()
             } else {
-                format!("claude mcp add --scope user megg -- {mcp_command} mcp")
+                format!("claude mcp add --scope user megg -- {program} mcp")
             });
         }
     }
@@ -253,11 +295,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     ))
 }
 
-/// The warning for a hook or server setup leaves out because megg is active elsewhere.
+/// The warning for hooks or a server setup leaves out because megg is active elsewhere; `what`
+/// ends with its verb ("hook is", "capture hooks are").
 fn already_active(what: &str, places: &[active::Source]) -> String {
     let names: Vec<String> = places.iter().map(ToString::to_string).collect();
     format!(
-        "megg's {what} is already active from {}; not adding a second one (the model would get megg twice). Run with --force to add it anyway",
+        "megg's {what} already active from {}; not adding a second one (megg would run twice in each session). Run with --force to add it anyway",
         names.join(" and ")
     )
 }

@@ -11,7 +11,8 @@ use crate::fsx;
 use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
 use crate::megg::discovery::Domain;
 use crate::megg::project::Project;
-use crate::megg::{checkpoint, setup, state};
+use crate::megg::setup::{self, Hook};
+use crate::megg::{checkpoint, state};
 use crate::templates::CLAUDE_FILES;
 use crate::tokens::Counter;
 
@@ -24,7 +25,7 @@ pub struct Check {
     pub name: &'static str,
     pub ok: bool,
     pub detail: String,
-    /// What to run or do; only on a failed check.
+    /// What to run or do: on a failed check, or on an optional part that is not set up.
     pub fix: Option<String>,
 }
 
@@ -100,14 +101,16 @@ pub fn hook(
         );
     }
     let first = settings.iter().find_map(|(p, v)| {
-        setup::hook_commands(v)
+        setup::hook_commands(v, Hook::Context)
             .into_iter()
             .next()
             .map(|c| (p.clone(), c))
     });
     match first {
         Some((path, command)) => {
-            let program = setup::hook_program(&command).unwrap_or_else(|| "megg".into());
+            let program = Hook::Context
+                .program(&command)
+                .unwrap_or_else(|| "megg".into());
             let found = which(&program);
             check(
                 "hook",
@@ -132,6 +135,91 @@ pub fn hook(
             Some("megg setup"),
         ),
     }
+}
+
+/// What doctor says when no capture hook is registered.
+const CAPTURE_NOT_INSTALLED: &str =
+    "capture hooks not installed: the next session starts from the last hand-written state only";
+
+/// megg's capture hooks (SPEC §10) run once each: `active` are the places [`setup::active`]
+/// found them, `off` is `MEGG_CAPTURE=off`. Capture is optional (`megg setup --no-capture`), so
+/// hooks that are not installed are not a failure, but the fix is still shown. `last_capture`
+/// is the capture log's last line, shown when there is one.
+pub fn capture(
+    project: &Project,
+    settings: &[(PathBuf, Value)],
+    active: &[setup::active::Source],
+    off: bool,
+    last_capture: Option<String>,
+) -> Check {
+    use setup::active::Source;
+    let mut c = match active {
+        _ if off => check("capture", true, "capture is off (MEGG_CAPTURE=off)", None),
+        [] => Check {
+            name: "capture",
+            ok: true,
+            detail: CAPTURE_NOT_INSTALLED.into(),
+            fix: Some("megg setup".into()),
+        },
+        [Source::Settings(path)] => {
+            // Once each: every event there, none twice.
+            let value = settings.iter().find(|(p, _)| p == path).map(|(_, v)| v);
+            let wrong: Vec<String> = setup::CAPTURE_EVENTS
+                .iter()
+                .filter_map(|event| {
+                    let n =
+                        value.map_or(0, |v| setup::event_commands(v, Hook::Capture, event).len());
+                    match n {
+                        1 => None,
+                        0 => Some(format!("{event} missing")),
+                        n => Some(format!("{event} {n} times")),
+                    }
+                })
+                .collect();
+            check(
+                "capture",
+                wrong.is_empty(),
+                if wrong.is_empty() {
+                    format!(
+                        "PreCompact, SessionEnd and Stop registered in {}",
+                        path.display()
+                    )
+                } else {
+                    format!(
+                        "megg's capture hooks in {}: {}",
+                        path.display(),
+                        wrong.join(", ")
+                    )
+                },
+                Some(if path.starts_with(&project.root) {
+                    "megg setup"
+                } else {
+                    "megg setup --scope user"
+                }),
+            )
+        }
+        [_] => check("capture", true, "provided by the megg plugin", None),
+        // Two registrations: every capture runs twice (SPEC §7, like the SessionStart hook).
+        _ => {
+            let names: Vec<String> = active.iter().map(ToString::to_string).collect();
+            check(
+                "capture",
+                false,
+                format!(
+                    "megg's capture hooks run {} times: {} — every capture runs twice",
+                    active.len(),
+                    names.join(" and ")
+                ),
+                Some(
+                    "keep one: `megg setup --no-capture`, `megg setup --scope user --no-capture`, or disable the megg plugin",
+                ),
+            )
+        }
+    };
+    if let Some(line) = last_capture {
+        c.detail.push_str(&format!("; last capture: {line}"));
+    }
+    c
 }
 
 /// The skill and the workflow commands are installed in one of `claude_dirs`.

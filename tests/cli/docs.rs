@@ -291,6 +291,17 @@ fn plugin_manifest_and_hooks_are_valid() {
     assert_eq!(entry["matcher"], "startup|resume|clear|compact");
     let command = entry["hooks"][0]["command"].as_str().unwrap();
     assert!(command.contains("exec megg context --json"), "{command}");
+    // The capture hooks (SPEC §10): every PreCompact, SessionEnd and Stop, no matcher.
+    for event in ["PreCompact", "SessionEnd", "Stop"] {
+        assert_eq!(
+            hooks["hooks"][event],
+            serde_json::json!([{"hooks": [{
+                "type": "command",
+                "command": "command -v megg >/dev/null 2>&1 || exit 0; exec megg capture"
+            }]}]),
+            "{event}"
+        );
+    }
     // The plugin brings the MCP server too (SPEC §7).
     assert_eq!(plugin["mcpServers"]["megg"]["command"], "megg");
     assert_eq!(
@@ -361,4 +372,61 @@ fn plugin_hook_prints_a_valid_document_with_or_without_megg() {
             .contains("cargo install megg"),
         "{without}"
     );
+}
+
+/// The plugin's capture hooks (SPEC §10): with megg on PATH they hand Claude Code's hook input
+/// on stdin to `megg capture`; without it they do nothing — exit 0, nothing printed.
+#[test]
+fn plugin_capture_hooks_run_megg_capture_or_nothing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hooks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap())
+            .unwrap();
+    // A stand-in megg that records how it was run.
+    let bin = tempfile::tempdir().unwrap();
+    let record = bin.path().join("record");
+    let fake = bin.path().join("megg");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" > '{0}'\ncat >> '{0}'\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    for event in ["PreCompact", "SessionEnd", "Stop"] {
+        let command = hooks["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {event} hook"));
+        let input = format!("{{\"hook_event_name\": \"{event}\"}}");
+        let run = |path: &str| {
+            let mut child = std::process::Command::new("sh")
+                .args(["-c", command])
+                .env_clear()
+                .env("PATH", path)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            // Without megg nothing reads stdin: the write may find the pipe closed.
+            let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes());
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{event}: {out:?}");
+            assert!(
+                out.stdout.is_empty() && out.stderr.is_empty(),
+                "{event}: {out:?}"
+            );
+        };
+        run("/usr/bin:/bin");
+        assert!(!record.exists(), "{event}: nothing ran without megg");
+        run(&format!("{}:/usr/bin:/bin", bin.path().display()));
+        assert_eq!(
+            std::fs::read_to_string(&record).unwrap(),
+            format!("capture\n{input}"),
+            "{event}"
+        );
+        std::fs::remove_file(&record).unwrap();
+    }
 }

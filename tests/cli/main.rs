@@ -142,6 +142,7 @@ pub fn megg_command() -> Command {
         "MEGG_CEILING_DIRS",
         "MEGG_CACHE_DIR",
         "MEGG_FAILPOINTS",
+        "MEGG_CAPTURE",
         "CLAUDE_CONFIG_DIR",
         "XDG_CACHE_HOME",
         "XDG_CONFIG_HOME",

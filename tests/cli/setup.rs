@@ -53,6 +53,31 @@ fn setup(p: &Project, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The events megg's capture hooks are registered for (SPEC §10).
+const CAPTURE_EVENTS: [&str; 3] = ["PreCompact", "SessionEnd", "Stop"];
+
+/// The project-scope capture command: a silent no-op without megg, like the SessionStart one.
+const PROJECT_CAPTURE: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec megg capture";
+
+/// The entry setup adds for each capture event at project scope.
+fn capture_entry() -> Value {
+    json!({"hooks": [{"type": "command", "command": PROJECT_CAPTURE}]})
+}
+
+/// The entries of `event` in a settings value whose command runs megg.
+fn megg_entries(settings: &Value, event: &str) -> Vec<Value> {
+    settings["hooks"][event]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .filter(|e| e.to_string().contains("megg"))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn json_of(out: &std::process::Output) -> Value {
     assert!(
         out.status.success(),
@@ -97,7 +122,10 @@ fn setup_merges_is_idempotent_and_uninstall_is_the_inverse() {
     let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
     assert_eq!(settings["model"], "opus");
     assert_eq!(settings["permissions"], original["permissions"]);
-    assert_eq!(settings["hooks"]["Stop"], original["hooks"]["Stop"]);
+    assert_eq!(
+        settings["hooks"]["Stop"][0], original["hooks"]["Stop"][0],
+        "the user's Stop hook survives"
+    );
     let starts = settings["hooks"]["SessionStart"].as_array().unwrap();
     assert_eq!(
         starts[0], original["hooks"]["SessionStart"][0],
@@ -226,6 +254,15 @@ fn user_scope_touches_nothing_outside_home() {
         format!("{} context --json", bin.display()),
         "the absolute path"
     );
+    for event in CAPTURE_EVENTS {
+        assert_eq!(
+            megg_entries(&settings, event),
+            [
+                json!({"hooks": [{"type": "command", "command": format!("{} capture", bin.display())}]})
+            ],
+            "{event}: the absolute path"
+        );
+    }
     assert!(home.join(".claude/skills/megg-state/SKILL.md").is_file());
     assert!(
         home.join(".claude/commands/workflows/compound.md")
@@ -256,6 +293,10 @@ fn user_scope_touches_nothing_outside_home() {
 }
 
 fn doctor(p: &Project) -> (i32, Value) {
+    doctor_with(p, &[])
+}
+
+fn doctor_with(p: &Project, env: &[(&str, &str)]) -> (i32, Value) {
     let bin_dir = assert_cmd::cargo::cargo_bin("megg")
         .parent()
         .unwrap()
@@ -264,6 +305,7 @@ fn doctor(p: &Project) -> (i32, Value) {
         .megg("")
         .env("HOME", p.path("home"))
         .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .envs(env.iter().copied())
         .args(["doctor", "--json"])
         .output()
         .unwrap();
@@ -290,6 +332,7 @@ fn doctor_passes_a_healthy_setup() {
     for name in [
         "settings",
         "hook",
+        "capture",
         "skill",
         "commands",
         "mcp",
@@ -462,6 +505,10 @@ fn setup_adds_no_second_megg_when_the_plugin_is_enabled() {
         p.read(".claude/settings.json")
             .contains("megg context --json")
     );
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    for event in CAPTURE_EVENTS {
+        assert_eq!(megg_entries(&settings, event), [capture_entry()], "{event}");
+    }
     assert!(p.read(".mcp.json").contains("\"megg\""));
 }
 
@@ -587,4 +634,280 @@ fn doctor_counts_the_plugin_as_the_mcp_server() {
     let mcp = check(&v, "mcp");
     assert_eq!(mcp["ok"], true, "{v}");
     assert_eq!(mcp["detail"], "provided by the megg plugin");
+}
+
+/// SPEC §7, §10: project setup registers `megg capture` for PreCompact, SessionEnd and Stop
+/// beside the SessionStart hook, keeps the user's own hooks for those events, changes nothing
+/// the second time, and `--uninstall` gives back the file byte for byte.
+#[test]
+fn setup_installs_the_capture_hooks_and_uninstall_gives_the_file_back() {
+    let p = project();
+    let own = json!({
+        "model": "opus",
+        "hooks": {
+            "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "echo compacting"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}]
+        }
+    });
+    let own_text = serde_json::to_string_pretty(&own).unwrap() + "\n";
+    p.write(".claude/settings.json", &own_text);
+
+    json_of(&setup(&p, &["setup", "--json"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    assert_eq!(
+        settings["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --json"
+    );
+    for event in CAPTURE_EVENTS {
+        assert_eq!(megg_entries(&settings, event), [capture_entry()], "{event}");
+    }
+    // The user's own PreCompact and Stop hooks come first, untouched.
+    assert_eq!(
+        settings["hooks"]["PreCompact"][0],
+        own["hooks"]["PreCompact"][0]
+    );
+    assert_eq!(settings["hooks"]["Stop"][0], own["hooks"]["Stop"][0]);
+    assert_eq!(settings["hooks"]["PreCompact"].as_array().unwrap().len(), 2);
+    assert_eq!(settings["hooks"]["SessionEnd"].as_array().unwrap().len(), 1);
+
+    // A second run changes nothing.
+    let before = snapshot(p.root());
+    let v = json_of(&setup(&p, &["setup", "--json"]));
+    assert!(
+        v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["action"] == "unchanged"),
+        "{v}"
+    );
+    assert_eq!(snapshot(p.root()), before);
+
+    json_of(&setup(&p, &["setup", "--uninstall", "--json"]));
+    assert_eq!(p.read(".claude/settings.json"), own_text, "byte for byte");
+
+    // Keys setup created go again, the `hooks` object included.
+    let plain = "{\n  \"model\": \"opus\"\n}\n";
+    p.write(".claude/settings.json", plain);
+    json_of(&setup(&p, &["setup", "--json"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    for event in CAPTURE_EVENTS {
+        assert_eq!(
+            settings["hooks"][event],
+            json!([capture_entry()]),
+            "{event}"
+        );
+    }
+    json_of(&setup(&p, &["setup", "--uninstall", "--json"]));
+    assert_eq!(p.read(".claude/settings.json"), plain);
+}
+
+/// The project-scope capture command lives in a committed file: without megg on PATH it is a
+/// silent no-op (exit 0, nothing printed), never a hook error in a teammate's session.
+#[test]
+fn the_project_capture_hook_is_silent_for_a_teammate_without_megg() {
+    let p = project();
+    json_of(&setup(&p, &["setup", "--json"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    for event in CAPTURE_EVENTS {
+        let command = settings["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        let out = std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(p.root())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{event}: {out:?}");
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "{event}: {out:?}"
+        );
+    }
+}
+
+/// SPEC §10 `setup --no-capture`: everything but the capture hooks; hooks a previous setup
+/// installed are removed (and the report says so); the user's own Stop hook stays.
+#[test]
+fn no_capture_leaves_the_capture_hooks_out_and_removes_installed_ones() {
+    let p = project();
+    p.write(".claude/settings.json", SETTINGS);
+    let original: Value = serde_json::from_str(SETTINGS).unwrap();
+    json_of(&setup(&p, &["setup", "--no-capture", "--json"]));
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    assert!(
+        p.read(".claude/settings.json")
+            .contains("exec megg context --json")
+    );
+    for event in CAPTURE_EVENTS {
+        assert_eq!(
+            megg_entries(&settings, event),
+            Vec::<Value>::new(),
+            "{event}"
+        );
+    }
+    assert_eq!(settings["hooks"]["Stop"], original["hooks"]["Stop"]);
+    assert!(settings["hooks"].get("PreCompact").is_none());
+    assert!(settings["hooks"].get("SessionEnd").is_none());
+    assert!(p.path(".mcp.json").is_file());
+    assert!(p.path(".claude/skills/megg-state/SKILL.md").is_file());
+
+    // Capture on, then off again: the hooks go, and the report says so.
+    json_of(&setup(&p, &["setup", "--json"]));
+    assert!(
+        p.read(".claude/settings.json")
+            .contains("exec megg capture")
+    );
+    let out = setup(&p, &["setup", "--no-capture"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("capture hooks removed"), "{text}");
+    let settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["hooks"]["Stop"], original["hooks"]["Stop"]);
+    assert!(settings["hooks"].get("PreCompact").is_none());
+    assert!(settings["hooks"].get("SessionEnd").is_none());
+    assert!(
+        p.read(".claude/settings.json")
+            .contains("exec megg context --json")
+    );
+    // And again: nothing to change.
+    let before = snapshot(p.root());
+    let v = json_of(&setup(&p, &["setup", "--no-capture", "--json"]));
+    assert!(
+        v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["action"] == "unchanged"),
+        "{v}"
+    );
+    assert_eq!(snapshot(p.root()), before);
+}
+
+/// One megg per session for the capture hooks too: capture hooks already in the project's
+/// settings are not added again at user scope (every capture would run twice); `--force` adds them.
+#[test]
+fn user_setup_adds_no_second_capture_hooks() {
+    let p = project();
+    let hooks: serde_json::Map<String, Value> = CAPTURE_EVENTS
+        .iter()
+        .map(|e| (e.to_string(), json!([capture_entry()])))
+        .collect();
+    p.write(".claude/settings.json", json!({"hooks": hooks}).to_string());
+    let v = json_of(&setup(&p, &["setup", "--scope", "user", "--json"]));
+    assert!(
+        v["warnings"].as_array().unwrap().iter().any(|w| {
+            let w = w.as_str().unwrap();
+            w.contains("capture hooks are already active from")
+                && w.contains(".claude/settings.json")
+        }),
+        "{v}"
+    );
+    let user: Value = serde_json::from_str(&p.read("home/.claude/settings.json")).unwrap();
+    assert!(user["hooks"]["SessionStart"].is_array(), "{user}");
+    for event in CAPTURE_EVENTS {
+        assert!(user["hooks"].get(event).is_none(), "{event}: {user}");
+    }
+    json_of(&setup(
+        &p,
+        &["setup", "--scope", "user", "--force", "--json"],
+    ));
+    let user: Value = serde_json::from_str(&p.read("home/.claude/settings.json")).unwrap();
+    for event in CAPTURE_EVENTS {
+        assert_eq!(megg_entries(&user, event).len(), 1, "{event}: {user}");
+    }
+}
+
+/// SPEC §7 doctor, §10: the capture hooks registered once are fine and doctor says where; not
+/// registered is fine too (capture is optional) but doctor says what is missed and how to get
+/// it; `MEGG_CAPTURE=off` is said as such.
+#[test]
+fn doctor_reports_the_capture_hooks() {
+    let p = project();
+    let (_, v) = doctor(&p);
+    let capture = check(&v, "capture");
+    assert_eq!(capture["ok"], true, "{v}");
+    assert_eq!(
+        capture["detail"],
+        "capture hooks not installed: the next session starts from the last hand-written state only"
+    );
+    assert_eq!(capture["fix"], "megg setup");
+
+    json_of(&setup(&p, &["setup", "--json"]));
+    let (_, v) = doctor(&p);
+    let capture = check(&v, "capture");
+    assert_eq!(capture["ok"], true, "{v}");
+    assert!(capture["fix"].is_null(), "{v}");
+    let detail = capture["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&p.path(".claude/settings.json").display().to_string()),
+        "{detail}"
+    );
+
+    let (_, v) = doctor_with(&p, &[("MEGG_CAPTURE", "off")]);
+    assert_eq!(check(&v, "capture")["ok"], true, "{v}");
+    assert_eq!(
+        check(&v, "capture")["detail"],
+        "capture is off (MEGG_CAPTURE=off)"
+    );
+
+    // Not once each: an event taken out by hand is named.
+    let mut settings: Value = serde_json::from_str(&p.read(".claude/settings.json")).unwrap();
+    settings["hooks"].as_object_mut().unwrap().remove("Stop");
+    p.write(".claude/settings.json", settings.to_string());
+    let (code, v) = doctor(&p);
+    assert_eq!(code, 1, "{v}");
+    let capture = check(&v, "capture");
+    assert_eq!(capture["ok"], false, "{v}");
+    assert!(
+        capture["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with(": Stop missing"),
+        "{v}"
+    );
+    assert_eq!(capture["fix"], "megg setup");
+
+    // The plugin provides them.
+    let p = project();
+    p.write(
+        "home/.claude/settings.json",
+        r#"{"enabledPlugins": {"megg@megg": true}}"#,
+    );
+    let (_, v) = doctor(&p);
+    assert_eq!(check(&v, "capture")["ok"], true, "{v}");
+    assert_eq!(
+        check(&v, "capture")["detail"],
+        "provided by the megg plugin"
+    );
+}
+
+/// doctor fails when the capture hooks are registered twice (every capture would run twice),
+/// naming both places.
+#[test]
+fn doctor_fails_when_the_capture_hooks_run_twice() {
+    let p = project();
+    json_of(&setup(&p, &["setup", "--json"]));
+    p.write(
+        "home/.claude/settings.json",
+        r#"{"enabledPlugins": {"megg@megg": true}}"#,
+    );
+    let (code, v) = doctor(&p);
+    assert_eq!(code, 1, "{v}");
+    let capture = check(&v, "capture");
+    assert_eq!(capture["ok"], false, "{v}");
+    let detail = capture["detail"].as_str().unwrap();
+    assert!(detail.contains("2 times"), "{detail}");
+    assert!(
+        detail.contains(&p.path(".claude/settings.json").display().to_string()),
+        "{detail}"
+    );
+    assert!(detail.contains("the megg plugin"), "{detail}");
+    assert!(
+        capture["fix"].as_str().unwrap().contains("--no-capture"),
+        "{v}"
+    );
 }

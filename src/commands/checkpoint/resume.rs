@@ -199,6 +199,7 @@ mod tests {
             interactive: true,
             trusted: Vec::new(),
             config_warnings: Vec::new(),
+            capture_off: false,
         }
     }
 

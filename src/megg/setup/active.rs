@@ -1,13 +1,13 @@
-//! One megg per session (SPEC §7): where megg's SessionStart hook and MCP server are already
-//! active for a project — the project's settings, its `settings.local.json`, the user's
-//! settings, an enabled `megg@…` plugin, `.mcp.json`, the user's `.claude.json` — so setup never
-//! adds a second one and doctor fails when there are two.
+//! One megg per session (SPEC §7): where megg's hooks (SessionStart, capture) and MCP server
+//! are already active for a project — the project's settings, its `settings.local.json`, the
+//! user's settings, an enabled `megg@…` plugin, `.mcp.json`, the user's `.claude.json` — so
+//! setup never adds a second one and doctor fails when there are two.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::Scope;
+use super::{Hook, Scope};
 use crate::fsx;
 
 /// Most bytes of a settings file read here.
@@ -27,9 +27,9 @@ pub struct Places {
 /// A place megg is active from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// A settings file with megg's SessionStart hook.
+    /// A settings file with megg's hook.
     Settings(PathBuf),
-    /// A settings file that enables the megg plugin (hook and MCP server).
+    /// A settings file that enables the megg plugin (hooks and MCP server).
     Plugin(PathBuf),
     /// `.mcp.json` or `.claude.json` registering the `megg` server.
     Mcp(PathBuf),
@@ -38,7 +38,7 @@ pub enum Source {
 impl std::fmt::Display for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Settings(p) => write!(f, "the hook in {}", p.display()),
+            Self::Settings(p) => write!(f, "{}", p.display()),
             Self::Plugin(p) => write!(f, "the megg plugin (enabled in {})", p.display()),
             Self::Mcp(p) => write!(f, "the MCP server in {}", p.display()),
         }
@@ -68,12 +68,13 @@ impl Places {
         serde_json::from_str(&fsx::read_text(&b, path, MAX_JSON_BYTES).ok()??.text).ok()
     }
 
-    /// Where megg's SessionStart hook runs from: settings files with the hook, and the plugin.
-    pub fn hooks(&self) -> Vec<Source> {
+    /// Where megg's `hook` runs from: settings files with the hook (for any of its events), and
+    /// the plugin, which brings every hook.
+    pub fn hooks(&self, hook: Hook) -> Vec<Source> {
         let mut out = Vec::new();
         for path in self.settings() {
             let Some(v) = self.read(&path) else { continue };
-            if !super::hook_commands(&v).is_empty() {
+            if !super::hook_commands(&v, hook).is_empty() {
                 out.push(Source::Settings(path.clone()));
             }
             if plugin_enabled(&v) {
@@ -108,7 +109,7 @@ impl Places {
         out
     }
 
-    /// The file setup writes the hook into for `scope`.
+    /// The file setup writes the hooks into for `scope`.
     pub fn target(&self, scope: Scope) -> Option<PathBuf> {
         match scope {
             Scope::Project => Some(self.project.join(".claude/settings.json")),

@@ -65,117 +65,202 @@ pub const MATCHER: &str = "startup|resume|clear|compact";
 pub const PROJECT_HOOK: &str =
     "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --json";
 
-/// The guard before `exec` in [`PROJECT_HOOK`].
+/// The project-scope capture command, guarded like [`PROJECT_HOOK`] (SPEC §10).
+pub const PROJECT_CAPTURE: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec megg capture";
+
+/// The guard before `exec` in [`PROJECT_HOOK`] and [`PROJECT_CAPTURE`].
 const GUARD: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec ";
 
-/// The binary a megg SessionStart hook command runs (unquoted), or `None` when the command is
-/// not megg's (`megg context --json`, with any path to the binary, guarded or not).
-pub fn hook_program(command: &str) -> Option<String> {
-    let command = command.trim();
-    let command = command.strip_prefix(GUARD).unwrap_or(command);
-    let program = command.strip_suffix(" context --json")?.trim();
-    let program = match program
-        .strip_prefix('\'')
-        .and_then(|p| p.strip_suffix('\''))
-    {
-        Some(quoted) => quoted.replace("'\\''", "'"),
-        None => program.trim_matches('"').to_string(),
-    };
-    (program == "megg" || program.ends_with("/megg")).then_some(program)
+/// The Claude Code events megg's capture hooks run on (SPEC §10).
+pub const CAPTURE_EVENTS: [&str; 3] = ["PreCompact", "SessionEnd", "Stop"];
+
+/// One of megg's hooks in Claude Code's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    /// SessionStart runs `megg context --json`: the context the session starts with (SPEC §3.3).
+    Context,
+    /// PreCompact, SessionEnd and Stop run `megg capture`: the session's handoff (SPEC §10).
+    Capture,
 }
 
-/// Whether a hook command is megg's SessionStart command (any spelling of the binary).
-pub fn is_megg_hook(command: &str) -> bool {
-    hook_program(command).is_some()
+impl Hook {
+    /// What setup's report and warnings call it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Context => "SessionStart hook",
+            Self::Capture => "capture hooks",
+        }
+    }
+
+    /// The events it is registered for.
+    pub fn events(self) -> &'static [&'static str] {
+        match self {
+            Self::Context => &["SessionStart"],
+            Self::Capture => &CAPTURE_EVENTS,
+        }
+    }
+
+    /// megg's arguments, after the binary.
+    fn args(self) -> &'static str {
+        match self {
+            Self::Context => "context --json",
+            Self::Capture => "capture",
+        }
+    }
+
+    /// The project-scope command: plain `megg`, guarded.
+    pub fn project_command(self) -> &'static str {
+        match self {
+            Self::Context => PROJECT_HOOK,
+            Self::Capture => PROJECT_CAPTURE,
+        }
+    }
+
+    /// The command running `program` (already shell-quoted), as user scope installs it.
+    pub fn command(self, program: &str) -> String {
+        format!("{program} {}", self.args())
+    }
+
+    /// The settings entry one event gets, `{{command}}` to fill.
+    fn template(self) -> &'static str {
+        match self {
+            Self::Context => crate::templates::HOOK,
+            Self::Capture => crate::templates::CAPTURE_HOOK,
+        }
+    }
+
+    /// The binary `command` runs (unquoted), or `None` when the command is not this megg hook
+    /// (megg with this hook's arguments, any path to the binary, guarded or not).
+    pub fn program(self, command: &str) -> Option<String> {
+        let command = command.trim();
+        let command = command.strip_prefix(GUARD).unwrap_or(command);
+        let program = command.strip_suffix(self.args())?.strip_suffix(' ')?.trim();
+        let program = match program
+            .strip_prefix('\'')
+            .and_then(|p| p.strip_suffix('\''))
+        {
+            Some(quoted) => quoted.replace("'\\''", "'"),
+            None => program.trim_matches('"').to_string(),
+        };
+        (program == "megg" || program.ends_with("/megg")).then_some(program)
+    }
+
+    /// Whether a hook command is this megg hook (any spelling of the binary).
+    pub fn matches(self, command: &str) -> bool {
+        self.program(command).is_some()
+    }
 }
 
-fn session_start(settings: &Value) -> impl Iterator<Item = &Value> {
+impl std::fmt::Display for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn entries<'v>(settings: &'v Value, event: &str) -> impl Iterator<Item = &'v Value> {
     settings
         .get("hooks")
-        .and_then(|h| h.get("SessionStart"))
+        .and_then(|h| h.get(event))
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
 }
 
-/// The megg hook commands registered in a settings value.
-pub fn hook_commands(settings: &Value) -> Vec<String> {
-    session_start(settings)
+/// The commands of megg's `hook` registered for `event` in a settings value.
+pub fn event_commands(settings: &Value, hook: Hook, event: &str) -> Vec<String> {
+    entries(settings, event)
         .filter_map(|entry| entry.get("hooks").and_then(Value::as_array))
         .flatten()
         .filter_map(|h| h.get("command").and_then(Value::as_str))
-        .filter(|c| is_megg_hook(c))
+        .filter(|c| hook.matches(c))
         .map(str::to_string)
         .collect()
 }
 
-/// Adds the SessionStart hook running `command`; `false` when one is already there.
-pub fn add_hook(settings: &mut Value, command: &str) -> Result<bool, String> {
-    if hook_commands(settings).iter().any(|c| c == command) {
-        return Ok(false);
-    }
-    let root = settings
-        .as_object_mut()
-        .ok_or("the settings file is not a JSON object")?;
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or("`hooks` is not an object")?;
-    let list = hooks
-        .entry("SessionStart")
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or("`hooks.SessionStart` is not an array")?;
+/// The commands of megg's `hook` registered in a settings value, over all its events.
+pub fn hook_commands(settings: &Value, hook: Hook) -> Vec<String> {
+    hook.events()
+        .iter()
+        .flat_map(|event| event_commands(settings, hook, event))
+        .collect()
+}
+
+/// Adds `hook` running `command` to each of its events that does not run it yet; `false` when
+/// all of them already do.
+pub fn add_hook(settings: &mut Value, hook: Hook, command: &str) -> Result<bool, String> {
     let entry: Value = serde_json::from_str(&crate::templates::fill(
-        crate::templates::HOOK,
+        hook.template(),
         &[("command", &json_escape(command))],
     ))
     .map_err(|e| format!("hook template: {e}"))?;
-    list.push(entry);
-    Ok(true)
+    let mut added = false;
+    for event in hook.events() {
+        if event_commands(settings, hook, event)
+            .iter()
+            .any(|c| c == command)
+        {
+            continue;
+        }
+        let root = settings
+            .as_object_mut()
+            .ok_or("the settings file is not a JSON object")?;
+        let hooks = root
+            .entry("hooks")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or("`hooks` is not an object")?;
+        let list = hooks
+            .entry(*event)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| format!("`hooks.{event}` is not an array"))?;
+        list.push(entry.clone());
+        added = true;
+    }
+    Ok(added)
 }
 
-/// Removes every hook running `command`, and the containers left empty by that; `false` when
-/// there was none.
-pub fn remove_hook(settings: &mut Value, command: &str) -> bool {
+/// Removes every `hook` running `command` from its events, and the entries, event lists and
+/// `hooks` object left empty by that; `false` when there was none.
+pub fn remove_hook(settings: &mut Value, hook: Hook, command: &str) -> bool {
     let Some(root) = settings.as_object_mut() else {
         return false;
     };
     let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
         return false;
     };
-    let Some(list) = hooks.get_mut("SessionStart").and_then(Value::as_array_mut) else {
-        return false;
+    // Any spelling of the same program: an older unguarded install goes too.
+    let program = hook.program(command);
+    let megg = |h: &Value| {
+        let c = h.get("command").and_then(Value::as_str);
+        c == Some(command) || (program.is_some() && c.and_then(|c| hook.program(c)) == program)
     };
     let mut removed = false;
-    for entry in list.iter_mut() {
-        if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
+    for event in hook.events() {
+        let Some(list) = hooks.get_mut(*event).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        let mut removed_here = false;
+        list.retain_mut(|entry| {
+            let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
             let before = inner.len();
-            // Any spelling of the same program: an older unguarded install goes too.
-            let program = hook_program(command);
-            inner.retain(|h| {
-                let c = h.get("command").and_then(Value::as_str);
-                c != Some(command) && (program.is_none() || c.and_then(hook_program) != program)
-            });
-            removed |= inner.len() != before;
+            inner.retain(|h| !megg(h));
+            let changed = inner.len() != before;
+            removed_here |= changed;
+            // An entry megg emptied goes; one the user left empty stays.
+            !(changed && inner.is_empty())
+        });
+        if removed_here && list.is_empty() {
+            hooks.remove(*event);
         }
+        removed |= removed_here;
     }
-    if !removed {
-        return false;
-    }
-    list.retain(|e| {
-        e.get("hooks")
-            .and_then(Value::as_array)
-            .is_none_or(|h| !h.is_empty())
-    });
-    if list.is_empty() {
-        hooks.remove("SessionStart");
-    }
-    if hooks.is_empty() {
+    if removed && hooks.is_empty() {
         root.remove("hooks");
     }
-    true
+    removed
 }
 
 /// Registers the MCP server `megg` in a `.mcp.json` value; `false` when it already is.
@@ -309,32 +394,95 @@ mod tests {
     fn hook_add_is_idempotent_and_remove_is_its_inverse() {
         let original = json!({"model": "x", "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "other"}]}], "Stop": []}});
         let mut v = original.clone();
-        assert!(add_hook(&mut v, "megg context --json").unwrap());
-        assert!(!add_hook(&mut v, "megg context --json").unwrap());
-        assert_eq!(hook_commands(&v), ["megg context --json"]);
+        assert!(add_hook(&mut v, Hook::Context, "megg context --json").unwrap());
+        assert!(!add_hook(&mut v, Hook::Context, "megg context --json").unwrap());
+        assert_eq!(hook_commands(&v, Hook::Context), ["megg context --json"]);
         assert_eq!(v["hooks"]["SessionStart"][1]["matcher"], MATCHER);
-        assert!(remove_hook(&mut v, "megg context --json"));
+        assert!(remove_hook(&mut v, Hook::Context, "megg context --json"));
         assert_eq!(v, original);
         let mut empty = json!({});
-        add_hook(&mut empty, "/abs/megg context --json").unwrap();
-        remove_hook(&mut empty, "/abs/megg context --json");
+        add_hook(&mut empty, Hook::Context, "/abs/megg context --json").unwrap();
+        remove_hook(&mut empty, Hook::Context, "/abs/megg context --json");
         assert_eq!(empty, json!({}));
-        assert!(add_hook(&mut json!([]), "megg context --json").is_err());
+        assert!(add_hook(&mut json!([]), Hook::Context, "megg context --json").is_err());
+    }
+
+    #[test]
+    fn capture_hooks_join_the_users_own_and_leave_them_as_they_were() {
+        let original = json!({"hooks": {
+            "SessionStart": [{"matcher": MATCHER, "hooks": [{"type": "command", "command": PROJECT_HOOK}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}, {"hooks": []}],
+            "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": "echo c"}]}]
+        }});
+        let mut v = original.clone();
+        assert!(add_hook(&mut v, Hook::Capture, PROJECT_CAPTURE).unwrap());
+        assert!(!add_hook(&mut v, Hook::Capture, PROJECT_CAPTURE).unwrap());
+        let entry = json!({"hooks": [{"type": "command", "command": PROJECT_CAPTURE}]});
+        for event in CAPTURE_EVENTS {
+            assert_eq!(event_commands(&v, Hook::Capture, event), [PROJECT_CAPTURE]);
+            assert_eq!(v["hooks"][event].as_array().unwrap().last(), Some(&entry));
+        }
+        // Each hook sees only its own commands.
+        assert_eq!(hook_commands(&v, Hook::Context), [PROJECT_HOOK]);
+        assert_eq!(hook_commands(&v, Hook::Capture).len(), 3);
+        assert!(remove_hook(&mut v, Hook::Capture, PROJECT_CAPTURE));
+        assert!(!remove_hook(&mut v, Hook::Capture, PROJECT_CAPTURE));
+        assert_eq!(v, original, "the user's empty Stop entry stays too");
+        // Keys setup created go with it, down to `hooks`.
+        let mut v = json!({"model": "x"});
+        add_hook(&mut v, Hook::Capture, "'/a b/megg' capture").unwrap();
+        add_hook(&mut v, Hook::Context, "'/a b/megg' context --json").unwrap();
+        remove_hook(&mut v, Hook::Capture, "'/a b/megg' capture");
+        assert_eq!(v["hooks"].as_object().unwrap().len(), 1);
+        remove_hook(&mut v, Hook::Context, "'/a b/megg' context --json");
+        assert_eq!(v, json!({"model": "x"}));
+        let mut bad = json!({"hooks": {"Stop": {}}});
+        assert!(add_hook(&mut bad, Hook::Capture, PROJECT_CAPTURE).is_err());
     }
 
     #[test]
     fn megg_hooks_are_recognised_by_any_path() {
-        assert!(is_megg_hook("megg context --json"));
-        assert_eq!(hook_program(PROJECT_HOOK).as_deref(), Some("megg"));
+        assert!(Hook::Context.matches("megg context --json"));
+        assert_eq!(Hook::Context.program(PROJECT_HOOK).as_deref(), Some("megg"));
         // Uninstalling the guarded hook also removes an older unguarded one.
         let mut v = json!({});
-        add_hook(&mut v, "megg context --json").unwrap();
-        assert!(remove_hook(&mut v, PROJECT_HOOK));
+        add_hook(&mut v, Hook::Context, "megg context --json").unwrap();
+        assert!(remove_hook(&mut v, Hook::Context, PROJECT_HOOK));
         assert_eq!(v, json!({}));
-        assert!(is_megg_hook("/home/u/.cargo/bin/megg context --json"));
-        assert!(is_megg_hook("'/a b/megg' context --json"));
-        assert!(!is_megg_hook("megg context"));
-        assert!(!is_megg_hook("notmegg context --json"));
+        assert!(Hook::Context.matches("/home/u/.cargo/bin/megg context --json"));
+        assert!(Hook::Context.matches("'/a b/megg' context --json"));
+        assert!(!Hook::Context.matches("megg context"));
+        assert!(!Hook::Context.matches("notmegg context --json"));
+    }
+
+    #[test]
+    fn capture_hooks_are_recognised_by_any_path() {
+        assert_eq!(
+            Hook::Capture.program(PROJECT_CAPTURE).as_deref(),
+            Some("megg")
+        );
+        assert_eq!(
+            Hook::Capture.program("'/a b/megg' capture").as_deref(),
+            Some("/a b/megg")
+        );
+        assert!(Hook::Capture.matches("/home/u/.cargo/bin/megg capture"));
+        assert!(!Hook::Capture.matches("megg capture --dry-run"));
+        assert!(!Hook::Capture.matches("megg context --json"));
+        assert!(!Hook::Context.matches(PROJECT_CAPTURE));
+        assert!(!Hook::Capture.matches("megg-capture"));
+        assert!(!Hook::Capture.matches("notmegg capture"));
+        // The project commands are the guard, then what user scope installs with plain `megg`.
+        for hook in [Hook::Context, Hook::Capture] {
+            assert_eq!(
+                hook.project_command(),
+                format!("{GUARD}{}", hook.command("megg"))
+            );
+        }
+        // Uninstalling removes any spelling of the same program.
+        let mut v = json!({});
+        add_hook(&mut v, Hook::Capture, "megg capture").unwrap();
+        assert!(remove_hook(&mut v, Hook::Capture, PROJECT_CAPTURE));
+        assert_eq!(v, json!({}));
     }
 
     #[test]
