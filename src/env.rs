@@ -59,7 +59,7 @@ impl Env {
             clock,
             tokens: Counter::from_env(),
             ceilings: ceilings_from_env(),
-            capture_off: std::env::var_os("MEGG_CAPTURE").is_some_and(|v| v == "off"),
+            capture_off: capture_off_from_env(),
             stdin_is_tty: std::io::stdin().is_terminal(),
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         })
@@ -134,4 +134,14 @@ fn ceilings_from_env() -> Vec<PathBuf> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// `MEGG_CAPTURE` set to `off` (or `0`, `false`, `no`): automatic capture is turned off.
+pub fn capture_off_from_env() -> bool {
+    std::env::var("MEGG_CAPTURE").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "off" | "0" | "false" | "no"
+        )
+    })
 }

@@ -79,7 +79,7 @@ fn capture_from_args(args: Vec<OsString>) -> String {
     let Command::Capture(args) = cli.command else {
         return String::new();
     };
-    if capture::is_off(std::env::var(capture::CAPTURE_ENV).ok().as_deref()) {
+    if crate::env::capture_off_from_env() {
         return crate::render::capture::note(args.dry_run, "capture is off (MEGG_CAPTURE=off)");
     }
     let input = HookInput::from_stdin();
@@ -144,8 +144,7 @@ fn hook_from_args(args: Vec<OsString>) -> String {
         Ok(env) => env,
         Err(e) => return failure_document(&e.message),
     };
-    let capture_on = !capture::is_off(std::env::var(capture::CAPTURE_ENV).ok().as_deref());
-    let session = Session::of(&input, capture_on);
+    let session = Session::of(&input, !env.capture_off);
     let document = hook(&env, &args, problems, session.as_ref());
     env.tokens.flush();
     document

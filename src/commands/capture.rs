@@ -7,25 +7,12 @@ use crate::env::Env;
 use crate::megg::capture::{self, SessionId};
 use crate::render::capture as render;
 
-/// Environment variable that turns capture off (`off`, `0`, `false`, `no`).
-pub const CAPTURE_ENV: &str = "MEGG_CAPTURE";
-
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Print the handoff it would write, where, and whether it would promote it to state.md;
     /// write nothing
     #[arg(long)]
     pub dry_run: bool,
-}
-
-/// Whether `MEGG_CAPTURE` turns capture off.
-pub fn is_off(value: Option<&str>) -> bool {
-    value.is_some_and(|v| {
-        matches!(
-            v.trim().to_ascii_lowercase().as_str(),
-            "off" | "0" | "false" | "no"
-        )
-    })
 }
 
 /// Runs one capture; returns what to print (only a dry run prints anything).

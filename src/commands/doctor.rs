@@ -34,13 +34,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut checks = vec![
         settings_check,
         doctor::hook(&settings, plugin, &active.hooks(Hook::Context), resolve),
-        // `None`: the last line of the capture log goes here (SPEC §10 "doctor shows the last one").
         doctor::capture(
             &project,
             &settings,
             &active.hooks(Hook::Capture),
             env.capture_off,
-            None,
+            last_capture(env),
         ),
     ];
     checks.extend(doctor::installed(&project, &claude_dirs, plugin));
@@ -62,6 +61,19 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut out = Output::pick(args.json, &report, text, Vec::new());
     out.code = u8::from(!report.ok);
     Ok(out)
+}
+
+/// The capture log's last line (SPEC §10: doctor shows it), as `<time>, session <id>
+/// (<event>): <what happened and why>`.
+fn last_capture(env: &Env) -> Option<String> {
+    let line = crate::megg::capture::place(&env.deps(), &env.cwd)
+        .sessions?
+        .last_log()?;
+    let f: Vec<&str> = line.splitn(5, '\t').collect();
+    Some(match f.as_slice() {
+        [at, session, event, _, why] => format!("{at}, session {session} ({event}): {why}"),
+        _ => line,
+    })
 }
 
 /// Where a hook's program is: an absolute path as it is, else looked up on PATH.

@@ -772,3 +772,44 @@ fn without_the_lock_a_promotion_overwrites_a_racing_hand_written_handoff() {
         "{state}"
     );
 }
+
+#[test]
+fn doctor_shows_the_last_capture_and_why_it_was_not_promoted() {
+    let r = Repo::new();
+    r.start("s1", "startup");
+    r.work("s1", "Task");
+    r.capture("s1", &[]);
+    let doctor = |r: &Repo| -> String {
+        let out = r.p.run("", &["doctor", "--json"]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let check = doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "capture")
+            .unwrap()
+            .clone();
+        check["detail"].as_str().unwrap().to_string()
+    };
+    let detail = doctor(&r);
+    assert!(
+        detail.ends_with(&format!(
+            "; last capture: {NOW}, session s1 (Stop): promoted to state.md"
+        )),
+        "{detail}"
+    );
+    fs::write(r.p.path(".gitignore"), "").unwrap();
+    r.say(
+        "s1",
+        &[
+            tool_use("n", "TaskCreate", json!({"subject": "Next"})),
+            ok("n", "Task #2 created"),
+        ],
+    );
+    r.capture("s1", &[]);
+    assert!(
+        doctor(&r).contains("(Stop): git does not ignore"),
+        "{}",
+        doctor(&r)
+    );
+}
