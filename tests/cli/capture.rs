@@ -813,3 +813,32 @@ fn doctor_shows_the_last_capture_and_why_it_was_not_promoted() {
         doctor(&r)
     );
 }
+
+#[test]
+fn a_handoff_cut_to_2000_tokens_is_unchanged_when_nothing_new_happened() {
+    let r = Repo::new();
+    r.start("s", "startup");
+    let mut lines = vec![user(json!("Plan the migration"))];
+    for i in 0..40 {
+        let subject = format!(
+            "Migrate table {i}: {}",
+            "with every column checked and every index rebuilt ".repeat(5)
+        );
+        lines.push(tool_use(
+            &format!("c{i}"),
+            "TaskCreate",
+            json!({"subject": subject, "description": format!("Step {i}: {}", "copy the rows, verify the counts, swap the names ".repeat(4))}),
+        ));
+        lines.push(ok(&format!("c{i}"), &format!("Task #{i} created")));
+    }
+    r.say("s", &lines);
+    r.capture("s", &[]);
+    let state = r.state().unwrap();
+    assert!(crate::reference_tokens(state.split("---\n\n").nth(1).unwrap()) <= 2000);
+    assert!(
+        !state.contains("## Context"),
+        "the handoff was cut: {state}"
+    );
+    r.capture("s", &[]);
+    assert!(r.log()[1].contains("\tunchanged\t"), "{:?}", r.log());
+}

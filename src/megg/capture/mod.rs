@@ -294,7 +294,15 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
         let last = sessions
             .read_capture(&req.session)
             .map(|t| state::parse(&t, "").content);
-        if last.as_deref() == Some(content.as_str()) {
+        // The file holds the content as written: cut to 2,000 tokens when it was longer, so a
+        // longer handoff is unchanged when it still starts with what was written.
+        let same = last.as_deref().is_some_and(|last| {
+            last == content
+                || (content.len() > state::MAX_TOKENS
+                    && !last.is_empty()
+                    && content.starts_with(last))
+        });
+        if same {
             Verdict::Unchanged
         } else {
             write(
