@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long)]
     pub topic: Option<String>,
 
-    /// The SessionStart hook document (same as --format hook)
+    /// The Claude Code SessionStart hook document (same as --format hook), not the context's
+    /// data: for that, use --format json
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
 

@@ -43,13 +43,27 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ),
     ];
     checks.extend(doctor::installed(&project, &claude_dirs, plugin));
-    checks.push(doctor::mcp(&active.servers()));
+    // A user-scope setup registers the server with Claude Code's CLI (megg never edits
+    // ~/.claude.json), so that is the fix to print there.
+    let mcp_fix = if doctor::hooks_in_user_scope(&project, &active.hooks(Hook::Context)) {
+        let megg = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "megg".into());
+        format!(
+            "claude mcp add --scope user megg -- {} mcp",
+            crate::render::shell_quote(&megg)
+        )
+    } else {
+        "megg setup".into()
+    };
+    checks.push(doctor::mcp(&active.servers(), &mcp_fix));
     checks.extend(doctor::gitignore(&project));
     checks.push(doctor::checkpoints(&project));
 
     let top = env.top(&env.cwd);
     let mut refused = env.config_warnings.clone();
     let domain = env.walk(&top).current_domain(&env.cwd, &mut refused);
+    checks.push(doctor::domain(domain.as_ref(), &env.cwd));
     checks.push(doctor::files(domain.as_ref(), refused));
     if let Some(domain) = &domain {
         checks.push(doctor::expired_state(domain, env.clock.now()));

@@ -433,6 +433,22 @@ pub fn user_cache_dir() -> Option<PathBuf> {
     })
 }
 
+/// A directory of the user's own for lock files when there is no cache directory (an empty
+/// `MEGG_CACHE_DIR`, no `HOME`): `$XDG_RUNTIME_DIR/megg`, else `<temp>/megg-<uid>`, created
+/// with mode 0700 and used only when it is a real directory owned by this user — never a
+/// directory someone else planted in a shared temp directory.
+pub fn user_lock_dir() -> Option<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let uid = rustix::process::getuid().as_raw();
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_absolute()) {
+        Some(run) => PathBuf::from(run).join("megg"),
+        None => std::env::temp_dir().join(format!("megg-{uid}")),
+    };
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let meta = std::fs::symlink_metadata(&dir).ok()?;
+    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0).then_some(dir)
+}
+
 mod lock;
 mod read;
 mod write;

@@ -255,7 +255,7 @@ pub fn installed(project: &Project, claude_dirs: &[PathBuf], plugin: bool) -> Ve
 }
 
 /// The MCP server is registered: `servers` are the places [`setup::active`] found it.
-pub fn mcp(servers: &[setup::active::Source]) -> Check {
+pub fn mcp(servers: &[setup::active::Source], fix: &str) -> Check {
     use setup::active::Source;
     let detail = match servers.first() {
         Some(Source::Mcp(p)) if p.ends_with(".mcp.json") => "registered in .mcp.json",
@@ -263,7 +263,32 @@ pub fn mcp(servers: &[setup::active::Source]) -> Check {
         Some(_) => "provided by the megg plugin",
         None => "the MCP server `megg` is not registered",
     };
-    check("mcp", !servers.is_empty(), detail, Some("megg setup"))
+    check("mcp", !servers.is_empty(), detail, Some(fix))
+}
+
+/// Whether megg's hook was installed in user scope (a settings file outside the project):
+/// then a missing MCP server's fix is `claude mcp add --scope user`, not `megg setup`.
+pub fn hooks_in_user_scope(project: &Project, hooks: &[setup::active::Source]) -> bool {
+    hooks
+        .iter()
+        .any(|h| matches!(h, setup::active::Source::Settings(p) if !p.starts_with(&project.root)))
+}
+
+/// A `.megg` domain exists at or above the starting directory; without one there is no
+/// context to load (SPEC §7: else `megg init`).
+pub fn domain(domain: Option<&Domain>, cwd: &Path) -> Check {
+    match domain {
+        Some(d) => check("domain", true, format!("{}", d.megg.display()), None),
+        None => check(
+            "domain",
+            false,
+            format!(
+                "no .megg at or above {}: sessions start with no project context",
+                cwd.display()
+            ),
+            Some("megg init"),
+        ),
+    }
 }
 
 /// Git ignores checkpoints (only inside a repository).

@@ -58,7 +58,8 @@ impl<'a> Deps<'a> {
 /// identity of the file's directory plus its name, so two agents reaching one file through
 /// different spellings of its path (a symlinked directory) share one lock. It lives under the
 /// git directory inside a repository (never in `git status`), else in megg's cache directory,
-/// else — with no cache directory at all — beside the file.
+/// else in a directory of the user's own ([`fsx::user_lock_dir`]), and only when even that cannot be
+/// had, beside the file.
 pub fn lock(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<Lock> {
     let (lock_b, path) = lock_place(repo, b, file)?;
     Lock::acquire(&lock_b, &path)
@@ -89,6 +90,10 @@ fn lock_place(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<(Boundar
             Boundary::new(&cache, "megg's cache directory"),
             cache.join("locks").join(key),
         ));
+    }
+    // No cache directory: still never a lock file in the user's project (SPEC §1).
+    if let Some(dir) = fsx::user_lock_dir() {
+        return Ok((Boundary::new(&dir, "megg's lock directory"), dir.join(key)));
     }
     Ok((b.clone(), file.with_file_name(format!(".{name}.lock"))))
 }

@@ -117,8 +117,11 @@ pub fn report_text(r: &ResumeReport) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {}{rec} — {}: megg checkpoint resume {} --choice {choice}",
-                o.label, o.description, d.checkpoint.feature,
+                "  {}{rec} — {}: megg checkpoint resume {}{} --choice {choice}",
+                o.label,
+                o.description,
+                d.checkpoint.feature,
+                crate::megg::checkpoint::ops::for_flag(r.asking),
             );
         }
     }

@@ -848,6 +848,6 @@ fn outside_git_the_project_root_is_the_starting_directory() {
     let p = Project::new();
     p.write("plan.md", "x");
     let out = p.ok("", &["checkpoint", "save", "plan.md"]);
-    assert!(out.contains("NOT gitignored"));
+    assert!(out.contains("(not in a git repository)"), "{out}");
     assert!(p.path(".plan.local.md").exists());
 }

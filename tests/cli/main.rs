@@ -12,6 +12,7 @@ mod hook;
 mod hostile;
 mod knowledge;
 mod mcp;
+mod newcomer;
 mod pty;
 mod regress_domain;
 mod regress_gate;

@@ -64,7 +64,27 @@ pub fn resume(
             match picked {
                 Some(found) => found,
                 None => {
-                    let report = report.multiple(&scan.checkpoints, now, repo);
+                    if let Some(choice) = req.choice {
+                        // SPEC §4.4: never silently do nothing.
+                        let names: Vec<&str> = scan
+                            .checkpoints
+                            .iter()
+                            .map(|f| f.checkpoint.feature.as_str())
+                            .collect();
+                        return Err(Error::user(format!(
+                            "--choice {} needs one checkpoint, and there are {}: {}",
+                            choice.as_str(),
+                            names.len(),
+                            names.join(", ")
+                        ))
+                        .with_hint(format!(
+                            "name one: megg checkpoint resume {}{} --choice {}",
+                            names[0],
+                            ops::for_flag(req.for_command),
+                            choice.as_str()
+                        )));
+                    }
+                    let report = report.multiple(&scan.checkpoints, now, repo, req.for_command);
                     return Ok(output(&report, req.json));
                 }
             }

@@ -34,8 +34,13 @@ pub enum CheckpointError {
     /// `save` would replace a file that is not this plan's checkpoint.
     #[error("{file} {occupant}; nothing written")]
     Occupied { file: String, occupant: Occupant },
+    /// `from_here`: the same plan spelled from the starting directory, when it exists
+    /// relative to the project root instead.
     #[error("plan file not found: {}", given.display())]
-    PlanNotFound { given: PathBuf },
+    PlanNotFound {
+        given: PathBuf,
+        from_here: Option<String>,
+    },
     #[error("plan file {} is outside the project root {}", plan.display(), root.display())]
     PlanOutside { plan: PathBuf, root: PathBuf },
     /// `--check`/`--uncheck` matched no item; `items` are the checklist's texts.
@@ -67,6 +72,11 @@ impl CheckpointError {
             Self::Occupied { .. } => {
                 vec!["pass --force to replace it (its old bytes are kept in quarantine)".into()]
             }
+            Self::PlanNotFound {
+                from_here: Some(p), ..
+            } => vec![format!(
+                "plan paths are relative to where megg runs; it exists relative to the project root: use {p}"
+            )],
             Self::PlanNotFound { .. } => {
                 vec!["save a checkpoint after the plan file is written".into()]
             }

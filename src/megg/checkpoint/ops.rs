@@ -93,7 +93,10 @@ pub fn save(project: &Project, req: &SaveRequest, now: DateTime<Utc>) -> Result<
     drop(lock);
 
     let gitignored = project.is_ignored(&path);
-    let announcement = if gitignored {
+    // Outside git there is nothing to ignore: no advice that cannot take effect (SPEC §4.1).
+    let announcement = if project.repo.is_none() {
+        format!("Progress saved to {file} (not in a git repository)")
+    } else if gitignored {
         format!("Progress saved to {file} (gitignored)")
     } else {
         format!("Progress saved to {file} (NOT gitignored — run: megg gitignore)")
@@ -264,6 +267,8 @@ pub struct ResumeReport {
     pub action: Option<ResumeAction>,
     /// What a person reads: the outcome, or the file for `view`.
     pub message: Option<String>,
+    /// The workflow command asking (`--for`): follow-up commands megg prints keep it.
+    pub asking: Option<WorkflowCommand>,
 }
 
 impl ResumeReport {
@@ -279,6 +284,7 @@ impl ResumeReport {
             corrupt,
             action: None,
             message: None,
+            asking: None,
         }
     }
 
@@ -292,12 +298,20 @@ impl ResumeReport {
     }
 
     /// Several checkpoints: the caller picks one.
-    pub fn multiple(mut self, all: &[Found], now: DateTime<Utc>, repo: Option<&Repo>) -> Self {
+    pub fn multiple(
+        mut self,
+        all: &[Found],
+        now: DateTime<Utc>,
+        repo: Option<&Repo>,
+        asking: Option<WorkflowCommand>,
+    ) -> Self {
         self.status = ResumeStatus::Multiple;
+        self.asking = asking;
         self.candidates = all.iter().map(|f| store::describe(f, now, repo)).collect();
         self.message = Some(format!(
-            "{} saved sessions; pick one with `megg checkpoint resume <slug>`",
-            all.len()
+            "{} saved sessions; pick one with `megg checkpoint resume <slug>{}`",
+            all.len(),
+            for_flag(asking)
         ));
         self
     }
@@ -320,6 +334,7 @@ impl ResumeReport {
             asking,
         ));
         self.status = ResumeStatus::Found;
+        self.asking = asking;
         self.question = Some(format!(
             "Found previous session for '{}'",
             d.checkpoint.feature
@@ -347,4 +362,9 @@ pub fn resume_in_place(
             ..Changes::default()
         })
     })
+}
+
+/// ` --for <command>` when a workflow command is asking, for the commands megg prints.
+pub fn for_flag(asking: Option<WorkflowCommand>) -> String {
+    asking.map_or(String::new(), |c| format!(" --for {}", c.as_str()))
 }

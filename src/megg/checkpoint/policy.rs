@@ -341,8 +341,9 @@ pub fn divergence_notes(b: &str, d: &Divergence) -> Vec<String> {
         } else {
             d.commits.to_string()
         };
+        let s = if d.commits == 1 && !d.capped { "" } else { "s" };
         notes.push(format!(
-            "Branch '{b}' has {n} new commits since state was saved."
+            "Branch '{b}' has {n} new commit{s} since state was saved."
         ));
     }
     notes

@@ -268,6 +268,7 @@ pub fn describe(found: &Found, now: DateTime<Utc>, repo: Option<&Repo>) -> Descr
 pub fn plan_relative(project: &Project, given: &Path, abs: &Path) -> Result<String> {
     let not_found = || CheckpointError::PlanNotFound {
         given: given.to_path_buf(),
+        from_here: from_root_instead(project, given, abs),
     };
     let Some(rel) = project.relative(abs) else {
         if !fsx::is_dir(abs.parent().unwrap_or(Path::new("/"))) {
@@ -284,6 +285,22 @@ pub fn plan_relative(project: &Project, given: &Path, abs: &Path) -> Result<Stri
         return Err(not_found().into());
     }
     Ok(rel)
+}
+
+/// When `given` (relative, missing from the starting directory) names a file relative to the
+/// project root, the spelling that works from the starting directory (SPEC §4.1).
+fn from_root_instead(project: &Project, given: &Path, abs: &Path) -> Option<String> {
+    if given.is_absolute() {
+        return None;
+    }
+    let at_root = project.root.join(given);
+    let rel = project.relative(&at_root)?;
+    if !fsx::is_file(&project.boundary(), &project.root.join(&rel)) {
+        return None;
+    }
+    let cwd = abs.ancestors().nth(given.components().count())?;
+    let depth = cwd.strip_prefix(&project.root).ok()?.components().count();
+    Some(format!("{}{rel}", "../".repeat(depth)))
 }
 
 /// `head` for a checkpoint on `branch`: the branch's tip (empty when it has none yet);

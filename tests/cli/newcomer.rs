@@ -1,0 +1,251 @@
+//! Issue 14, "the workflow from a newcomer's chair": each failure a new user hit, as a test
+//! named after it. Each failed on the code as it was when the issue was taken up.
+
+use serde_json::Value;
+
+use crate::{Git, NOW, Project, epoch};
+
+const PLAN: &str = "docs/plans/2026-01-15-feat-user-auth-plan.md";
+
+fn repo() -> (Project, Git) {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    git.commit("main", epoch(NOW) - 7200, "init");
+    p.write(PLAN, "# User auth\n");
+    (p, git)
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn check<'v>(doctor: &'v Value, name: &str) -> &'v Value {
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check: {doctor:#}"))
+}
+
+#[test]
+fn resume_choice_fresh_with_several_checkpoints_and_no_target_is_an_error_naming_them() {
+    let (p, _) = repo();
+    p.write("docs/plans/2026-01-16-feat-billing-plan.md", "# Billing\n");
+    p.ok("", &["checkpoint", "save", PLAN]);
+    p.ok(
+        "",
+        &[
+            "checkpoint",
+            "save",
+            "docs/plans/2026-01-16-feat-billing-plan.md",
+        ],
+    );
+    let out = p.run(
+        "",
+        &["checkpoint", "resume", "--for", "work", "--choice", "fresh"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "it used to do nothing and exit 0"
+    );
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: --choice fresh needs one checkpoint, and there are 2: "),
+        "{err}"
+    );
+    assert!(
+        err.contains("user-auth") && err.contains("billing"),
+        "{err}"
+    );
+    assert!(err.contains("--for work --choice fresh"), "{err}");
+    // Nothing was deleted.
+    assert_eq!(
+        p.json("", &["checkpoint", "list", "--json"])["checkpoints"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn printed_follow_up_commands_keep_the_callers_for() {
+    let (p, _) = repo();
+    p.ok("", &["checkpoint", "save", PLAN]);
+    let text = p.ok("", &["checkpoint", "resume", "--for", "work"]);
+    assert!(
+        text.contains("megg checkpoint resume user-auth --for work --choice resume"),
+        "{text}"
+    );
+    p.write("docs/plans/2026-01-16-feat-billing-plan.md", "# Billing\n");
+    p.ok(
+        "",
+        &[
+            "checkpoint",
+            "save",
+            "docs/plans/2026-01-16-feat-billing-plan.md",
+        ],
+    );
+    let v = p.json("", &["checkpoint", "resume", "--for", "review", "--json"]);
+    assert_eq!(v["status"], "multiple");
+    let text = p.ok("", &["checkpoint", "resume", "--for", "review"]);
+    assert!(
+        text.contains("`megg checkpoint resume <slug> --for review`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn save_from_a_subdirectory_names_the_plan_path_that_works() {
+    let (p, _) = repo();
+    p.mkdir("src/api");
+    let out = p.run("src/api", &["checkpoint", "save", PLAN]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("hint: plan paths are relative to where megg runs; it exists relative to the project root: use ../../{PLAN}")), "{err}");
+    // …and that path works.
+    p.ok("src/api", &["checkpoint", "save", &format!("../../{PLAN}")]);
+}
+
+#[test]
+fn outside_git_save_never_advises_a_gitignore_that_cannot_help() {
+    let p = Project::new();
+    p.write(PLAN, "# User auth\n");
+    let first = p.ok("", &["checkpoint", "save", PLAN]);
+    assert_eq!(
+        first,
+        "Progress saved to .user-auth.local.md (not in a git repository)\n"
+    );
+    p.ok("", &["gitignore"]);
+    assert_eq!(p.ok("", &["checkpoint", "save", PLAN]), first);
+    assert_eq!(
+        p.json("", &["checkpoint", "save", PLAN, "--json"])["gitignored"],
+        false
+    );
+}
+
+#[test]
+fn outside_git_without_a_cache_directory_no_lock_file_is_left_in_the_project() {
+    let p = Project::new();
+    p.write(PLAN, "# User auth\n");
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = p
+            .megg("")
+            .env("MEGG_CACHE_DIR", "")
+            .env("TMPDIR", tmp.path())
+            .env_remove("XDG_RUNTIME_DIR")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    run(&["checkpoint", "save", PLAN]);
+    run(&["gitignore"]);
+    run(&[
+        "checkpoint",
+        "update",
+        "user-auth",
+        "--check",
+        "Plan created",
+    ]);
+    let mut names: Vec<String> = std::fs::read_dir(p.root())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".gitignore", ".user-auth.local.md", "docs"]);
+}
+
+#[test]
+fn doctor_calls_a_project_without_megg_unhealthy_and_says_megg_init() {
+    let (p, _) = repo();
+    let out = p.run("", &["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = check(&v, "domain");
+    assert_eq!(c["ok"], false);
+    assert_eq!(c["fix"], "megg init");
+    p.ok("", &["init"]);
+    let v: Value = serde_json::from_slice(&p.run("", &["doctor", "--json"]).stdout).unwrap();
+    assert_eq!(check(&v, "domain")["ok"], true);
+}
+
+#[test]
+fn doctor_after_user_scope_setup_suggests_the_user_scope_mcp_fix() {
+    let (p, _) = repo();
+    // HOME outside the project, as it is for everyone.
+    let home = tempfile::tempdir().unwrap();
+    let setup = p
+        .megg("")
+        .env("HOME", home.path())
+        .env("PATH", "/usr/bin:/bin")
+        .args(["setup", "--scope", "user"])
+        .output()
+        .unwrap();
+    assert!(setup.status.success(), "{}", stderr(&setup));
+    let out = p
+        .megg("")
+        .env("HOME", home.path())
+        .env("PATH", "/usr/bin:/bin")
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mcp = check(&v, "mcp");
+    assert_eq!(mcp["ok"], false);
+    let fix = mcp["fix"].as_str().unwrap();
+    assert!(
+        fix.starts_with("claude mcp add --scope user megg -- /") && fix.ends_with(" mcp"),
+        "{fix}"
+    );
+}
+
+#[test]
+fn one_new_commit_is_one_new_commit() {
+    let (p, git) = repo();
+    p.ok("", &["checkpoint", "save", PLAN, "--branch", "main"]);
+    git.commit("main", epoch(NOW) - 60, "one more");
+    let v = p.json("", &["checkpoint", "resume", PLAN, "--json"]);
+    let w: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        w.contains(&"Branch 'main' has 1 new commit since state was saved."),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn a_branch_that_never_existed_is_not_reported_as_one_that_no_longer_exists() {
+    let (p, _) = repo();
+    p.ok("", &["checkpoint", "save", PLAN, "--branch", "feat/typo"]);
+    let v = p.json("", &["checkpoint", "resume", PLAN, "--json"]);
+    let w = v["warnings"].to_string();
+    assert!(w.contains("Branch 'feat/typo' not found"), "{w}");
+    assert!(!w.contains("no longer exists"), "{w}");
+    assert_eq!(v["checkpoint"]["divergence"]["branch_exists"], Value::Null);
+}
+
+#[test]
+fn context_json_help_says_it_is_the_hook_document_and_points_to_format_json() {
+    let p = Project::new();
+    let help = p.ok("", &["context", "--help"]);
+    let after: String = help
+        .split("--json")
+        .nth(2)
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect();
+    assert!(
+        after.contains("SessionStart hook document") && after.contains("use --format json"),
+        "{help}"
+    );
+}
