@@ -22,9 +22,9 @@ use crate::{Git, NOW, Project};
 /// The Claude Code release these tests are written against.
 pub const CLAUDE_VERSION: &str = "2.1.330";
 /// Longest any one process (Claude Code, the mock's start) may take.
-const TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(120);
 /// The prefix Claude Code puts before a SessionStart hook's `additionalContext`.
-const HOOK_PREFIX: &str = "SessionStart hook additional context: ";
+pub(crate) const HOOK_PREFIX: &str = "SessionStart hook additional context: ";
 const MEGG_TOOLS: [&str; 11] = [
     "context",
     "state",
@@ -80,7 +80,7 @@ fn claude() -> &'static Path {
 }
 
 /// Waits for `child` at most [`TIMEOUT`]; kills its whole process group when it takes longer.
-fn wait(mut child: Child, what: &str) -> std::process::ExitStatus {
+pub(crate) fn wait(mut child: Child, what: &str) -> std::process::ExitStatus {
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -96,7 +96,7 @@ fn wait(mut child: Child, what: &str) -> std::process::ExitStatus {
     }
 }
 
-fn kill_group(child: &Child) {
+pub(crate) fn kill_group(child: &Child) {
     let _ = Command::new("kill")
         .args(["-KILL", "--", &format!("-{}", child.id())])
         .stderr(Stdio::null())
@@ -104,7 +104,7 @@ fn kill_group(child: &Child) {
 }
 
 /// The mock Anthropic API: a Python process serving on a free local port, killed on drop.
-struct Mock {
+pub(crate) struct Mock {
     child: Child,
     url: String,
     log: PathBuf,
@@ -112,7 +112,7 @@ struct Mock {
 
 impl Mock {
     /// Starts the mock; `script` is its list of turns (see the mock's docstring).
-    fn start(dir: &Path, script: &Value) -> Self {
+    pub(crate) fn start(dir: &Path, script: &Value) -> Self {
         static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let log = dir.join(format!("requests-{n}.jsonl"));
@@ -151,7 +151,7 @@ impl Mock {
     }
 
     /// Every request logged so far: `{"method", "path", "headers", "body"}`.
-    fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.log)
             .unwrap_or_default()
             .lines()
@@ -160,7 +160,7 @@ impl Mock {
     }
 
     /// The bodies of the agent loop's `/v1/messages` requests (the ones offering tools).
-    fn agent_requests(&self) -> Vec<Value> {
+    pub(crate) fn agent_requests(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
             .filter(|r| r["path"].as_str().unwrap().starts_with("/v1/messages"))
@@ -179,17 +179,17 @@ impl Drop for Mock {
 
 /// A git project set up with `megg setup` (project scope), an `info.md` and an active state,
 /// plus a private HOME whose Claude Code settings approve the project's MCP servers.
-struct Session {
-    p: Project,
+pub(crate) struct Session {
+    pub(crate) p: Project,
 }
 
 impl Session {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with_setup(true)
     }
 
     /// A project with megg's files but, unless `setup`, nothing installed into Claude Code.
-    fn with_setup(setup: bool) -> Self {
+    pub(crate) fn with_setup(setup: bool) -> Self {
         claude(); // fail first, and clearly, when Claude Code is missing
         let p = Project::new();
         let git = Git::init(p.root(), "main");
@@ -241,7 +241,7 @@ impl Session {
     /// `claude` in the project with a private HOME, no real credentials and no traffic beyond
     /// `mock` (when given); megg's hook and MCP server see a fixed clock, no cache, no walk
     /// above the project.
-    fn command(&self, mock: Option<&Mock>) -> Command {
+    pub(crate) fn command(&self, mock: Option<&Mock>) -> Command {
         let home = self.p.path("home");
         let mut cmd = Command::new(claude());
         cmd.current_dir(self.p.root())
@@ -269,7 +269,13 @@ impl Session {
     /// `claude -p PROMPT --output-format json ARGS…` in the project against `mock`, with a
     /// private HOME, no real credentials and no traffic beyond the mock. Returns the result
     /// document Claude Code printed.
-    fn claude(&self, mock: &Mock, prompt: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+    pub(crate) fn claude(
+        &self,
+        mock: &Mock,
+        prompt: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Value {
         let out_file = self.p.path("claude.stdout");
         let err_file = self.p.path("claude.stderr");
         let mut cmd = self.command(Some(mock));
@@ -298,7 +304,7 @@ impl Session {
     }
 
     /// The hook document megg prints for this project, as the hook would get it.
-    fn hook_context(&self) -> String {
+    pub(crate) fn hook_context(&self) -> String {
         let doc = self.p.json("", &["context", "--json"]);
         doc["hookSpecificOutput"]["additionalContext"]
             .as_str()
@@ -312,7 +318,7 @@ fn info() -> String {
 }
 
 /// Every text the model reads in a request: system blocks, message text, tool results.
-fn texts(body: &Value) -> Vec<String> {
+pub(crate) fn texts(body: &Value) -> Vec<String> {
     let mut out = Vec::new();
     fn walk(v: &Value, out: &mut Vec<String>) {
         match v {

@@ -4,6 +4,7 @@
 #![allow(clippy::disallowed_methods)] // tests build their fixtures with std::fs
 
 mod capture;
+mod capture_e2e;
 mod checkpoint;
 mod claude_code;
 mod context;
