@@ -55,6 +55,9 @@ pub struct HookInput {
     pub hook_event_name: Option<String>,
     /// SessionStart's `startup|resume|clear|compact`.
     pub source: Option<String>,
+    /// Stop's copy of the turn's last assistant message: when the hook runs, Claude Code has
+    /// not written it to the transcript yet.
+    pub last_assistant_message: Option<String>,
 }
 
 impl HookInput {

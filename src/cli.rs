@@ -64,6 +64,10 @@ pub enum Command {
     /// Capture the session's handoff from Claude Code's hook input on stdin (the PreCompact,
     /// SessionEnd and Stop hooks run it; MEGG_CAPTURE=off turns it off)
     Capture(commands::capture::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(commands::completions::Args),
+    /// Print megg's man page (roff)
+    Man,
     /// Serve every capability as MCP tools over stdio
     Mcp,
 }
@@ -82,6 +86,8 @@ impl Command {
             Command::Setup(args) => commands::setup::run(env, &args),
             Command::Doctor(args) => commands::doctor::run(env, &args),
             Command::Trust(args) => commands::trust::run(env, &args),
+            Command::Completions(args) => commands::completions::run(&args),
+            Command::Man => commands::completions::man(),
             Command::Capture(args) => Ok(Output::text(commands::capture::run(
                 env,
                 &args,

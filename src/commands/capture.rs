@@ -35,6 +35,7 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
             .unwrap_or_else(|| "manual".into()),
         cwd: env.cwd.clone(),
         transcript: input.transcript_path.clone().filter(|p| p.is_absolute()),
+        last_message: input.last_assistant_message.clone(),
         dry_run: args.dry_run,
     };
     let outcome = capture::capture(&env.deps(), &req);

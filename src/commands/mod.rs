@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod checkpoint;
+pub mod completions;
 pub mod context;
 pub mod doctor;
 pub mod gitignore;

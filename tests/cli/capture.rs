@@ -842,3 +842,21 @@ fn a_handoff_cut_to_2000_tokens_is_unchanged_when_nothing_new_happened() {
     r.capture("s", &[]);
     assert!(r.log()[1].contains("\tunchanged\t"), "{:?}", r.log());
 }
+
+#[test]
+fn the_stop_hooks_last_assistant_message_is_the_last_message() {
+    // When Stop runs, Claude Code has not yet written the turn's last message to the
+    // transcript; the hook input carries it.
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.work("s", "Task");
+    let mut input: Value = serde_json::from_str(&r.input("s", "Stop")).unwrap();
+    input["last_assistant_message"] = json!("Done: the cart API is wired.");
+    let out = r.with_input(&["capture"], &input.to_string(), &[]);
+    assert!(out.status.success());
+    let state = r.state().unwrap();
+    assert!(
+        section(&state, "Context").contains("  > Done: the cart API is wired.\n"),
+        "{state}"
+    );
+}

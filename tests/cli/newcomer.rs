@@ -249,3 +249,61 @@ fn context_json_help_says_it_is_the_hook_document_and_points_to_format_json() {
         "{help}"
     );
 }
+
+#[test]
+fn completions_load_in_a_real_bash_and_name_every_command() {
+    let p = Project::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = p.ok("", &["completions", shell]);
+        assert!(
+            script.contains("checkpoint") && script.contains("capture"),
+            "{shell}"
+        );
+    }
+    let script = p.path("megg.bash");
+    std::fs::write(&script, p.ok("", &["completions", "bash"])).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {}; complete -p megg; COMP_WORDS=(megg chec); COMP_CWORD=1; _megg megg chec megg; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display()
+        ))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("-F _megg megg") && stdout.lines().any(|l| l == "checkpoint"),
+        "{stdout}{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_man_page_documents_every_command() {
+    let p = Project::new();
+    let man = p.ok("", &["man"]);
+    assert!(
+        man.starts_with(".ie") && man.contains(".TH megg 1"),
+        "{man}"
+    );
+    for command in [
+        "context",
+        "state",
+        "checkpoint",
+        "gitignore",
+        "learn",
+        "init",
+        "maintain",
+        "setup",
+        "doctor",
+        "trust",
+        "capture",
+        "completions",
+        "mcp",
+    ] {
+        assert!(
+            man.contains(&format!("megg\\-{command}")) || man.contains(command),
+            "{command}"
+        );
+    }
+}

@@ -40,6 +40,9 @@ pub struct Request {
     pub transcript: Option<PathBuf>,
     /// Claude Code's task list directory for this session, when it has one.
     pub tasks_dir: Option<PathBuf>,
+    /// The turn's last assistant message as the hook input gives it (newer than the
+    /// transcript when `Stop` runs).
+    pub last_message: Option<String>,
     /// Report, write nothing.
     pub dry_run: bool,
 }
@@ -378,7 +381,13 @@ fn facts(
         branch: repo.and_then(Repo::current_branch),
         head: repo.and_then(Repo::head_commit),
         checkpoint,
-        last_message: scan.last_message.clone(),
+        last_message: req
+            .last_message
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(|m| transcript::cut_chars(m, transcript::MAX_MESSAGE_CHARS))
+            .or_else(|| scan.last_message.clone()),
         transcript: req.transcript.as_ref().map(|t| t.display().to_string()),
     }
 }
