@@ -70,13 +70,19 @@ impl HookInput {
     /// waiting at most [`HOOK_INPUT_WAIT`] for its end. `None` when there is none or it is not
     /// JSON (never an error: hooks never fail).
     pub fn from_stdin() -> Option<Self> {
+        Self::from_stdin_up_to(MAX_HOOK_INPUT)
+    }
+
+    /// [`HookInput::from_stdin`] with another bound: capture's input carries the turn's last
+    /// message, so it may read up to SPEC §9's 1 MiB.
+    pub fn from_stdin_up_to(limit: u64) -> Option<Self> {
         use std::io::IsTerminal;
         if std::io::stdin().is_terminal() {
             return None;
         }
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let _ = tx.send(crate::fsx::read_stdin(MAX_HOOK_INPUT));
+            let _ = tx.send(crate::fsx::read_stdin(limit));
         });
         match rx.recv_timeout(HOOK_INPUT_WAIT) {
             Ok(Ok((text, _, false))) => Self::parse(&text),

@@ -88,11 +88,9 @@ impl Command {
             Command::Trust(args) => commands::trust::run(env, &args),
             Command::Completions(args) => commands::completions::run(&args),
             Command::Man => commands::completions::man(),
-            Command::Capture(args) => Ok(Output::text(commands::capture::run(
-                env,
-                &args,
-                crate::claude::HookInput::from_stdin().as_ref(),
-            ))),
+            // Capture never fails and reads its own stdin: `main` runs it through
+            // `hook::capture_main` before any dispatch, like the server below.
+            Command::Capture(_) => Ok(Output::default()),
             // The server owns stdin and stdout; `main` starts it before any dispatch.
             Command::Mcp => Ok(Output::default()),
         }

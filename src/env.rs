@@ -137,7 +137,7 @@ fn ceilings_from_env() -> Vec<PathBuf> {
 }
 
 /// `MEGG_CAPTURE` set to `off` (or `0`, `false`, `no`): automatic capture is turned off.
-pub fn capture_off_from_env() -> bool {
+fn capture_off_from_env() -> bool {
     std::env::var("MEGG_CAPTURE").is_ok_and(|v| {
         matches!(
             v.trim().to_ascii_lowercase().as_str(),

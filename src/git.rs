@@ -102,6 +102,15 @@ impl Repo {
         self.repo.is_path_ignored(rel).unwrap_or(false)
     }
 
+    /// Whether `rel` is in the index (tracked): an ignore rule does not untrack a file git
+    /// already tracks. Unknown (no index) counts as tracked.
+    pub fn is_tracked(&self, rel: &Path) -> bool {
+        match self.repo.index() {
+            Ok(index) => index.get_path(rel, 0).is_some(),
+            Err(_) => true,
+        }
+    }
+
     /// The URL of remote `name`, as configured (may hold credentials: callers strip them).
     pub fn remote_url(&self, name: &str) -> Option<String> {
         self.repo

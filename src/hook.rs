@@ -79,10 +79,7 @@ fn capture_from_args(args: Vec<OsString>) -> String {
     let Command::Capture(args) = cli.command else {
         return String::new();
     };
-    if crate::env::capture_off_from_env() {
-        return crate::render::capture::note(args.dry_run, "capture is off (MEGG_CAPTURE=off)");
-    }
-    let input = HookInput::from_stdin();
+    let input = HookInput::from_stdin_up_to(crate::fsx::MAX_STDIN_BYTES);
     let clock = Clock::from_env().unwrap_or_else(|_| Clock::system());
     let dir = cli.dir.or_else(|| {
         input
@@ -93,6 +90,9 @@ fn capture_from_args(args: Vec<OsString>) -> String {
     let Ok(env) = Env::with_clock(dir.as_deref(), clock) else {
         return crate::render::capture::note(args.dry_run, "its directory does not exist");
     };
+    if env.capture_off {
+        return crate::render::capture::note(args.dry_run, "capture is off (MEGG_CAPTURE=off)");
+    }
     let text = capture::run(&env, &args, input.as_ref());
     env.tokens.flush();
     text

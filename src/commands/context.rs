@@ -129,7 +129,9 @@ impl Session {
         Some(Self {
             id: SessionId::parse(input.session_id.as_deref()?)?,
             resumed: matches!(input.source.as_deref(), Some("compact" | "resume")),
-            record: capture_on,
+            // A session's start is recorded when it starts; a compact or resume in the middle
+            // of one must not make what it finds now look like what it found then.
+            record: capture_on && !matches!(input.source.as_deref(), Some("compact" | "resume")),
         })
     }
 }

@@ -189,16 +189,21 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         if on_disk.is_some()
             && let Some(sessions) = super::capture::sessions_for(repo.as_ref(), &top, Some(d))
         {
+            let exclude: Vec<&str> = on_disk
+                .as_ref()
+                .and_then(|s| s.session.as_deref())
+                .into_iter()
+                .chain(req.own_capture.as_ref().map(|id| id.as_str()))
+                .collect();
             newer_captures = super::capture::newer_captures(
                 deps,
                 &sessions,
+                d,
                 on_disk.as_ref().and_then(|s| s.updated_at),
-                on_disk
-                    .as_ref()
-                    .and_then(|s| s.session.as_deref())
-                    .or(req.own_capture.as_ref().map(|id| id.as_str())),
+                &exclude,
             );
         }
+        let own = own.filter(|s| !s.expired);
         state = own.or(on_disk).filter(|s| !s.expired);
         let (listed, total) = discovery::megg_files(d);
         if total > listed.len() {

@@ -24,6 +24,8 @@ pub struct StateDoc {
     pub source: Option<String>,
     /// The session a capture came from.
     pub session: Option<String>,
+    /// The domain directory a capture was taken for.
+    pub domain: Option<String>,
     /// The content as the caller gave it (the body without the blank line after the fence).
     pub content: String,
     pub warnings: Vec<String>,
@@ -78,6 +80,7 @@ pub fn parse(text: &str, path: &str) -> StateDoc {
         head: None,
         source: None,
         session: None,
+        domain: None,
         content: String::new(),
         warnings: Vec::new(),
     };
@@ -106,6 +109,7 @@ pub fn parse(text: &str, path: &str) -> StateDoc {
     doc.head = fields.get_str("head").filter(|h| !h.is_empty());
     doc.source = fields.get_str("source").filter(|s| !s.is_empty());
     doc.session = fields.get_str("session").filter(|s| !s.is_empty());
+    doc.domain = fields.get_str("domain").filter(|s| !s.is_empty());
     doc.updated_raw = fields.get_str("updated");
     if let Some(raw) = &doc.updated_raw {
         match parse_timestamp(raw) {
@@ -163,13 +167,14 @@ pub fn render(
 }
 
 /// The bytes of a `state.md`; with `session`, one captured automatically from that session
-/// (`source: auto`, `session: <id>`, SPEC §2.3, §10).
+/// for that domain's directory (`source: auto`, `session: <id>`, `domain: <dir>`, SPEC §2.3,
+/// §10).
 pub fn render_from(
     content: &str,
     now: DateTime<Utc>,
     branch: Option<&str>,
     head: Option<&str>,
-    session: Option<&str>,
+    session: Option<(&str, &std::path::Path)>,
 ) -> String {
     let mut git = String::new();
     if let Some(b) = branch {
@@ -178,9 +183,10 @@ pub fn render_from(
     if let Some(h) = head {
         git = frontmatter::set(&git, "head", h, "\n");
     }
-    if let Some(id) = session {
+    if let Some((id, domain)) = session {
         git = frontmatter::set(&git, "source", "auto", "\n");
         git = frontmatter::set(&git, "session", id, "\n");
+        git = frontmatter::set(&git, "domain", &domain.display().to_string(), "\n");
     }
     crate::templates::fill(
         crate::templates::STATE,

@@ -860,3 +860,135 @@ fn the_stop_hooks_last_assistant_message_is_the_last_message() {
         "{state}"
     );
 }
+
+#[test]
+fn a_tracked_state_is_never_promoted_even_when_an_ignore_rule_matches_it() {
+    let r = Repo::new();
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "## Working On\nCOMMITTED"],
+    );
+    let mut index = r.git.repo.index().unwrap();
+    index
+        .add_path(std::path::Path::new(".megg/state.md"))
+        .unwrap();
+    index.write().unwrap();
+    r.git
+        .commit("main", epoch(NOW) - 100, "commit the state by mistake");
+    r.start("s", "startup");
+    r.work("s", "Task");
+    r.capture("s", &[]);
+    assert!(r.state().unwrap().contains("COMMITTED"));
+    assert!(r.log()[0].contains("git does not ignore"), "{:?}", r.log());
+}
+
+#[test]
+fn a_promotion_that_could_not_happen_is_retried_once_it_can() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    p.domain("", "Shop");
+    git.commit("main", epoch(NOW) - 3600, "init");
+    let r = Repo { p, git };
+    r.start("s", "startup");
+    r.work("s", "Task");
+    r.capture("s", &[]);
+    assert_eq!(r.state(), None);
+    r.p.ok("", &["gitignore"]);
+    // Nothing new in the session, but now the state can be promoted.
+    r.capture("s", &[]);
+    assert!(r.state().unwrap().contains("Task"));
+    r.capture("s", &[]);
+    assert!(r.log().last().unwrap().contains("\tunchanged\t"));
+}
+
+#[test]
+fn a_compact_or_resume_never_records_a_start_in_the_middle_of_a_session() {
+    let r = Repo::new();
+    r.start("a", "startup");
+    r.work("a", "A-TASK");
+    r.capture("a", &[]);
+    // Session b had no start record (megg installed mid-session); compacting must not make
+    // a's handoff look like what b found.
+    r.start("b", "compact");
+    r.start("b", "resume");
+    assert!(!r.sessions().join("b.start").exists());
+    r.work("b", "B-TASK");
+    r.capture("b", &[]);
+    assert!(r.state().unwrap().contains("A-TASK"));
+}
+
+#[test]
+fn an_expired_own_capture_gives_way_to_an_active_state_and_never_names_itself() {
+    let r = Repo::new();
+    r.start("old", "startup");
+    r.work("old", "OLD-TASK");
+    r.capture("old", &[("MEGG_NOW", "2026-11-18T12:00:00Z")]);
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "## Working On\nFRESH-STATE"],
+    );
+    let ctx = r.start("old", "resume");
+    assert!(
+        ctx.contains("FRESH-STATE") && !ctx.contains("OLD-TASK"),
+        "{ctx}"
+    );
+
+    // Resuming session one, whose own capture is injected, is not told about itself.
+    let r = Repo::new();
+    r.start("one", "startup");
+    r.start("two", "startup");
+    r.work("two", "TWO-TASK");
+    r.capture("two", &[]);
+    r.work("one", "ONE-TASK");
+    r.capture("one", &[]);
+    let ctx = r.start("one", "compact");
+    assert!(
+        ctx.contains("ONE-TASK") && !ctx.contains("parallel session"),
+        "{ctx}"
+    );
+}
+
+#[test]
+fn captures_for_another_domain_of_the_repository_are_not_parallel_sessions() {
+    let r = Repo::new();
+    r.p.domain("packages/billing", "Billing");
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "## Working On\nroot state"],
+    );
+    // A session in packages/billing captures for that domain.
+    let input = json!({"session_id": "bill", "cwd": r.p.path("packages/billing"), "transcript_path": r.transcript("bill"), "hook_event_name": "Stop"});
+    r.work("bill", "BILLING-TASK");
+    let out = r.with_input(&["capture"], &input.to_string(), &[]);
+    assert!(out.status.success());
+    assert!(
+        r.p.read("packages/billing/.megg/state.md")
+            .contains("BILLING-TASK")
+    );
+    let doc = r.p.json("", &["context", "--format", "json"]);
+    assert_eq!(doc["newer_captures"], json!([]), "{doc:#}");
+}
+
+#[test]
+fn a_transcript_gone_at_session_end_keeps_what_was_read() {
+    let r = Repo::new();
+    r.start("s", "startup");
+    r.work("s", "Kept task");
+    r.capture("s", &[]);
+    fs::remove_file(r.transcript("s")).unwrap();
+    // Task files still exist, so there is a handoff to write: it must keep the request and
+    // the files read before.
+    let dir = r.p.path("claude/tasks/s");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("1.json"),
+        json!({"id": "1", "subject": "Kept task", "status": "in_progress"}).to_string(),
+    )
+    .unwrap();
+    r.capture("s", &[]);
+    let state = r.state().unwrap();
+    assert!(
+        state.contains("Please do Kept task") && state.contains("src/lib.rs"),
+        "{state}"
+    );
+}

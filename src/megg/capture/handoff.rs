@@ -58,10 +58,11 @@ pub fn render(f: &Facts) -> String {
         .iter()
         .filter(|t| t.status == TaskStatus::Completed)
         .collect();
-    for t in done.iter().take(MAX_DONE) {
+    // The most recently created, which are the most relevant, in their order.
+    more(&mut out, done.len(), MAX_DONE, "earlier completed tasks");
+    for t in done.iter().skip(done.len().saturating_sub(MAX_DONE)) {
         let _ = writeln!(out, "- [x] {}", t.subject);
     }
-    more(&mut out, done.len(), MAX_DONE, "completed tasks");
     if !f.files.is_empty() {
         let _ = writeln!(out, "- Files changed (newest first):");
         for file in f.files.iter().take(MAX_FILES) {

@@ -222,12 +222,13 @@ pub struct Newer {
 pub fn newer_captures(
     deps: &Deps<'_>,
     sessions: &Sessions,
+    domain: &Domain,
     than: Option<DateTime<Utc>>,
-    shown_session: Option<&str>,
+    exclude: &[&str],
 ) -> Vec<Newer> {
     let mut out = Vec::new();
     for (id, path) in sessions.captures().into_iter().take(store::KEEP_CAPTURES) {
-        if Some(id.as_str()) == shown_session {
+        if exclude.contains(&id.as_str()) {
             continue;
         }
         let Some(text) = sessions.read_capture(&id) else {
@@ -235,6 +236,14 @@ pub fn newer_captures(
         };
         let doc = state::parse(&text, "");
         let Some(updated) = doc.updated else { continue };
+        // Sessions share one directory per repository: only this domain's captures count.
+        if doc
+            .domain
+            .as_deref()
+            .is_some_and(|dir| Path::new(dir) != domain.dir)
+        {
+            continue;
+        }
         if !state::expiry(&doc, deps.now).is_active() || than.is_some_and(|t| updated < t) {
             continue;
         }
@@ -305,12 +314,26 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
                     && !last.is_empty()
                     && content.starts_with(last))
         });
-        if same {
+        // Unchanged, unless an earlier promotion did not happen and now could (the state was
+        // not ignored then, or writing failed): then promote it now.
+        let retry = same
+            && domain.as_ref().is_some_and(|d| {
+                let current = evidence(d);
+                let promoted = sessions.read_promoted(&req.session);
+                promoted.as_ref() != Some(&current)
+                    && may_promote(
+                        &current,
+                        start.as_ref().map(|s| &s.state),
+                        promoted.as_ref(),
+                    )
+            });
+        if same && !retry {
             Verdict::Unchanged
         } else {
             write(
                 deps,
                 req,
+                &top,
                 &sessions,
                 domain.as_ref(),
                 repo.as_ref(),
@@ -324,6 +347,7 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     if !req.dry_run {
         if changed && let Ok(json) = serde_json::to_string(&progress) {
             let _ = sessions.write_scan(&req.session, &json);
+            sessions.prune_scans();
         }
         let _ = sessions.log(&format!(
             "{}\t{}\t{}\t{}\t{}",
@@ -411,6 +435,7 @@ fn checkpoint_phase(deps: &Deps<'_>, cwd: &Path, target: &str) -> (String, Optio
 fn write(
     deps: &Deps<'_>,
     req: &Request,
+    top: &Path,
     sessions: &Sessions,
     domain: Option<&Domain>,
     repo: Option<&Repo>,
@@ -429,13 +454,16 @@ fn write(
         deps.now,
         facts.branch.as_deref(),
         facts.head.as_deref(),
-        Some(req.session.as_str()),
+        Some((
+            req.session.as_str(),
+            domain.map_or(top, |d| d.dir.as_path()),
+        )),
     );
     if !req.dry_run {
         if let Err(e) = sessions.write_capture(&req.session, &bytes) {
             return Verdict::Kept(Why::Failed(e.message));
         }
-        sessions.prune();
+        sessions.prune(&req.session);
     }
     let Some(d) = domain else {
         return Verdict::Kept(Why::NoDomain);
@@ -453,14 +481,16 @@ fn write(
                 let work = fsx::canonical(&work).unwrap_or(work);
                 p.strip_prefix(&work).ok().map(Path::to_path_buf)
             });
-        if !rel.is_some_and(|rel| r.is_ignored(&rel)) {
+        // Ignored and not already tracked: an ignore rule added after a commit does not stop
+        // git from showing (and committing) the file.
+        if !rel.is_some_and(|rel| r.is_ignored(&rel) && !r.is_tracked(&rel)) {
             return Verdict::Kept(Why::NotIgnored(path));
         }
     }
-    let promoted = sessions.read_promoted(&req.session);
     let start_state = start.map(|s| &s.state);
     if req.dry_run {
         let current = evidence(d);
+        let promoted = sessions.read_promoted(&req.session);
         return if may_promote(&current, start_state, promoted.as_ref()) {
             Verdict::Promoted
         } else {
@@ -469,6 +499,8 @@ fn write(
     }
     let result = (|| -> crate::error::Result<bool> {
         let _lock = super::lock(repo, &d.boundary, &path)?;
+        // Read under the lock: another capture of this session may just have promoted.
+        let promoted = sessions.read_promoted(&req.session);
         let current = evidence(d);
         if !may_promote(&current, start_state, promoted.as_ref()) {
             return Ok(false);

@@ -90,15 +90,15 @@ pub fn update(previous: Option<Progress>, files: &[(PathBuf, Origin)]) -> (Progr
             opened.push((path.clone(), *origin, s));
         }
     }
+    // Start over only when a file read before was replaced or shrank. A file that cannot be
+    // opened now (gone at session end, unreadable) keeps what was read from it; a new file
+    // (a subagent that just started) is read from its start, wherever it sorts.
     let consistent = progress.marks.iter().all(|m| {
         opened
             .iter()
-            .any(|(p, _, s)| *p == m.path && s.id == m.id && s.len >= m.offset)
-    }) && progress
-        .marks
-        .iter()
-        .zip(opened.iter())
-        .all(|(m, (p, _, _))| m.path == *p);
+            .find(|(p, _, _)| *p == m.path)
+            .is_none_or(|(_, _, s)| s.id == m.id && s.len >= m.offset)
+    });
     if !consistent {
         progress = Progress::fresh();
     }
@@ -121,6 +121,11 @@ pub fn update(previous: Option<Progress>, files: &[(PathBuf, Origin)]) -> (Progr
             id: stream.id,
             offset,
         });
+    }
+    for m in &progress.marks {
+        if !marks.iter().any(|n: &Mark| n.path == m.path) {
+            marks.push(m.clone());
+        }
     }
     progress.marks = marks;
     (progress, changed)

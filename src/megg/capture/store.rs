@@ -260,13 +260,22 @@ impl Sessions {
             .collect()
     }
 
-    /// Keeps the newest [`KEEP_CAPTURES`] captures; an older session's files all go.
-    pub fn prune(&self) {
+    /// Keeps the newest [`KEEP_CAPTURES`] captures (never `current`'s); an older session's
+    /// files all go. Scan progress of sessions that never captured is bounded like starts.
+    pub fn prune(&self, current: &SessionId) {
         for (id, _) in self.captures().into_iter().skip(KEEP_CAPTURES) {
+            if id == *current {
+                continue;
+            }
             for ext in ["md", "start", "promoted", "scan"] {
                 let _ = fsx::remove_file(&self.boundary, &self.path(&id, ext));
             }
         }
+    }
+
+    /// Bounds the scan progress files (sessions with nothing to hand off leave only these).
+    pub fn prune_scans(&self) {
+        self.prune_ext("scan", KEEP_STARTS);
     }
 
     fn prune_ext(&self, ext: &str, keep: usize) {

@@ -19,10 +19,10 @@ pub const MAX_REQUEST_CHARS: usize = 300;
 pub const MAX_MESSAGE_CHARS: usize = 500;
 /// Most distinct files remembered (the handoff shows 30).
 const MAX_FILES: usize = 200;
-/// Most tasks remembered.
-const MAX_TASKS: usize = 500;
+/// Most tasks remembered (a saved scan stays far below its 1 MiB bound).
+const MAX_TASKS: usize = 200;
 /// Most tool calls awaiting their result.
-const MAX_PENDING: usize = 256;
+const MAX_PENDING: usize = 64;
 /// Most characters kept of a task's subject or description.
 const MAX_TASK_CHARS: usize = 300;
 
@@ -308,6 +308,9 @@ impl Scan {
             || text.starts_with("<local-command-")
             || text.starts_with("<system-reminder>")
             || text.starts_with("Caveat: ")
+            || text.starts_with("[Request interrupted")
+            || text.starts_with("<bash-")
+            || text.starts_with("<task-notification>")
         {
             return;
         }
