@@ -532,6 +532,12 @@ fn a_killed_session_still_hands_off() {
         section(&content, "Next"),
         "- [ ] Refactor the billing module KILL-TASK — Split invoices from payments\n\n"
     );
+    // The turn's last message reaches the handoff although Claude Code writes it to the
+    // transcript only after the Stop hook ran: the hook input carries it.
+    assert!(
+        content.contains("- Last message from the assistant:\n  > Task noted.\n"),
+        "{content}"
+    );
     let log = log_for(&s, &id);
     assert!(
         log.iter().all(|(e, _, _)| e == "Stop"),
