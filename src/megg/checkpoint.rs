@@ -17,6 +17,7 @@ pub mod lifecycle;
 pub mod ops;
 pub mod policy;
 pub mod store;
+pub mod tidy;
 
 pub use error::{CheckpointError, Occupant};
 pub use format::{Changes, Checkpoint, Item, Kind, classify};

@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod maintain;
 pub mod setup;
 pub mod state;
+pub mod tidy;
 
 /// `s` as one POSIX shell word: unquoted when it is made of safe characters, else in single
 /// quotes. Used wherever megg prints a command for a person or an agent to run.

@@ -279,3 +279,41 @@ mod tests {
         );
     }
 }
+
+/// `megg checkpoint prune --json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PruneDocument {
+    /// The checkpoints deleted (or, with `dry_run`, that would be), oldest first.
+    pub pruned: Vec<CheckpointDocument>,
+    pub dry_run: bool,
+}
+
+/// One quarantined file in `megg checkpoint quarantine --json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct QuarantinedDocument {
+    pub name: String,
+    pub path: PathBuf,
+    /// Where it came from, and where `--restore` puts it back.
+    pub origin: PathBuf,
+    /// Why it still cannot be read as a checkpoint; `null` once fixed (then it can be restored).
+    pub still_corrupt: Option<String>,
+}
+
+/// `megg checkpoint quarantine --json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct QuarantineDocument {
+    pub quarantined: Vec<QuarantinedDocument>,
+    /// With `--restore`: the file put back.
+    pub restored: Option<QuarantinedDocument>,
+}
+
+impl From<&crate::megg::checkpoint::tidy::Quarantined> for QuarantinedDocument {
+    fn from(q: &crate::megg::checkpoint::tidy::Quarantined) -> Self {
+        Self {
+            name: q.name.clone(),
+            path: q.path.clone(),
+            origin: q.origin.clone(),
+            still_corrupt: q.still_corrupt.clone(),
+        }
+    }
+}

@@ -307,3 +307,130 @@ fn the_man_page_documents_every_command() {
         );
     }
 }
+
+fn save_at(p: &Project, plan: &str, now: &str) {
+    p.write(plan, "# Plan\n");
+    let out = p
+        .megg("")
+        .env("MEGG_NOW", now)
+        .args(["checkpoint", "save", plan])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn prune_lists_then_deletes_abandoned_checkpoints_and_never_corrupt_or_foreign_files() {
+    let (p, _) = repo();
+    save_at(&p, "docs/plans/old.md", "2026-10-01T12:00:00Z"); // 52 days before NOW
+    save_at(&p, "docs/plans/mid.md", "2026-11-12T12:00:00Z"); // 10 days
+    save_at(&p, "docs/plans/new.md", "2026-11-22T11:00:00Z");
+    p.write(
+        ".broken.local.md",
+        "---\nfeature: broken\nplan_file: [oops\n---\n",
+    );
+    p.write(
+        ".other.local.md",
+        "---\nsomething: else\n---\nanother plugin's file\n",
+    );
+    let v = p.json("", &["checkpoint", "prune", "--dry-run", "--json"]);
+    let files: Vec<&str> = v["pruned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, [".old.local.md"]);
+    assert_eq!(v["dry_run"], true);
+    assert!(
+        p.path(".old.local.md").exists(),
+        "a dry run deletes nothing"
+    );
+    let text = p.ok("", &["checkpoint", "prune"]);
+    assert!(
+        text.starts_with(
+            "Deleted 1 checkpoint abandoned (over 30 days old):\n  .old.local.md  'old'"
+        ),
+        "{text}"
+    );
+    assert!(!p.path(".old.local.md").exists());
+    p.ok("", &["checkpoint", "prune", "--older-than", "5"]);
+    assert!(!p.path(".mid.local.md").exists());
+    assert!(p.path(".new.local.md").exists());
+    assert!(p.path(".broken.local.md").exists() && p.path(".other.local.md").exists());
+    assert_eq!(
+        p.ok("", &["checkpoint", "prune"]),
+        "No checkpoints abandoned (over 30 days old); nothing to prune\n"
+    );
+}
+
+#[test]
+fn quarantine_lists_where_files_came_from_and_restores_only_a_fixed_one() {
+    let (p, _) = repo();
+    p.write(
+        ".broken.local.md",
+        "---\nfeature: broken\nplan_file: [oops\n---\n",
+    );
+    p.json("", &["checkpoint", "resume", "--json"]); // discovery quarantines it
+    assert!(!p.path(".broken.local.md").exists());
+    let v = p.json("", &["checkpoint", "quarantine", "--json"]);
+    let q = &v["quarantined"][0];
+    let name = q["name"].as_str().unwrap().to_string();
+    assert!(name.starts_with(".broken.local.md."), "{name}");
+    assert_eq!(
+        q["origin"],
+        p.path(".broken.local.md").display().to_string()
+    );
+    assert!(
+        q["still_corrupt"]
+            .as_str()
+            .unwrap()
+            .contains("invalid YAML")
+    );
+    let text = p.ok("", &["checkpoint", "quarantine"]);
+    assert!(
+        text.contains(&format!(
+            "fix it in place, then: megg checkpoint quarantine --restore {name}"
+        )),
+        "{text}"
+    );
+    // Still corrupt: never silently restored.
+    let out = p.run("", &["checkpoint", "quarantine", "--restore", &name]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is still not a readable checkpoint"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!p.path(".broken.local.md").exists());
+    // Fixed: restored where it came from, never over a file that is there now.
+    let path = q["path"].as_str().unwrap();
+    std::fs::write(
+        path,
+        "---\nfeature: broken\nplan_file: docs/plans/b.md\n---\n",
+    )
+    .unwrap();
+    p.write(".broken.local.md", "new one");
+    let out = p.run("", &["checkpoint", "quarantine", "--restore", &name]);
+    assert!(
+        stderr(&out).contains("exists; nothing restored"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(p.path(".broken.local.md")).unwrap();
+    assert_eq!(
+        p.ok("", &["checkpoint", "quarantine", "--restore", &name]),
+        format!(
+            "Restored {name} to {}\n",
+            p.path(".broken.local.md").display()
+        )
+    );
+    assert!(
+        p.read(".broken.local.md")
+            .contains("plan_file: docs/plans/b.md")
+    );
+    assert_eq!(
+        p.ok("", &["checkpoint", "quarantine"]),
+        "Nothing in quarantine\n"
+    );
+}

@@ -8,6 +8,7 @@ mod list;
 mod resume;
 mod save;
 mod show;
+mod tidy;
 mod update;
 
 use std::path::{Path, PathBuf};
@@ -89,6 +90,21 @@ pub enum Action {
         /// Slug or plan file
         target: String,
     },
+    /// Delete abandoned checkpoints (over 30 days old); never corrupt or other plugins' files
+    Prune {
+        /// Delete those older than DAYS instead
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u64>,
+        /// List what would be deleted; delete nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// List corrupt checkpoints moved to quarantine; put one back once it is fixed
+    Quarantine {
+        /// Put this quarantined file back where it came from (refused while still corrupt)
+        #[arg(long, value_name = "NAME")]
+        restore: Option<String>,
+    },
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
@@ -146,6 +162,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             },
         ),
         Action::Finish { target } => finish::run(env, &project, target, json),
+        Action::Prune {
+            older_than,
+            dry_run,
+        } => tidy::prune(env, &project, *older_than, *dry_run, json),
+        Action::Quarantine { restore } => tidy::quarantine(&project, restore.as_deref(), json),
     }
 }
 
