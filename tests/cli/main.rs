@@ -15,6 +15,7 @@ mod knowledge;
 mod mcp;
 mod newcomer;
 mod pty;
+mod readme;
 mod regress_domain;
 mod regress_gate;
 mod regress_hook;
