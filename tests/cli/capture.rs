@@ -992,3 +992,22 @@ fn a_transcript_gone_at_session_end_keeps_what_was_read() {
         "{state}"
     );
 }
+
+#[test]
+fn a_repository_without_megg_gets_nothing_written_by_the_hooks() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    git.commit("main", epoch(NOW) - 3600, "init");
+    let r = Repo { p, git };
+    r.start("s", "startup");
+    r.work("s", "Task");
+    r.capture("s", &[]);
+    assert!(
+        !r.p.path(".git/megg").exists(),
+        "a stranger's repository stays untouched"
+    );
+    assert!(
+        r.dry_run("s")
+            .contains("no .megg here to promote to (run `megg init`)")
+    );
+}

@@ -98,7 +98,10 @@ fn run_tour(commands: &[String]) -> String {
             })
             .collect();
         let args = &w[env.len()..];
-        assert_eq!(args[0], "megg", "only megg commands run in the tour: {line}");
+        assert_eq!(
+            args[0], "megg",
+            "only megg commands run in the tour: {line}"
+        );
         let out = p
             .megg("")
             .current_dir(&cwd)

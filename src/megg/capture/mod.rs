@@ -26,7 +26,7 @@ use handoff::Facts;
 pub use store::{Evidence, SessionId, Sessions, Start};
 
 /// Most commits a capture walks for "commits since the session began", and how many it lists.
-const COMMIT_WALK: usize = 10_000;
+const COMMIT_WALK: usize = 1_000;
 const COMMITS_SHOWN: usize = 10;
 
 /// One capture, as the hook input and the environment describe it.
@@ -185,9 +185,11 @@ pub fn sessions_for(repo: Option<&Repo>, top: &Path, domain: Option<&Domain>) ->
 /// The SessionStart hook's record of what the session found (SPEC §3.3, §10). Recorded once
 /// per session; errors are ignored (the hook never fails).
 pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
+    // No `.megg` here: nothing to hand off to, so nothing is written into a repository the
+    // user merely opened.
     let Place {
         repo,
-        domain,
+        domain: Some(domain),
         sessions: Some(sessions),
         ..
     } = place(deps, cwd)
@@ -195,7 +197,7 @@ pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
         return;
     };
     let start = Start {
-        state: domain.as_ref().map_or(Evidence::Absent, evidence),
+        state: evidence(&domain),
         head: repo.as_ref().and_then(Repo::head_commit),
     };
     let _ = sessions.record_start(session, &start);
@@ -271,6 +273,12 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
         state: domain.as_ref().map(Domain::state_path),
         handoff: None,
     };
+    if domain.is_none() {
+        // Nothing to hand off to: nothing is written, not even a log line, in a repository
+        // without a `.megg` (doctor says `megg init`).
+        outcome.verdict = Verdict::Kept(Why::NoDomain);
+        return outcome;
+    }
     let Some(sessions) = sessions else {
         outcome.verdict = Verdict::Kept(Why::Failed(
             "no place for session files: not in git and no cache directory".into(),
