@@ -73,6 +73,11 @@ pub struct Scan {
     pub last_message: Option<String>,
     /// Tool calls whose result has not been read yet: they count only once they succeeded.
     pending: VecDeque<(String, Call)>,
+    /// Successful `TaskUpdate`s for ids not created yet (a subagent's transcript is read after
+    /// the main one): applied when the task appears, so the result does not depend on the
+    /// order the files are read in.
+    #[serde(default)]
+    early_updates: VecDeque<Call>,
     /// Lines read, and lines skipped as not understood.
     pub lines: u64,
     pub skipped: u64,
@@ -405,37 +410,64 @@ impl Scan {
                     .or_else(|| content.and_then(created_id_in_text));
                 if self.tasks.len() < MAX_TASKS {
                     self.tasks.push(Task {
-                        id,
+                        id: id.clone(),
                         subject,
                         description,
                         status: TaskStatus::Pending,
                     });
+                    let (early, rest): (Vec<Call>, Vec<Call>) = std::mem::take(
+                        &mut self.early_updates,
+                    )
+                    .into_iter()
+                    .partition(
+                        |u| matches!(u, Call::TaskUpdate { id: u, .. } if Some(u) == id.as_ref()),
+                    );
+                    self.early_updates = rest.into();
+                    for u in early {
+                        self.update_task(u);
+                    }
                 }
             }
-            Call::TaskUpdate {
+            update @ Call::TaskUpdate { .. } => self.update_task(update),
+        }
+    }
+
+    /// Applies a `TaskUpdate` to its task, or keeps it until the task is created.
+    fn update_task(&mut self, update: Call) {
+        let Call::TaskUpdate {
+            id,
+            status,
+            subject,
+            description,
+        } = update
+        else {
+            return;
+        };
+        let Some(i) = self.tasks.iter().position(|t| t.id.as_deref() == Some(&id)) else {
+            if self.early_updates.len() >= MAX_PENDING {
+                self.early_updates.pop_front();
+            }
+            self.early_updates.push_back(Call::TaskUpdate {
                 id,
                 status,
                 subject,
                 description,
-            } => {
-                let Some(i) = self.tasks.iter().position(|t| t.id.as_deref() == Some(&id)) else {
-                    return;
-                };
-                if status.as_deref() == Some("deleted") {
-                    self.tasks.remove(i);
-                    return;
-                }
-                let task = &mut self.tasks[i];
-                if let Some(s) = status.as_deref().and_then(TaskStatus::parse) {
-                    task.status = s;
-                }
-                if let Some(s) = subject {
-                    task.subject = s;
-                }
-                if let Some(d) = description {
-                    task.description = d;
-                }
-            }
+            });
+            return;
+        };
+        if status.as_deref() == Some("deleted") {
+            self.tasks.remove(i);
+            return;
+        }
+        let task = &mut self.tasks[i];
+        if let Some(s) = status.as_deref().and_then(TaskStatus::parse) {
+            task.status = s;
+        }
+        if let Some(s) = subject {
+            task.subject = s;
+        }
+        if let Some(d) = description {
+            task.description = d;
         }
     }
 

@@ -309,3 +309,28 @@ fn subagent_lines_give_edits_and_tasks_but_not_requests_or_messages() {
     assert_eq!(s.files, ["/p/sub.rs"]);
     assert!(s.first_request.is_none() && s.last_message.is_none());
 }
+
+#[test]
+fn an_update_read_before_its_task_was_created_still_applies() {
+    // A subagent creates task 3 and the main agent completes it; the main transcript is read
+    // first, so the update comes before the create.
+    let mut s = Scan::default();
+    for l in [
+        tool_use(
+            "u",
+            "TaskUpdate",
+            json!({"taskId": "3", "status": "completed"}),
+        ),
+        ok("u", "Updated task #3 status"),
+    ] {
+        s.feed(&l.to_string(), Origin::Main);
+    }
+    for l in [
+        tool_use("c", "TaskCreate", json!({"subject": "Subagent task"})),
+        ok("c", "Task #3 created successfully: Subagent task"),
+    ] {
+        s.feed(&l.to_string(), Origin::Subagent);
+    }
+    assert_eq!(s.tasks.len(), 1);
+    assert_eq!(s.tasks[0].status, TaskStatus::Completed);
+}
