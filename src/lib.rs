@@ -52,6 +52,7 @@ pub fn main(args: Vec<OsString>) -> u8 {
         }
     };
     let stderr = Stderr::new(cli.color);
+    prompt::set_color(stderr.color);
     let env = match Env::from_process(cli.dir.as_deref()) {
         Ok(env) => env,
         Err(e) => return stderr.error(&e),

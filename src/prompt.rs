@@ -1,10 +1,12 @@
 //! Interactive prompts behind a small trait: dialoguer on a terminal, a script in tests.
-//! Prompts draw on stderr, so stdout stays the command's result.
+//! Prompts draw on stderr, so stdout stays the command's result; all they draw goes through
+//! [`terminal_safe`], as everything else megg prints on a terminal does.
 
 use std::collections::VecDeque;
 
 use crate::error::Error;
 use crate::error::Result;
+use crate::render::terminal_safe;
 
 pub trait Prompter {
     /// Asks to pick one of `items`, `default` preselected. `Ok(None)` when the user cancels
@@ -15,6 +17,14 @@ pub trait Prompter {
     fn input(&mut self, question: &str) -> Result<Option<String>>;
     /// Shows text (e.g. the file being viewed) before the next question.
     fn show(&mut self, text: &str);
+    /// Shows a `warning:` line before the next question.
+    fn warn(&mut self, message: &str);
+}
+
+/// Whether prompts colour what they draw; `megg` sets it as it does for its own
+/// `warning:` / `error:` labels (`--color`, `NO_COLOR`).
+pub fn set_color(on: bool) {
+    dialoguer::console::set_colors_enabled_stderr(on);
 }
 
 /// The terminal prompter.
@@ -59,9 +69,10 @@ impl Prompter for Terminal {
         default: usize,
     ) -> Result<Option<usize>> {
         let theme = dialoguer::theme::ColorfulTheme::default();
+        let items: Vec<_> = items.iter().map(|i| terminal_safe(i)).collect();
         let picked = dialoguer::Select::with_theme(&theme)
-            .with_prompt(question)
-            .items(items)
+            .with_prompt(terminal_safe(question))
+            .items(&items)
             .default(default)
             .interact_on_opt(&self.term)
             .map_err(prompt_error);
@@ -72,7 +83,7 @@ impl Prompter for Terminal {
     fn input(&mut self, question: &str) -> Result<Option<String>> {
         let theme = dialoguer::theme::ColorfulTheme::default();
         let text: String = dialoguer::Input::with_theme(&theme)
-            .with_prompt(question)
+            .with_prompt(terminal_safe(question))
             .allow_empty(true)
             .interact_text_on(&self.term)
             .map_err(prompt_error)?;
@@ -80,7 +91,17 @@ impl Prompter for Terminal {
     }
 
     fn show(&mut self, text: &str) {
-        let _ = self.term.write_line(text);
+        let _ = self.term.write_line(&terminal_safe(text));
+    }
+
+    fn warn(&mut self, message: &str) {
+        let label = dialoguer::console::style("warning:")
+            .for_stderr()
+            .yellow()
+            .bold();
+        let _ = self
+            .term
+            .write_line(&format!("{label} {}", terminal_safe(message)));
     }
 }
 
@@ -139,5 +160,9 @@ impl Prompter for Scripted {
 
     fn show(&mut self, text: &str) {
         self.transcript.push(text.to_string());
+    }
+
+    fn warn(&mut self, message: &str) {
+        self.transcript.push(format!("warning: {message}"));
     }
 }

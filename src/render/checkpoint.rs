@@ -150,7 +150,61 @@ pub fn option_item(label: &str, description: &str, recommended: bool) -> String 
     }
 }
 
-/// A checkpoint as a line of the terminal picker.
-pub fn candidate_item(feature: &str, file: &str) -> String {
-    format!("{feature} ({file})")
+/// A checkpoint as a line of the terminal picker: `user-auth — work, 2/6 done, 3 days old`.
+pub fn candidate_item(d: &Described) -> String {
+    format!(
+        "{} — {}, {}/{} done, {}",
+        d.checkpoint.feature,
+        d.checkpoint.phase.as_deref().unwrap_or("no phase"),
+        d.done(),
+        d.checkpoint.items.len(),
+        age_in_words(d).map_or_else(|| "age unknown".into(), |a| format!("{a} old"))
+    )
+}
+
+/// The report above the terminal prompt (SPEC §4.4): what was saved. The prompt itself asks
+/// the question and offers the options, so neither is here, nor the follow-up commands an
+/// agent would run.
+pub fn prompt_report_text(r: &ResumeReport) -> String {
+    let Some(d) = &r.checkpoint else {
+        return String::new();
+    };
+    let mut out = String::from("Saved session:\n");
+    let _ = writeln!(out, "  file:     {}", d.path.display());
+    let _ = writeln!(out, "  feature:  {}", d.checkpoint.feature);
+    let _ = writeln!(
+        out,
+        "  phase:    {}",
+        d.checkpoint.phase.as_deref().unwrap_or("(none)")
+    );
+    let _ = writeln!(
+        out,
+        "  progress: {}/{} done",
+        d.done(),
+        d.checkpoint.items.len()
+    );
+    let _ = writeln!(
+        out,
+        "  age:      {} ({})",
+        age_in_words(d).unwrap_or_else(|| "unknown".into()),
+        d.staleness
+    );
+    let _ = write!(
+        out,
+        "  branch:   {}",
+        d.checkpoint.branch.as_deref().unwrap_or("(none)")
+    );
+    out
+}
+
+/// `3 days`, `5 hours`, `1 minute`: an age for a person choosing; `None` when unknown.
+fn age_in_words(d: &Described) -> Option<String> {
+    let s = d.age?.num_seconds().max(0);
+    let (n, unit) = match s {
+        0..60 => return Some("under a minute".into()),
+        60..3600 => (s / 60, "minute"),
+        3600..86_400 => (s / 3600, "hour"),
+        _ => (s / 86_400, "day"),
+    };
+    Some(format!("{n} {unit}{}", if n == 1 { "" } else { "s" }))
 }

@@ -240,3 +240,113 @@ fn pty_state_write_never_waits_for_a_terminal() {
     assert_eq!(exit_code(&p), 1);
     assert!(!p.path(".megg/state.md").exists());
 }
+
+/// The line of `screen` holding `text`; panics (with the screen) when there is none.
+fn line_of(screen: &str, text: &str) -> usize {
+    screen
+        .lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no line with {text:?}; screen:\n{screen}"))
+}
+
+/// Issue 14: the prompt appeared with the staleness, divergence and missing-plan warnings not
+/// shown (they were printed after the answer), under follow-up `--choice` lines meant for
+/// agents. While the prompt waits, the report and every warning are above it, and no
+/// follow-up command is on screen.
+#[test]
+fn pty_resume_prompt_shows_the_warnings_before_asking_and_no_follow_up_commands() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    git.commit("main", crate::epoch("2026-11-01T00:00:00Z"), "init");
+    p.write(PLAN, "# PTY flow\n");
+    // Saved ten days before the prompt (stale), on main, whose tip is recorded.
+    let out = p
+        .megg("")
+        .env("MEGG_NOW", "2026-11-12T13:00:00Z")
+        .args(["checkpoint", "save", PLAN, "--branch", "main"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    git.commit("main", crate::epoch("2026-11-13T00:00:00Z"), "two");
+    git.commit("main", crate::epoch("2026-11-14T00:00:00Z"), "three");
+    std::fs::remove_file(p.path(PLAN)).unwrap();
+    let before = checkpoint(&p);
+
+    let Some(t) = Tmux::start(&p, "checkpoint resume --for work") else {
+        return;
+    };
+    let screen = t.wait_for("Found previous session for 'pty-flow' ›");
+    let prompt = line_of(&screen, "Found previous session for 'pty-flow' ›");
+    for above in [
+        "branch:   main",
+        "warning: This state is 10 days old and may be outdated",
+        &format!("warning: Plan file not found: {PLAN}"),
+        "warning: Branch 'main' has 2 new commits since state was saved.",
+    ] {
+        assert!(
+            line_of(&screen, above) < prompt,
+            "{above:?}; screen:\n{screen}"
+        );
+    }
+    assert!(!screen.contains("--choice"), "{screen}");
+    assert!(!screen.contains("megg checkpoint resume"), "{screen}");
+    assert!(!p.path("exit-code").exists(), "still waiting");
+    // Start fresh is recommended (the plan is gone) and preselected.
+    assert!(
+        line_of(&screen, "❯ Start fresh (recommended)") > prompt,
+        "{screen}"
+    );
+    t.keys(&["Escape"]);
+    assert_eq!(exit_code(&p), 130);
+    assert_eq!(checkpoint(&p), before);
+    // Shown once: not repeated after the answer.
+    let end = t.screen();
+    assert_eq!(end.matches("Plan file not found").count(), 1, "{end}");
+}
+
+/// Issue 14: the picker for several checkpoints showed no age, phase or progress.
+#[test]
+fn pty_picker_for_several_checkpoints_shows_age_phase_and_progress() {
+    let p = Project::new();
+    Git::init(p.root(), "main").commit("main", crate::epoch("2026-11-01T00:00:00Z"), "init");
+    p.write(PLAN, "# PTY flow\n");
+    let billing = "docs/plans/2026-11-20-feat-billing-plan.md";
+    p.write(billing, "# Billing\n");
+    for (plan, at, phase) in [
+        (PLAN, "2026-11-19T13:00:00Z", "plan-complete"),
+        (billing, "2026-11-22T10:00:00Z", "work"),
+    ] {
+        let out = p
+            .megg("")
+            .env("MEGG_NOW", at)
+            .args(["checkpoint", "save", plan, "--phase", phase])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let out = p
+        .megg("")
+        .env("MEGG_NOW", "2026-11-22T10:00:00Z")
+        .args([
+            "checkpoint",
+            "update",
+            "billing",
+            "--check",
+            "Branch created",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    let Some(t) = Tmux::start(&p, "checkpoint resume") else {
+        return;
+    };
+    let screen = t.wait_for("Several saved sessions; which one? ›");
+    let prompt = line_of(&screen, "Several saved sessions; which one? ›");
+    // Newest first, the first preselected.
+    let billing = line_of(&screen, "❯ billing — work, 2/6 done, 3 hours old");
+    let flow = line_of(&screen, "pty-flow — plan-complete, 1/6 done, 3 days old");
+    assert!(prompt < billing && billing < flow, "{screen}");
+    t.keys(&["Escape"]);
+    assert_eq!(exit_code(&p), 130);
+}

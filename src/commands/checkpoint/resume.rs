@@ -48,6 +48,9 @@ pub fn resume(
     let quarantine = store::quarantine_corrupt(&mut scan, repo, now);
     warnings.extend(quarantine.warnings);
     let report = ResumeReport::new(quarantine.moved, warnings);
+    // How many of the report's warnings are already on the terminal, above a prompt: the
+    // user sees them before choosing, and they are not printed again at the end.
+    let mut shown = 0;
 
     let target = req
         .target
@@ -55,10 +58,15 @@ pub fn resume(
         .map(|t| super::target(env, project, t));
     let found: &Found = match ops::select(&scan, target.as_ref()) {
         Selection::One(found) => found,
-        Selection::Nothing(target) => return Ok(output(&report.nothing(target), req.json)),
+        Selection::Nothing(target) => {
+            return Ok(output(&report.nothing(target), req.json, shown));
+        }
         Selection::Several => {
             let picked = match prompter.as_deref_mut() {
-                Some(p) => pick_candidate(p, &scan.checkpoints)?,
+                Some(p) => {
+                    shown = warn_unshown(p, &report.warnings, shown);
+                    pick_candidate(p, project, &scan.checkpoints, now)?
+                }
                 None => None,
             };
             match picked {
@@ -85,7 +93,7 @@ pub fn resume(
                         )));
                     }
                     let report = report.multiple(&scan.checkpoints, now, repo, req.for_command);
-                    return Ok(output(&report, req.json));
+                    return Ok(output(&report, req.json, shown));
                 }
             }
         }
@@ -96,6 +104,9 @@ pub fn resume(
     let choice = match (req.choice, prompter) {
         (Some(c), _) => Some(c),
         (None, Some(p)) => {
+            // The report and every warning first (SPEC §4.4): nobody chooses blind.
+            p.show(&render::prompt_report_text(&report));
+            shown = warn_unshown(p, &report.warnings, shown);
             let (choice, path) = ask(p, &report, found)?;
             if path.is_some() {
                 new_plan = path;
@@ -105,7 +116,7 @@ pub fn resume(
         (None, None) => None,
     };
     let Some(choice) = choice else {
-        return Ok(output(&report, req.json));
+        return Ok(output(&report, req.json, shown));
     };
     report.message = Some(match choice {
         Choice::View => store::read_text(found)?,
@@ -125,22 +136,37 @@ pub fn resume(
         }
     });
     report.action = Some(choice.action());
-    Ok(output(&report, req.json))
+    Ok(output(&report, req.json, shown))
 }
 
-fn output(report: &ResumeReport, json: bool) -> Output {
+/// The report in both renderings; stderr gets the warnings not `shown` above a prompt.
+fn output(report: &ResumeReport, json: bool, shown: usize) -> Output {
     Output::pick(
         json,
         &wire::ResumeDocument::from(report),
         render::resume_text(report),
-        report.warnings.clone(),
+        report.warnings[shown..].to_vec(),
     )
 }
 
-/// On a terminal with several checkpoints: the newest four and "Other…".
-fn pick_candidate<'s>(p: &mut dyn Prompter, all: &'s [Found]) -> Result<Option<&'s Found>> {
-    let label = |f: &Found| render::candidate_item(&f.checkpoint.feature, &f.file);
-    let mut items: Vec<String> = all.iter().take(4).map(label).collect();
+/// Puts the warnings after the first `shown` on the terminal; returns how many are shown now.
+fn warn_unshown(p: &mut dyn Prompter, warnings: &[String], shown: usize) -> usize {
+    for w in &warnings[shown..] {
+        p.warn(w);
+    }
+    warnings.len()
+}
+
+/// On a terminal with several checkpoints: the newest four and "Other…", each with its
+/// phase, progress and age.
+fn pick_candidate<'s>(
+    p: &mut dyn Prompter,
+    project: &Project,
+    all: &'s [Found],
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<&'s Found>> {
+    let item = |f: &Found| render::candidate_item(&store::describe(f, now, project.repo.as_ref()));
+    let mut items: Vec<String> = all.iter().take(4).map(item).collect();
     let more = all.len() > 4;
     if more {
         items.push("Other…".into());
@@ -149,7 +175,7 @@ fn pick_candidate<'s>(p: &mut dyn Prompter, all: &'s [Found]) -> Result<Option<&
         .select("Several saved sessions; which one?", &items, 0)?
         .ok_or_else(Error::interrupted)?;
     if more && picked == 4 {
-        let items: Vec<String> = all.iter().map(label).collect();
+        let items: Vec<String> = all.iter().map(item).collect();
         let picked = p
             .select("Which saved session?", &items, 0)?
             .ok_or_else(Error::interrupted)?;
@@ -158,14 +184,14 @@ fn pick_candidate<'s>(p: &mut dyn Prompter, all: &'s [Found]) -> Result<Option<&
     Ok(all.get(picked))
 }
 
-/// The resume question on a terminal. `view` shows the file and asks again; `new-path` asks
-/// for the path. Esc / Ctrl-C: interrupted, nothing changed.
+/// The resume question on a terminal, the recommended option preselected. `view` shows the
+/// file and asks again; `new-path` asks for the path. Esc / Ctrl-C: interrupted, nothing
+/// changed.
 fn ask(
     p: &mut dyn Prompter,
     report: &ResumeReport,
     found: &Found,
 ) -> Result<(Choice, Option<PathBuf>)> {
-    p.show(&render::report_text(report));
     let items: Vec<String> = report
         .options
         .iter()
@@ -243,11 +269,20 @@ mod tests {
     }
 
     fn ask_with(dir: &Path, now: &str, answers: &[&str]) -> (Result<Output>, Scripted) {
+        ask_for(dir, now, WorkflowCommand::Work, answers)
+    }
+
+    fn ask_for(
+        dir: &Path,
+        now: &str,
+        asking: WorkflowCommand,
+        answers: &[&str],
+    ) -> (Result<Output>, Scripted) {
         let env = env_at(dir, now);
         let mut script = Scripted::new(answers);
         let req = ResumeRequest {
             target: None,
-            for_command: Some(WorkflowCommand::Work),
+            for_command: Some(asking),
             choice: None,
             new_plan: None,
             json: false,
@@ -271,7 +306,13 @@ mod tests {
             "{}",
             out.stdout
         );
-        assert!(script.transcript[0].contains("Found previous session for 'auth'"));
+        assert!(script.transcript[0].starts_with("Saved session:\n"));
+        assert!(script.transcript[0].contains("  feature:  auth\n"));
+        assert!(
+            script.transcript[1].starts_with("? Found previous session for 'auth'"),
+            "{:?}",
+            script.transcript
+        );
         assert!(script.transcript[1].contains("default=Resume (recommended)"));
         assert_eq!(script.transcript[2], before, "view shows the file");
         assert!(
@@ -296,7 +337,11 @@ mod tests {
         let dir = saved();
         let (out, script) = ask_with(dir.path(), "2026-03-01T00:00:00Z", &["Start fresh"]);
         assert!(out.unwrap().stdout.starts_with("Started fresh"));
-        assert!(script.transcript[1].contains("default=Start fresh (recommended)"));
+        let question = script.transcript.last().unwrap();
+        assert!(
+            question.contains("default=Start fresh (recommended)"),
+            "{question}"
+        );
         assert!(!dir.path().join(".auth.local.md").exists());
     }
 
@@ -335,9 +380,119 @@ mod tests {
         .unwrap();
         let (out, script) = ask_with(dir.path(), "2026-01-15T11:00:00Z", &["auth", "Resume"]);
         assert!(out.unwrap().stdout.contains("Resumed 'auth'"));
-        assert!(
-            script.transcript[0].contains("billing (.billing.local.md) | auth (.auth.local.md)"),
-            "newest first"
+        assert_eq!(
+            script.transcript[0],
+            "? Several saved sessions; which one? \
+             [billing — plan-complete, 1/6 done, 30 minutes old \
+             | auth — plan-complete, 1/6 done, 1 hour old] \
+             default=billing — plan-complete, 1/6 done, 30 minutes old",
+            "newest first, each with its phase, progress and age"
         );
+    }
+
+    /// Saves a checkpoint for `docs/plans/2026-01-15-feat-<name>-plan.md` at `at`.
+    fn save_named(dir: &Path, name: &str, at: &str) {
+        let plan = format!("docs/plans/2026-01-15-feat-{name}-plan.md");
+        std::fs::write(dir.join(&plan), "x").unwrap();
+        let env = env_at(dir, at);
+        super::super::save::run(
+            &env,
+            &env.project(),
+            Path::new(&plan),
+            None,
+            None,
+            false,
+            false,
+        )
+        .unwrap();
+    }
+
+    /// Issue 14: the prompt came before the warnings (printed only after the answer) and
+    /// under the follow-up `--choice` commands meant for agents.
+    #[test]
+    fn the_report_and_every_warning_come_before_the_first_question() {
+        let dir = saved();
+        std::fs::remove_file(dir.path().join(PLAN)).unwrap();
+        // Ten days later (stale), the plan gone, asked for by review.
+        let (out, script) = ask_for(
+            dir.path(),
+            "2026-01-25T10:00:00Z",
+            WorkflowCommand::Review,
+            &["<esc>"],
+        );
+        assert_eq!(out.unwrap_err().exit_code(), 130);
+        let t = &script.transcript;
+        assert_eq!(t.len(), 5, "{t:#?}");
+        assert!(t[0].starts_with("Saved session:\n"), "{t:#?}");
+        for line in [
+            "  feature:  auth",
+            "  phase:    plan-complete",
+            "  progress: 1/6 done",
+            "  age:      10 days (stale)",
+            "  branch:   (none)",
+        ] {
+            assert!(t[0].contains(line), "{line:?} in {:?}", t[0]);
+        }
+        assert!(!t[0].contains("--choice"), "no follow-up commands: {t:#?}");
+        assert_eq!(
+            t[1..4],
+            [
+                "warning: This state is 10 days old and may be outdated".to_string(),
+                format!("warning: Plan file not found: {PLAN}"),
+                "warning: State file shows phase 'plan-complete'. You may want /workflows:work"
+                    .to_string(),
+            ]
+        );
+        assert!(
+            t[4].starts_with("? Found previous session for 'auth' [Start fresh (recommended)"),
+            "the question last, the recommended option first: {t:#?}"
+        );
+        assert!(t[4].contains("default=Start fresh (recommended)"), "{t:#?}");
+    }
+
+    /// Warnings shown above the prompt are not printed again once it is answered.
+    #[test]
+    fn warnings_shown_before_the_question_are_not_repeated_after_it() {
+        let dir = saved();
+        let (out, script) = ask_with(dir.path(), "2026-01-25T10:00:00Z", &["Start fresh"]);
+        let out = out.unwrap();
+        assert_eq!(
+            script.transcript[1],
+            "warning: This state is 10 days old and may be outdated"
+        );
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        assert!(out.stdout.starts_with("Started fresh"));
+    }
+
+    #[test]
+    fn more_than_four_checkpoints_offer_the_newest_four_and_other() {
+        let dir = saved();
+        for (name, at) in [
+            ("b", "2026-01-15T10:10:00Z"),
+            ("c", "2026-01-15T10:20:00Z"),
+            ("d", "2026-01-15T10:30:00Z"),
+            ("e", "2026-01-15T10:40:00Z"),
+        ] {
+            save_named(dir.path(), name, at);
+        }
+        let (out, script) = ask_with(
+            dir.path(),
+            "2026-01-15T11:00:00Z",
+            &["Other", "auth", "View"],
+        );
+        assert!(out.is_err(), "the script ran out after View");
+        let first = &script.transcript[0];
+        assert!(
+            first.contains("[e — plan-complete, 1/6 done, 20 minutes old | d — "),
+            "{first}"
+        );
+        assert!(first.contains(" | b — plan-complete, 1/6 done, 50 minutes old | Other…]"));
+        assert!(!first.contains("auth —"), "the fifth only under Other…");
+        assert!(
+            script.transcript[1].contains("| auth — plan-complete, 1/6 done, 1 hour old]"),
+            "{}",
+            script.transcript[1]
+        );
+        assert!(script.transcript[2].contains("  feature:  auth\n"));
     }
 }
