@@ -51,9 +51,6 @@ fn fill(command: &str) -> String {
         ("<SLUG>", "user-auth"),
         ("<BRANCH>", "feat/user-auth"),
         ("<NEW_PATH>", "docs/plans/moved-plan.md"),
-        ("<TITLE>", "Sessions live in httpOnly cookies"),
-        ("<TYPE>", "decision"),
-        ("<TOPICS>", "auth, security"),
         ("<STATE_FILE>", "handoff.md"),
         ("<ENTRY_FILE>", "entry.md"),
     ]
@@ -143,6 +140,17 @@ fn every_megg_command_in_the_markdown_runs_as_documented() {
     assert!(seen >= 20, "only {seen} commands found");
 }
 
+/// The placeholders a megg command in the markdown may have: names and paths that come from
+/// megg's JSON, git or a file the agent wrote — never the agent's own words.
+const NAME_PLACEHOLDERS: [&str; 6] = [
+    "PLAN_FILE",
+    "SLUG",
+    "BRANCH",
+    "NEW_PATH",
+    "STATE_FILE",
+    "ENTRY_FILE",
+];
+
 /// SPEC §7 "Agent text never becomes shell syntax": no megg command in the markdown carries
 /// the agent's own words (a placeholder for content, a title, topics) as a quoted argument or a
 /// heredoc, where backticks and `$(…)` run.
@@ -161,11 +169,37 @@ fn agent_text_never_becomes_shell_syntax() {
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(!text.contains("<<"), "{}: a heredoc", file.display());
+        assert!(
+            !text.contains("| megg"),
+            "{}: text piped into megg",
+            file.display()
+        );
         for command in commands_in(&text) {
             let agent_text = ["<CONTENT>", "<TITLE>", "<TOPICS>", "<SUMMARY>", "--content"];
             assert!(
                 !agent_text.iter().any(|p| command.contains(p)),
                 "{}: `{command}` puts agent text on the command line",
+                file.display()
+            );
+            // Only names and paths fill a placeholder, never in quotes; the agent's words go
+            // in a file (`--file`) or through the MCP tool.
+            for (i, part) in command.split('<').enumerate().skip(1) {
+                let name = part.split_once('>').map_or(part, |(n, _)| n);
+                assert!(
+                    NAME_PLACEHOLDERS.contains(&name),
+                    "{}: `{command}` fills <{name}>, which is not a name or a path",
+                    file.display()
+                );
+                let before = command.split('<').take(i).collect::<Vec<_>>().join("<");
+                assert!(
+                    !before.ends_with(['"', '\'']),
+                    "{}: `{command}` quotes <{name}>",
+                    file.display()
+                );
+            }
+            assert!(
+                !command.contains("$(") && !command.contains('`'),
+                "{}: `{command}` has shell substitution",
                 file.display()
             );
         }
@@ -428,5 +462,526 @@ fn plugin_capture_hooks_run_megg_capture_or_nothing() {
             "{event}"
         );
         std::fs::remove_file(&record).unwrap();
+    }
+}
+
+// Every workflow command says what to do for every outcome of discovery (issue 14). ----------
+
+const WORKFLOWS: [&str; 4] = ["plan", "work", "review", "compound"];
+
+fn workflow(name: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(root.join(format!("commands/workflows/{name}.md"))).unwrap()
+}
+
+/// The text under the heading that ends with `title`, up to the next heading of the same or a
+/// higher level.
+fn section<'t>(text: &'t str, title: &str) -> &'t str {
+    let mut start = None;
+    let mut level = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if hashes > 0 && line[hashes..].starts_with(' ') {
+            match start {
+                None if line.trim_end().ends_with(title) => {
+                    start = Some(offset);
+                    level = hashes;
+                }
+                Some(s) if hashes <= level => return &text[s..offset],
+                _ => {}
+            }
+        }
+        offset += line.len();
+    }
+    let s = start.unwrap_or_else(|| panic!("no heading '{title}'"));
+    &text[s..]
+}
+
+/// The bullet of `text` that starts with `head` (at any indent), with its continuation lines
+/// and nested bullets, up to the next bullet at the same indent or less.
+fn bullet<'t>(text: &'t str, head: &str) -> &'t str {
+    let mut start = None;
+    let mut indent = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let this_indent = line.len() - trimmed.len();
+        match start {
+            None if trimmed.starts_with(&format!("- {head}")) => {
+                start = Some(offset);
+                indent = this_indent;
+            }
+            Some(s)
+                if !trimmed.is_empty()
+                    && this_indent <= indent
+                    && (trimmed.starts_with("- ") || trimmed.starts_with('#')) =>
+            {
+                return &text[s..offset];
+            }
+            _ => {}
+        }
+        offset += line.len();
+    }
+    let s = start.unwrap_or_else(|| panic!("no bullet '- {head}'"));
+    &text[s..]
+}
+
+/// Whether `text` matches `template`, where each `<…>` in the template stands for any text.
+fn matches_template(text: &str, template: &str) -> bool {
+    let mut literals = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('<') {
+        literals.push(&rest[..open]);
+        let close = rest[open..].find('>').expect("unclosed placeholder") + open;
+        rest = &rest[close + 1..];
+    }
+    literals.push(rest);
+    let (first, last) = (literals[0], literals[literals.len() - 1]);
+    if literals.len() == 1 {
+        return text == first;
+    }
+    if !text.starts_with(first) {
+        return false;
+    }
+    let mut at = first.len();
+    for lit in &literals[1..literals.len() - 1] {
+        match text[at..].find(lit) {
+            Some(i) => at += i + lit.len(),
+            None => return false,
+        }
+    }
+    text.len() - at >= last.len() && text.ends_with(last)
+}
+
+#[test]
+fn a_template_matches_what_it_stands_for() {
+    let t = "State file shows phase '<phase>'. You may want /workflows:<cmd>";
+    assert!(matches_template(
+        "State file shows phase 'work'. You may want /workflows:work",
+        t
+    ));
+    assert!(!matches_template("State file shows phase 'work'.", t));
+    assert!(matches_template(
+        "Plan file not found: a.md",
+        "Plan file not found: <path>"
+    ));
+    assert!(!matches_template(
+        "x Plan file not found: a.md",
+        "Plan file not found: <path>"
+    ));
+}
+
+/// Seed 004: "user runs /workflows:plan but the state says work: warn and suggest the right
+/// command" — which only happens if plan.md looks before it writes a plan.
+#[test]
+fn plan_runs_discovery_for_plan_before_writing_a_plan_and_handles_a_phase_mismatch() {
+    let plan = workflow("plan");
+    let discovery = plan
+        .find("### State Discovery")
+        .expect("plan.md has a State Discovery");
+    let command = plan
+        .find("megg checkpoint resume --for plan --json")
+        .expect("plan.md runs `megg checkpoint resume --for plan --json`");
+    let first_phase = plan.find("\n## Phase 1").expect("plan.md has a Phase 1");
+    let save = plan.find("megg checkpoint save").unwrap();
+    assert!(
+        discovery < command && command < first_phase && command < save,
+        "discovery comes first, before any plan is written"
+    );
+    let found = bullet(section(&plan, "State Discovery"), "**`status: \"found\"`**");
+    for phrase in [
+        "State file shows phase '<phase>'. You may want /workflows:<cmd>",
+        "`Use /workflows:<cmd>`",
+        "write no plan",
+        "`/workflows:<cmd> <checkpoint.plan_file>`",
+    ] {
+        assert!(
+            found.contains(phrase),
+            "plan.md's `found` case lacks {phrase:?}:\n{found}"
+        );
+    }
+}
+
+#[test]
+fn every_workflow_command_handles_found_none_multiple_and_errors() {
+    for name in WORKFLOWS {
+        let text = workflow(name);
+        let discovery = section(&text, "### State Discovery");
+        let errors = bullet(discovery, "**megg exits non-zero**");
+        for phrase in ["`error:", "`hint:", "command not found"] {
+            assert!(errors.contains(phrase), "{name}.md errors lack {phrase:?}");
+        }
+        let none = bullet(discovery, "**`status: \"none\"`**");
+        assert!(
+            [
+                "Phase 1",
+                "megg checkpoint save",
+                "\"Record the learnings\""
+            ]
+            .iter()
+            .any(|next| none.contains(next)),
+            "{name}.md: `none` says where to go on:\n{none}"
+        );
+        let multiple = bullet(discovery, "**`status: \"multiple\"`**");
+        for phrase in [
+            "`candidates`",
+            "AskUserQuestion",
+            &format!("megg checkpoint resume <SLUG> --for {name} --json"),
+        ] {
+            assert!(
+                multiple.contains(phrase),
+                "{name}.md `multiple` lacks {phrase:?}"
+            );
+        }
+        let found = bullet(discovery, "**`status: \"found\"`**");
+        for phrase in [
+            "AskUserQuestion",
+            "`question`",
+            "`options`",
+            "`Use /workflows:<cmd>`",
+            "State file shows phase '<phase>'. You may want /workflows:<cmd>",
+            &format!("megg checkpoint resume <SLUG> --for {name} --choice fresh --json"),
+            &format!("megg checkpoint resume <SLUG> --for {name} --choice view"),
+            "dismisses",
+        ] {
+            assert!(found.contains(phrase), "{name}.md `found` lacks {phrase:?}");
+        }
+        if name != "plan" {
+            for phrase in [
+                &format!("megg checkpoint resume <SLUG> --for {name} --choice resume --json"),
+                &format!(
+                    "megg checkpoint resume <SLUG> --for {name} --choice resume --plan-file <NEW_PATH> --json"
+                ),
+            ] {
+                assert!(found.contains(phrase), "{name}.md `found` lacks {phrase:?}");
+            }
+        }
+        let corrupt = bullet(discovery, "**`corrupt`**");
+        assert!(
+            corrupt.contains(
+                "State file '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh"
+            ),
+            "{name}.md: corrupt"
+        );
+        // Follow-up commands keep the caller's `--for` (SPEC §4.4).
+        for command in commands_in(&text) {
+            if command.starts_with("megg checkpoint resume") {
+                assert!(
+                    command.contains(&format!("--for {name}")),
+                    "{name}.md: `{command}` drops --for {name}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn work_covers_every_staleness_tier_a_missing_plan_and_corrupt_files() {
+    let work = workflow("work");
+    let discovery = section(&work, "### State Discovery");
+    for (tier, phrase) in [
+        ("fresh", "`resume` first and recommended"),
+        ("recent", "none recommended"),
+        ("stale", "This state is <N> days old and may be outdated"),
+        ("abandoned", "`Resume anyway`"),
+    ] {
+        let row = discovery
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("| `{tier}`")))
+            .unwrap_or_else(|| panic!("work.md has no row for the {tier} tier"));
+        assert!(row.contains(phrase), "work.md {tier}: {row}");
+    }
+    let gone = bullet(discovery, "`Plan file not found: <path>`");
+    for phrase in ["`new-path`", "`fresh`"] {
+        assert!(gone.contains(phrase), "work.md plan gone lacks {phrase}");
+    }
+    let new_path = bullet(discovery, "`new-path`");
+    assert!(new_path.contains("--plan-file <NEW_PATH>"));
+    let corrupt = bullet(discovery, "**`corrupt`**");
+    assert!(corrupt.contains("kept"), "work.md says the bytes are kept");
+}
+
+/// A git project with a plan, and megg at a chosen moment.
+struct Fixture {
+    p: Project,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let p = Project::new();
+        let git = Git::init(p.root(), "main");
+        git.commit("main", epoch("2026-11-01T00:00:00Z"), "init");
+        p.write(PLAN, "# User auth\n");
+        Self { p }
+    }
+
+    fn run(&self, now: &str, args: &[&str]) -> std::process::Output {
+        self.p
+            .megg("")
+            .env("MEGG_NOW", now)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn save(&self, plan: &str, phase: &str) {
+        let out = self.run(
+            crate::NOW,
+            &["checkpoint", "save", plan, "--phase", phase, "--json"],
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+
+    /// Discovery as `command` runs it (with the plan file for every command but plan).
+    fn discover(&self, command: &str, now: &str) -> serde_json::Value {
+        let mut args = vec!["checkpoint", "resume"];
+        if command != "plan" {
+            args.push(PLAN);
+        }
+        args.extend(["--for", command, "--json"]);
+        let out = self.run(now, &args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(out.stderr.is_empty(), "JSON mode warns in `warnings` only");
+        crate::stdout_json(&out)
+    }
+}
+
+fn warnings_of(v: &serde_json::Value) -> Vec<String> {
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The one warning of `v` that `template` (as a command file quotes it) stands for.
+fn warning_like(v: &serde_json::Value, template: &str) -> String {
+    warnings_of(v)
+        .into_iter()
+        .find(|w| matches_template(w, template))
+        .unwrap_or_else(|| panic!("no warning like {template:?} in {v}"))
+}
+
+/// The command files and the CLI agree: for each outcome megg can return, built with the real
+/// binary, the JSON has the `status`, warnings (word for word as the files quote them) and
+/// options the files tell the agent to look for, and every option id megg offers is one the
+/// file handles.
+#[test]
+fn the_json_megg_returns_is_what_the_command_files_tell_the_agent_to_read() {
+    let docs: Vec<(&str, String)> = WORKFLOWS.iter().map(|n| (*n, workflow(n))).collect();
+    let handles_options = |name: &str, text: &str, v: &serde_json::Value| {
+        for o in v["options"].as_array().unwrap() {
+            let id = o["id"].as_str().unwrap();
+            assert!(
+                text.contains(&format!("`{id}`")),
+                "{name}.md does not say what `{id}` does"
+            );
+            let label = o["label"].as_str().unwrap();
+            assert!((1..=4).contains(&label.split_whitespace().count()));
+        }
+        assert!(
+            (2..=3).contains(&v["options"].as_array().unwrap().len()),
+            "room for the `Use /workflows:<cmd>` option within AskUserQuestion's 4"
+        );
+    };
+
+    // found, in every tier (saved at NOW, asked later), for every command.
+    let f = Fixture::new();
+    f.save(PLAN, "work");
+    let work = &docs[1].1;
+    for (now, tier, recommended) in [
+        ("2026-11-22T13:00:00Z", "fresh", Some("resume")),
+        ("2026-11-25T12:00:00Z", "recent", None),
+        ("2026-12-02T12:00:00Z", "stale", None),
+        ("2027-01-30T12:00:00Z", "abandoned", Some("fresh")),
+    ] {
+        let v = f.discover("work", now);
+        assert_eq!(v["status"], "found");
+        assert_eq!(v["checkpoint"]["staleness"], tier);
+        assert!(matches_template(
+            v["question"].as_str().unwrap(),
+            "Found previous session for '<feature>'"
+        ));
+        assert!(work.contains("`Found previous session for '<feature>'`"));
+        let rec: Vec<&str> = v["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["recommended"] == true)
+            .map(|o| o["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(rec.first().copied(), recommended, "{tier}");
+        if let Some(id) = recommended {
+            assert_eq!(v["options"][0]["id"], id, "{tier}: recommended first");
+        }
+        if matches!(tier, "stale" | "abandoned") {
+            warning_like(&v, "This state is <N> days old and may be outdated");
+        }
+        if tier == "abandoned" {
+            assert_eq!(v["options"][1]["label"], "Resume anyway");
+        }
+        for (name, text) in &docs {
+            let v = f.discover(name, now);
+            assert_eq!(v["status"], "found", "{name}");
+            handles_options(name, text, &v);
+        }
+    }
+
+    // Phase mismatch: every saved phase, asked by every command. The warning is the one the
+    // files quote, it names another, existing command — and for plan it always comes.
+    let phases = [
+        ("plan-complete", "work"),
+        ("work", "work"),
+        ("work-complete", "review"),
+        ("review", "review"),
+        ("review-complete", "compound"),
+        ("compound", "compound"),
+    ];
+    let template = "State file shows phase '<phase>'. You may want /workflows:<cmd>";
+    for (phase, owner) in phases {
+        let f = Fixture::new();
+        f.save(PLAN, phase);
+        for (name, text) in &docs {
+            assert!(text.contains(template), "{name}.md quotes the warning");
+            let v = f.discover(name, crate::NOW);
+            let mismatch: Vec<String> = warnings_of(&v)
+                .into_iter()
+                .filter(|w| w.contains("You may want"))
+                .collect();
+            if *name == owner {
+                assert!(mismatch.is_empty(), "{phase} belongs to {name}: {v}");
+            } else {
+                let w = warning_like(&v, template);
+                assert_eq!(
+                    w,
+                    format!("State file shows phase '{phase}'. You may want /workflows:{owner}")
+                );
+            }
+        }
+    }
+
+    // none: nothing saved, with and without a target.
+    let f = Fixture::new();
+    for (name, _) in &docs {
+        let v = f.discover(name, crate::NOW);
+        assert_eq!(v["status"], "none", "{name}");
+        assert!(v["checkpoint"].is_null());
+        assert_eq!(v["options"], serde_json::json!([]));
+    }
+
+    // multiple: two saved sessions and no target; candidates carry what the files show.
+    let f = Fixture::new();
+    f.save(PLAN, "work");
+    f.p.write("docs/plans/2026-01-16-feat-billing-plan.md", "# Billing\n");
+    f.save("docs/plans/2026-01-16-feat-billing-plan.md", "review");
+    for (name, text) in &docs {
+        let out = f.run(
+            crate::NOW,
+            &["checkpoint", "resume", "--for", name, "--json"],
+        );
+        let v = crate::stdout_json(&out);
+        assert_eq!(v["status"], "multiple", "{name}");
+        let multiple = bullet(
+            section(text, "### State Discovery"),
+            "**`status: \"multiple\"`**",
+        );
+        for c in v["candidates"].as_array().unwrap() {
+            for field in ["feature", "phase", "age_days"] {
+                assert!(!c[field].is_null(), "{field}");
+                assert!(
+                    multiple.contains(&format!("`{field}`")),
+                    "{name}.md: {field}"
+                );
+            }
+            assert!(c["progress"]["done"].is_u64() && c["progress"]["total"].is_u64());
+            assert!(multiple.contains("`progress.done`/`progress.total`"));
+        }
+        // The follow-up the files give works with a candidate's feature.
+        let slug = v["candidates"][0]["feature"].as_str().unwrap();
+        let out = f.run(
+            crate::NOW,
+            &["checkpoint", "resume", slug, "--for", name, "--json"],
+        );
+        assert_eq!(crate::stdout_json(&out)["status"], "found");
+    }
+
+    // Plan file gone: the warning as work.md quotes it, and `new-path` among the options.
+    let f = Fixture::new();
+    f.save(PLAN, "work");
+    std::fs::remove_file(f.p.path(PLAN)).unwrap();
+    for (name, text) in &docs {
+        let v = f.discover(name, crate::NOW);
+        assert_eq!(v["status"], "found");
+        if *name == "work" {
+            assert!(text.contains("`Plan file not found: <path>`"));
+            assert_eq!(
+                warning_like(&v, "Plan file not found: <path>"),
+                format!("Plan file not found: {PLAN}")
+            );
+        }
+        let ids: Vec<&str> = v["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["fresh", "new-path", "view"]);
+        handles_options(name, text, &v);
+    }
+
+    // Corrupt: quarantined, in `corrupt` and in `warnings` as the files quote it.
+    for (name, _) in &docs {
+        let f = Fixture::new();
+        f.p.write(
+            ".x.local.md",
+            "---\nfeature: x\nplan_file: [unclosed\n---\n",
+        );
+        let v = f.discover(name, crate::NOW);
+        assert_eq!(v["status"], "none");
+        assert_eq!(v["corrupt"][0]["file"], ".x.local.md");
+        warning_like(
+            &v,
+            "State file '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh",
+        );
+        assert!(!f.p.path(".x.local.md").exists());
+    }
+
+    // Errors: exit 1, nothing on stdout, `error:` and `hint:` on stderr — what the files say
+    // to show the user.
+    let f = Fixture::new();
+    f.save(PLAN, "work");
+    f.p.write("docs/plans/2026-01-16-feat-billing-plan.md", "# Billing\n");
+    f.save("docs/plans/2026-01-16-feat-billing-plan.md", "review");
+    for (name, _) in &docs {
+        for args in [
+            vec![
+                "checkpoint",
+                "resume",
+                "--for",
+                name,
+                "--choice",
+                "resume",
+                "--json",
+            ],
+            vec![
+                "checkpoint",
+                "update",
+                "nope",
+                "--phase",
+                "review",
+                "--json",
+            ],
+        ] {
+            let out = f.run(crate::NOW, &args);
+            assert_eq!(out.status.code(), Some(1), "{args:?}");
+            assert!(out.stdout.is_empty());
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.starts_with("error: ") && err.contains("\nhint: "),
+                "{err}"
+            );
+        }
     }
 }
