@@ -11,15 +11,17 @@
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
+mod common;
+
+use common::{NOW, median, ms, peak_rss_kib, time};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 const RUNS: usize = 41;
-const NOW: &str = "2026-11-22T12:00:00Z";
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -93,7 +95,16 @@ fn main() {
     let peak = |id: &str, t: &Path| {
         let _ = std::fs::remove_file(sessions.join(format!("{id}.scan")));
         let _ = std::fs::remove_file(sessions.join(format!("{id}.md")));
-        peak_rss_kib(&megg, &root, &cache, &input(id, t))
+        peak_rss_kib(
+            &megg,
+            &["capture"],
+            &root,
+            &[
+                ("MEGG_CACHE_DIR", &cache),
+                ("CLAUDE_CONFIG_DIR", &cache.join("claude")),
+            ],
+            &input(id, t),
+        )
     };
     match (peak("ten", &ten), peak("fifty", &fifty)) {
         (Some(a), Some(b)) => println!(
@@ -171,37 +182,4 @@ fn run(megg: &Path, dir: &Path, cache: &Path, args: &[&str], stdin: &str) {
         .write_all(stdin.as_bytes())
         .unwrap();
     assert!(child.wait().unwrap().success());
-}
-
-fn time(f: impl FnOnce()) -> Duration {
-    let start = Instant::now();
-    f();
-    start.elapsed()
-}
-
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// Peak resident memory of one `megg capture`, in KiB.
-fn peak_rss_kib(megg: &Path, dir: &Path, cache: &Path, stdin: &str) -> Option<u64> {
-    let script = "import resource,subprocess,sys\nsubprocess.run(sys.argv[2:],check=True,input=sys.argv[1].encode(),stdout=subprocess.DEVNULL)\nprint(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(stdin)
-        .arg(megg)
-        .arg("capture")
-        .current_dir(dir)
-        .env("MEGG_NOW", NOW)
-        .env("MEGG_CACHE_DIR", cache)
-        .env("CLAUDE_CONFIG_DIR", cache.join("claude"))
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }

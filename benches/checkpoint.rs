@@ -8,10 +8,14 @@
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
+mod common;
+
+use common::ms;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const COMMITS: usize = 100_000;
 const PAST_HEAD: usize = 1_000;
@@ -80,10 +84,6 @@ fn main() {
             ms(times[RUNS / 2])
         );
     }
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// A linear history of [`COMMITS`] empty commits on `main`, one a minute; returns the id of

@@ -10,14 +10,16 @@
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
+mod common;
+
+use common::{NOW, median, ms, peak_rss_kib, time};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use megg::tokens::Counter;
 
 const RUNS: usize = 41;
-const NOW: &str = "2026-11-22T12:00:00Z";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -73,8 +75,20 @@ fn main() {
     let big_cache = tmp.path().join("big-cache");
     run(&megg, &big, &big_cache, &["context", "--json"]);
     match (
-        peak_rss_kib(&megg, &big, &big_cache),
-        peak_rss_kib(&megg, &big, &tmp.path().join("big-cold")),
+        peak_rss_kib(
+            &megg,
+            &["context", "--json"],
+            &big,
+            &[("MEGG_CACHE_DIR", &big_cache)],
+            "",
+        ),
+        peak_rss_kib(
+            &megg,
+            &["context", "--json"],
+            &big,
+            &[("MEGG_CACHE_DIR", &tmp.path().join("big-cold"))],
+            "",
+        ),
     ) {
         (Some(warm), Some(cold)) => {
             println!(
@@ -131,37 +145,6 @@ fn run(megg: &Path, dir: &Path, cache: &Path, args: &[&str]) {
         .output()
         .unwrap();
     assert!(out.status.success());
-}
-
-fn time(f: impl FnOnce()) -> Duration {
-    let start = Instant::now();
-    f();
-    start.elapsed()
-}
-
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// Peak resident memory of one `megg context --json`, in KiB.
-fn peak_rss_kib(megg: &Path, dir: &Path, cache: &Path) -> Option<u64> {
-    let script = "import resource,subprocess,sys\nsubprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL)\nprint(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(megg)
-        .args(["context", "--json"])
-        .current_dir(dir)
-        .env("MEGG_NOW", NOW)
-        .env("MEGG_CACHE_DIR", cache)
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
 /// company → project → feature, an active state, and a knowledge file of about `tokens`

@@ -10,10 +10,14 @@
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
+mod common;
+
+use common::{median, ms};
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const RUNS: usize = 31;
 const COMMITS: usize = 300_000;
@@ -105,15 +109,6 @@ fn main() {
         ms(h),
         h.as_secs_f64() / n.as_secs_f64()
     );
-}
-
-fn median(v: &mut [Duration]) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// A linear history of `n` empty commits on `main`; returns the first commit's id.

@@ -5,6 +5,10 @@
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
+mod common;
+
+use common::ms;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -55,10 +59,6 @@ fn main() {
         "| the same, no token cache | {} | ≤ 500 ms |",
         ms(cold[RUNS / 2])
     );
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// 50,000 directories, 4 levels deep (about 15 children each), every 250th a domain with

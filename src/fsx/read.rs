@@ -24,33 +24,9 @@ fn read_flags() -> i32 {
 /// does not exist. A link out of the boundary, a special file or an unreadable file is an
 /// error whose message starts `skipped <path>:` and names where a link points.
 pub fn read_text(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> {
-    let mut opts = OpenOptions::new();
-    opts.read(true).custom_flags(read_flags());
-    let opened = if b.follow {
-        cap_std::fs::File::open_ambient_with(path, &opts, cap_std::ambient_authority())
-    } else {
-        let rel = b.relative(path)?;
-        let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
-        match root.open_with(rel, &opts) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(b.refusal(&root, rel, path, e, "read")),
-            Ok(f) => Ok(f),
-        }
+    let Some(Stream { file, .. }) = open_stream(b, path)? else {
+        return Ok(None);
     };
-    let file = match opened {
-        Ok(f) => f.into_std(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io("read", path, &e)),
-    };
-    let meta = file.metadata().map_err(|e| Error::io("read", path, &e))?;
-    let kind = Kind::of(&meta.file_type());
-    if kind != Kind::File {
-        return Err(GateError::Special {
-            path: path.to_path_buf(),
-            kind,
-        }
-        .into());
-    }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -94,7 +70,8 @@ pub struct Stream {
 }
 
 /// Opens the regular file at `path` inside `b` for [`Stream`]ing; `Ok(None)` when it does
-/// not exist. Like [`read_text`], never blocks on a special file and never opens one.
+/// not exist. Every read in the gate opens through here: never blocks on a special file (the
+/// type is checked on the opened descriptor) and never follows a link out of `b`.
 pub fn open_stream(b: &Boundary, path: &Path) -> Result<Option<Stream>> {
     let mut opts = OpenOptions::new();
     opts.read(true).custom_flags(read_flags());
@@ -221,21 +198,9 @@ pub fn is_file(b: &Boundary, path: &Path) -> bool {
 
 /// The raw bytes of a regular file inside `b`, at most `limit` (more is an error).
 pub fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
-    let rel = b.relative(path)?;
-    let root = b.open_root().map_err(|e| Error::io("open", &b.root, &e))?;
-    let mut opts = OpenOptions::new();
-    opts.read(true).custom_flags(read_flags());
-    let file = match root.open_with(rel, &opts) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(b.refusal(&root, rel, path, e, "read")),
-        Ok(f) => f.into_std(),
+    let Some(Stream { file, .. }) = open_stream(b, path)? else {
+        return Ok(None);
     };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(Error::user(format!(
-            "skipped {}: not a regular file",
-            path.display()
-        )));
-    }
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)
