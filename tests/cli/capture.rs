@@ -19,10 +19,19 @@ struct Repo {
 
 impl Repo {
     fn new() -> Self {
+        Self::with(true, true)
+    }
+
+    /// A repository with a domain (`megg`) and megg's gitignore block (`ignore`), or without.
+    fn with(megg: bool, ignore: bool) -> Self {
         let p = Project::new();
         let git = Git::init(p.root(), "main");
-        p.domain("", "Shop");
-        p.ok("", &["gitignore"]);
+        if megg {
+            p.domain("", "Shop");
+        }
+        if ignore {
+            p.ok("", &["gitignore"]);
+        }
         git.commit("main", epoch(NOW) - 3600, "init");
         Self { p, git }
     }
@@ -350,11 +359,7 @@ fn without_a_start_record_only_an_absent_state_is_created() {
 
 #[test]
 fn a_state_git_would_not_ignore_is_never_created() {
-    let p = Project::new();
-    let git = Git::init(p.root(), "main");
-    p.domain("", "Shop");
-    git.commit("main", epoch(NOW) - 3600, "init");
-    let r = Repo { p, git };
+    let r = Repo::with(true, false);
     r.start("s", "startup");
     r.work("s", "Task");
     let dry = r.dry_run("s");
@@ -884,11 +889,7 @@ fn a_tracked_state_is_never_promoted_even_when_an_ignore_rule_matches_it() {
 
 #[test]
 fn a_promotion_that_could_not_happen_is_retried_once_it_can() {
-    let p = Project::new();
-    let git = Git::init(p.root(), "main");
-    p.domain("", "Shop");
-    git.commit("main", epoch(NOW) - 3600, "init");
-    let r = Repo { p, git };
+    let r = Repo::with(true, false);
     r.start("s", "startup");
     r.work("s", "Task");
     r.capture("s", &[]);
@@ -995,10 +996,7 @@ fn a_transcript_gone_at_session_end_keeps_what_was_read() {
 
 #[test]
 fn a_repository_without_megg_gets_nothing_written_by_the_hooks() {
-    let p = Project::new();
-    let git = Git::init(p.root(), "main");
-    git.commit("main", epoch(NOW) - 3600, "init");
-    let r = Repo { p, git };
+    let r = Repo::with(false, false);
     r.start("s", "startup");
     r.work("s", "Task");
     r.capture("s", &[]);

@@ -433,4 +433,23 @@ fn quarantine_lists_where_files_came_from_and_restores_only_a_fixed_one() {
         p.ok("", &["checkpoint", "quarantine"]),
         "Nothing in quarantine\n"
     );
+    // A name that is not in quarantine: a clear error, nothing moved.
+    let out = p.run(
+        "",
+        &[
+            "checkpoint",
+            "quarantine",
+            "--restore",
+            "../.broken.local.md",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: nothing named '../.broken.local.md' is in quarantine")
+            && err.contains("hint: run `megg checkpoint quarantine` to list what is"),
+        "{err}"
+    );
+    assert!(p.path(".broken.local.md").exists());
 }
