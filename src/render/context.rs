@@ -38,10 +38,10 @@ struct Plan {
     /// Siblings, children and the "also in .megg" files; when false, counts.
     lists: bool,
     knowledge: KnowledgeLevel,
-    /// Most characters of the info body, when cut.
-    info_max: Option<usize>,
-    /// Most characters of the state content, when cut.
-    state_max: Option<usize>,
+    /// Lines of the info body kept (at least its title), when cut.
+    info_lines: Option<usize>,
+    /// Lines of the state content kept, when cut.
+    state_lines: Option<usize>,
     /// Warnings shown to the model (hook format).
     warnings: bool,
 }
@@ -51,8 +51,8 @@ const FULL_PLAN: Plan = Plan {
     chain: true,
     lists: true,
     knowledge: KnowledgeLevel::AsComputed,
-    info_max: None,
-    state_max: None,
+    info_lines: None,
+    state_lines: None,
     warnings: false,
 };
 
@@ -84,6 +84,10 @@ pub struct Rendered {
     pub cuts: Vec<String>,
 }
 
+/// The marker that ends a hard cut, the last resort when the state alone cannot fit.
+const HARD_CUT_MARKER: &str =
+    "\n[… cut to fit the context limit; run `megg context` for everything]";
+
 /// Renders markdown; with `max_chars`, degrades in the order of SPEC §3.3 until it fits.
 pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) -> Rendered {
     let mut plan = Plan {
@@ -91,6 +95,7 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
         ..FULL_PLAN
     };
     let mut text = render(ctx, &plan);
+    let mut hard = false;
     if let Some(max) = max_chars {
         let fits = |t: &str| char_len(t) <= max;
         let k = ctx.knowledge.as_ref();
@@ -125,33 +130,119 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
                 text = render(ctx, &plan);
             }
         }
-        // Then the info body, then the state: cut at line boundaries to what is left.
+        // Then the info body, then the state, each cut at a line boundary to exactly what is
+        // left: one render at the smallest cut measures everything else (markers and the
+        // notes that name the cut included), and the lengths of the candidate cuts follow.
         if !fits(&text)
-            && let Some(info) = &ctx.info
+            && let (Some(info), Some(d)) = (&ctx.info, &ctx.domain)
+            && info.split_inclusive('\n').nth(1).is_some()
         {
-            let over = char_len(&text) - max;
-            plan.info_max = Some(char_len(info).saturating_sub(over + 200));
-            text = render(ctx, &plan);
+            let path = d.info_path().display().to_string();
+            text = cut_to_fit(ctx, &mut plan, max, Part::Info, info, |left| {
+                char_len(&info_marker(left, &path))
+            });
         }
         if !fits(&text)
             && let Some(state) = &ctx.state
+            && !state.content.trim().is_empty()
         {
-            let over = char_len(&text) - max;
-            plan.state_max = Some(char_len(&state.content).saturating_sub(over + 200));
-            text = render(ctx, &plan);
+            let path = state.path.display().to_string();
+            text = cut_to_fit(ctx, &mut plan, max, Part::State, &state.content, |left| {
+                char_len(&state_marker(left, &path))
+            });
         }
         if !fits(&text) {
             text = hard_cut(&text, max);
+            hard = true;
         }
+    }
+    let mut cuts = cut_notes(ctx, &plan);
+    if hard {
+        cuts.push(
+            "the rest cut at the limit even with the state shortened: run `megg context` for everything"
+                .to_string(),
+        );
     }
     Rendered {
         knowledge_mode: ctx
             .knowledge
             .as_ref()
             .map(|k| delivered_mode(k.mode, &plan)),
-        cuts: cut_notes(ctx, &plan),
+        cuts,
         text,
     }
+}
+
+/// The two blocks the budget cuts by lines, in the order it cuts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The current info.md body; its first line (the title) always stays.
+    Info,
+    /// The active state, cut last; it may keep no line at all, only its marker.
+    State,
+}
+
+/// Cuts `block` (the `part` of `ctx`) to the most whole lines for which the render stays
+/// within `max`, and returns that render. When even the smallest cut does not fit, the plan
+/// keeps the smallest cut (the next part, or the hard cut, takes over from there).
+fn cut_to_fit(
+    ctx: &Context,
+    plan: &mut Plan,
+    max: usize,
+    part: Part,
+    block: &str,
+    marker_len: impl Fn(usize) -> usize,
+) -> String {
+    let lines: Vec<&str> = block.split_inclusive('\n').collect();
+    let least = match part {
+        Part::Info => 1,
+        Part::State => 0,
+    };
+    let set = |plan: &mut Plan, keep: usize| match part {
+        Part::Info => plan.info_lines = Some(keep),
+        Part::State => plan.state_lines = Some(keep),
+    };
+    set(plan, least);
+    let smallest = render(ctx, plan);
+    // Everything but the block's kept text and its marker, measured on a real render.
+    let kept = kept_lengths(&lines);
+    let rest = char_len(&smallest) - kept[least] - marker_len(lines.len() - least);
+    // Keeping every line is no cut; it did not fit without a marker, so not with one either.
+    let best = (least..lines.len())
+        .rev()
+        .find(|&k| rest + kept[k] + marker_len(lines.len() - k) <= max);
+    match best {
+        Some(k) if k > least => {
+            set(plan, k);
+            let text = render(ctx, plan);
+            debug_assert!(char_len(&text) <= max, "computed cut does not fit");
+            text
+        }
+        _ => smallest,
+    }
+}
+
+/// `kept[k]`: characters of the first `k` lines as rendered (`push_block` trims the end).
+fn kept_lengths(lines: &[&str]) -> Vec<usize> {
+    let mut kept = Vec::with_capacity(lines.len() + 1);
+    kept.push(0);
+    let (mut total, mut trimmed) = (0, 0);
+    for line in lines {
+        if !line.trim().is_empty() {
+            trimmed = total + char_len(line.trim_end());
+        }
+        total += char_len(line);
+        kept.push(trimmed);
+    }
+    kept
+}
+
+fn info_marker(left: usize, path: &str) -> String {
+    format!("[… info.md cut here: {left} more lines in {path}]\n\n")
+}
+
+fn state_marker(left: usize, path: &str) -> String {
+    format!("[… state cut here: {left} more lines in {path}]\n\n")
 }
 
 fn delivered_mode(computed: Mode, plan: &Plan) -> Delivered {
@@ -180,7 +271,7 @@ fn cut_lines(s: &str, max: usize) -> (&str, usize) {
 
 /// Last resort when even the degraded parts do not fit: whole lines, plus a marker.
 fn hard_cut(text: &str, max: usize) -> String {
-    let marker = "\n[… cut to fit the context limit; run `megg context` for everything]";
+    let marker = HARD_CUT_MARKER;
     let (kept, _) = cut_lines(text, max.saturating_sub(char_len(marker)));
     let mut out = kept.trim_end().to_string();
     if char_len(&out) + char_len(marker) > max {
@@ -229,7 +320,7 @@ fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
             )),
         }
     }
-    if plan.info_max.is_some()
+    if plan.info_lines.is_some()
         && let Some(d) = &ctx.domain
     {
         notes.push(format!(
@@ -237,7 +328,7 @@ fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
             shell_quote(&d.info_path().display().to_string())
         ));
     }
-    if plan.state_max.is_some()
+    if plan.state_lines.is_some()
         && let Some(d) = &ctx.domain
     {
         notes.push(format!(
@@ -302,16 +393,12 @@ fn render(ctx: &Context, plan: &Plan) -> String {
     if let Some(d) = &ctx.domain {
         let _ = writeln!(out, "## Current Context: {}\n", d.name);
         match &ctx.info {
-            Some(info) => match plan.info_max {
+            Some(info) => match plan.info_lines {
                 None => push_block(&mut out, info),
-                Some(max) => {
-                    let (kept, left) = keep_title(info, max);
+                Some(keep) => {
+                    let (kept, left) = first_lines(info, keep.max(1));
                     push_block(&mut out, kept);
-                    let _ = writeln!(
-                        out,
-                        "[… info.md cut here: {left} more lines in {}]\n",
-                        d.info_path().display()
-                    );
+                    out.push_str(&info_marker(left, &d.info_path().display().to_string()));
                 }
             },
             None => {
@@ -384,16 +471,12 @@ fn render(ctx: &Context, plan: &Plan) -> String {
         if !meta.is_empty() {
             let _ = writeln!(out, "*{meta}*\n");
         }
-        match plan.state_max {
+        match plan.state_lines {
             None => push_block(&mut out, &s.content),
-            Some(max) => {
-                let (kept, left) = cut_lines(&s.content, max);
+            Some(keep) => {
+                let (kept, left) = first_lines(&s.content, keep);
                 push_block(&mut out, kept);
-                let _ = writeln!(
-                    out,
-                    "[… state cut here: {left} more lines in {}]\n",
-                    s.path.display()
-                );
+                out.push_str(&state_marker(left, &s.path.display().to_string()));
             }
         }
     }
@@ -468,12 +551,14 @@ fn render(ctx: &Context, plan: &Plan) -> String {
     out
 }
 
-/// The info body cut to `max` characters at a line boundary, always keeping its first line
-/// (the title).
-fn keep_title(info: &str, max: usize) -> (&str, usize) {
-    let first = info.split_inclusive('\n').next().unwrap_or("");
-    let (kept, left) = cut_lines(info, max.max(char_len(first)));
-    (kept, left)
+/// The first `keep` lines of `s`, and how many lines are left.
+fn first_lines(s: &str, keep: usize) -> (&str, usize) {
+    let end = s
+        .split_inclusive('\n')
+        .take(keep)
+        .map(str::len)
+        .sum::<usize>();
+    (&s[..end], s[end..].lines().count())
 }
 
 fn push_block(out: &mut String, block: &str) {
@@ -617,42 +702,5 @@ pub fn hook_json(system_message: &str, additional_context: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
-mod tests {
-    use super::*;
-
-    #[test]
-    fn utf16_counting() {
-        assert_eq!(char_len("abc"), 3);
-        assert_eq!(char_len("é"), 1);
-        assert_eq!(char_len("😀"), 2);
-    }
-
-    #[test]
-    fn cut_lines_keeps_whole_lines() {
-        assert_eq!(cut_lines("ab\ncd\nef\n", 6), ("ab\ncd\n", 1));
-        assert_eq!(cut_lines("ab\ncd\n", 2), ("", 2));
-    }
-
-    #[test]
-    fn hard_cut_fits() {
-        let text = "line\n".repeat(1000);
-        let out = hard_cut(&text, 2000);
-        assert!(char_len(&out) <= 2000);
-        assert!(out.ends_with("for everything]"));
-    }
-
-    #[test]
-    fn shell_quoting() {
-        assert_eq!(shell_quote("/a/b.md"), "/a/b.md");
-        assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
-    }
-
-    #[test]
-    fn hook_json_is_valid() {
-        let s = hook_json("m \"q\"", "c\n");
-        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
-        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
-        assert_eq!(v["systemMessage"], "m \"q\"");
-    }
-}
+#[path = "context_tests.rs"]
+mod tests;

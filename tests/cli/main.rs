@@ -3,6 +3,7 @@
 
 #![allow(clippy::disallowed_methods)] // tests build their fixtures with std::fs
 
+mod budget;
 mod capture;
 mod capture_e2e;
 mod checkpoint;
