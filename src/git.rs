@@ -354,6 +354,84 @@ impl Repo {
     }
 }
 
+/// An unmerged path in the index (a merge, rebase or cherry-pick stopped on it): the
+/// contents of its stages, each `None` when the stage is absent (no common ancestor, or
+/// deleted on that side).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmerged {
+    /// Relative to the work tree's top, `/`-separated as git stores it.
+    pub path: String,
+    pub base: Option<Stage>,
+    pub ours: Option<Stage>,
+    pub theirs: Option<Stage>,
+}
+
+/// One stage's blob, read only when it is within the caller's bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stage {
+    Blob(Vec<u8>),
+    /// Over the bound: its size, never read.
+    TooLarge(u64),
+}
+
+impl Repo {
+    /// Every unmerged path whose name satisfies `wanted`, with its stages' contents (each at
+    /// most `max_bytes`). An unreadable index is no conflict.
+    pub fn unmerged(&self, wanted: impl Fn(&str) -> bool, max_bytes: u64) -> Vec<Unmerged> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        let Ok(conflicts) = index.conflicts() else {
+            return Vec::new();
+        };
+        let stage = |entry: Option<git2::IndexEntry>| {
+            let entry = entry?;
+            let blob = self.repo.find_blob(entry.id).ok()?;
+            let size = blob.size() as u64;
+            Some(if size > max_bytes {
+                Stage::TooLarge(size)
+            } else {
+                Stage::Blob(blob.content().to_vec())
+            })
+        };
+        conflicts
+            .filter_map(Result::ok)
+            .filter_map(|c| {
+                let any = c.our.as_ref().or(c.their.as_ref()).or(c.ancestor.as_ref())?;
+                let path = String::from_utf8_lossy(&any.path).into_owned();
+                wanted(&path).then(|| Unmerged {
+                    path,
+                    base: stage(c.ancestor),
+                    ours: stage(c.our),
+                    theirs: stage(c.their),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether a merge, rebase, cherry-pick or revert is under way (and may have left paths
+    /// unmerged).
+    pub fn is_operation_in_progress(&self) -> bool {
+        self.repo.state() != git2::RepositoryState::Clean
+    }
+
+    /// Whether `rel` (relative to the work tree) is unmerged in the index.
+    pub fn is_unmerged(&self, rel: &Path) -> bool {
+        self.repo.index().is_ok_and(|index| {
+            index.get_path(rel, 1).is_some()
+                || index.get_path(rel, 2).is_some()
+                || index.get_path(rel, 3).is_some()
+        })
+    }
+
+    /// Stages the work tree's `rel` as resolved: its conflict stages give way to stage 0.
+    pub fn mark_resolved(&self, rel: &Path) -> Result<(), String> {
+        let mut index = self.repo.index().map_err(|e| e.message().to_string())?;
+        index.add_path(rel).map_err(|e| e.message().to_string())?;
+        index.write().map_err(|e| e.message().to_string())
+    }
+}
+
 /// Whether one commit reaches another, within a walk limit.
 enum Reach {
     Yes,

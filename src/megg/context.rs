@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Deps;
+use super::conflict;
 use super::discovery::{self, Domain, Neighbour};
 use super::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
 use super::state::{self, StateDoc};
@@ -112,7 +113,13 @@ pub struct Knowledge {
     pub topics: Vec<(String, usize)>,
     /// The summary digest when `content` is the full file and a budget may need it.
     pub digest: Option<String>,
+    /// The file holds merge conflicts (markers, or unmerged in the index): only OURS' side is
+    /// loaded, and every render says so whatever its budget (SPEC §11).
+    pub conflicted: bool,
 }
+
+/// What `context` and the hook say about a knowledge file with merge conflicts (SPEC §11).
+pub const CONFLICT_WARNING: &str = "knowledge.md has unresolved merge conflicts: run megg resolve";
 
 #[derive(Debug, Clone)]
 pub struct StateView {
@@ -376,10 +383,19 @@ fn load_knowledge(
             ),
             topics: knowledge::topic_counts(&entries),
             digest: None,
+            conflicted: false,
             path,
         });
     }
-    let text = read.text;
+    let conflicted = conflict::count(&read.text) > 0 || unmerged(deps, d, &path);
+    let text = if conflicted {
+        warnings.push(format!(
+            "{CONFLICT_WARNING} (only our side of {shown} is loaded)"
+        ));
+        conflict::ours(&read.text)
+    } else {
+        read.text
+    };
     let tokens = deps.tokens.count(&text);
     let body = body_of(&text);
     let entries = knowledge::parse(body);
@@ -399,9 +415,10 @@ fn load_knowledge(
             entries: picked.len(),
             topic: Some(topic.clone()),
             content,
-            warning: None,
+            warning: conflicted.then(|| CONFLICT_WARNING.to_string()),
             topics,
             digest: None,
+            conflicted,
         });
     }
     let mode = Mode::for_tokens(tokens);
@@ -434,10 +451,27 @@ fn load_knowledge(
         entries: entries.len(),
         topic: None,
         content,
-        warning,
+        warning: if conflicted {
+            Some(CONFLICT_WARNING.to_string())
+        } else {
+            warning
+        },
         topics,
         digest,
+        conflicted,
     })
+}
+
+/// Whether git has `path` unmerged. Only looked up while a merge, rebase, cherry-pick or
+/// revert is under way, so the hook never reads a large index for nothing.
+fn unmerged(deps: &Deps<'_>, d: &Domain, path: &std::path::Path) -> bool {
+    let Some(repo) = deps.repo(&d.dir) else {
+        return false;
+    };
+    let Some(rel) = repo.workdir().and_then(|top| path.strip_prefix(top).ok().map(|r| r.to_path_buf())) else {
+        return false;
+    };
+    repo.is_operation_in_progress() && repo.is_unmerged(&rel)
 }
 
 /// The domain's `state.md`, active or expired, with git facts when inside a repository.

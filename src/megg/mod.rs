@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod checkpoint;
+pub mod conflict;
 pub mod context;
 pub mod discovery;
 pub mod doctor;

@@ -112,6 +112,7 @@ mod budget {
                 warning: None,
                 topics: (0..c.entries).map(|i| (format!("topic{i}"), 1)).collect(),
                 digest: Some(all.iter().take(5).cloned().collect()),
+                conflicted: false,
             }
         });
         let state = StateView {
