@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::fsx;
-use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Domain;
 use crate::megg::project::Project;
 use crate::megg::setup::{self, Hook};
@@ -357,11 +357,15 @@ pub fn files(domain: Option<&Domain>, mut refused: Vec<String>) -> Check {
 
 /// No expired `state.md` is left.
 pub fn expired_state(domain: &Domain, now: DateTime<Utc>) -> Check {
-    let expired = fsx::read_text(&domain.boundary, &domain.state_path(), MAX_STATE_BYTES)
-        .ok()
-        .flatten()
-        .map(|t| state::parse(&t.text, "state.md"))
-        .is_some_and(|doc| !state::expiry(&doc, now).is_active());
+    let expired = fsx::read_text(
+        &domain.boundary,
+        &domain.state_path(),
+        state::MAX_STATE_BYTES,
+    )
+    .ok()
+    .flatten()
+    .map(|t| state::parse(&t.text, "state.md"))
+    .is_some_and(|doc| !state::expiry(&doc, now).is_active());
     check(
         "state",
         !expired,
