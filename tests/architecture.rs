@@ -13,6 +13,8 @@
 //! - so a child naming its parent's own items (`super::helper`) while the parent's code calls
 //!   the child (`child::run`) is a circle, as is any longer loop.
 
+#![allow(clippy::disallowed_methods)] // reads megg's source tree with std::fs, not through fsx
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -29,7 +31,9 @@ fn no_files_import_each_other() {
             if from < to
                 && let Some(back) = edges.get(to).and_then(|t| t.get(from))
             {
-                pairs.push(format!("  {from} ↔ {to}\n    {from}: {why}\n    {to}: {back}"));
+                pairs.push(format!(
+                    "  {from} ↔ {to}\n    {from}: {why}\n    {to}: {back}"
+                ));
             }
         }
     }
@@ -69,7 +73,10 @@ fn no_command_module_is_long() {
 fn the_scanner_sees_a_circle_through_super_and_ignores_declarations() {
     let dir = tempfile::tempdir().unwrap();
     let files = [
-        ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\npub use b::Thing;\n"),
+        (
+            "lib.rs",
+            "pub mod a;\npub mod b;\npub mod c;\npub use b::Thing;\n",
+        ),
         // a/mod.rs calls its child; the child uses its parent's helper: a circle.
         (
             "a/mod.rs",
@@ -109,8 +116,8 @@ fn the_scanner_sees_a_circle_through_super_and_ignores_declarations() {
 
 #[test]
 fn code_lines_skip_blanks_and_comments() {
-    let text = "//! doc\n\nfn a() {} // trailing\n/* one\n   two */\nlet s = \"// not a comment\";\n  /// doc\n";
-    assert_eq!(code_lines(text), 2);
+    let text = "//! doc\n\nfn a() {} // trailing\n/* one\n   two */\nlet s = \"// not a comment\";\nlet t = \"a\n\n// b\";\n  /// doc\n";
+    assert_eq!(code_lines(text), 5);
 }
 
 fn src() -> PathBuf {
@@ -145,7 +152,12 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 fn code_lines(text: &str) -> usize {
     let mut code = vec![false; text.lines().count() + 1];
     for t in tokens(text) {
-        code[t.line] = true;
+        // A string spans its lines.
+        let last = match &t.tok {
+            Tok::Str(s) => t.line + s.matches('\n').count(),
+            _ => t.line,
+        };
+        code[t.line..=last].fill(true);
     }
     code.iter().filter(|c| **c).count()
 }
@@ -262,14 +274,17 @@ fn tokens(text: &str) -> Vec<Token> {
                 i = j;
             }
         } else if ch.is_alphabetic() || ch == '_' {
-            let mut j = i;
+            // `r#type`: a raw identifier, `type`.
+            let start = if ch == 'r' && at(i + 1) == '#' {
+                i + 2
+            } else {
+                i
+            };
+            let mut j = start;
             while j < c.len() && (c[j].is_alphanumeric() || c[j] == '_') {
                 j += 1;
             }
-            let word: String = c[i..j].iter().collect();
-            // `r#type`: a raw identifier.
-            let word = word.strip_prefix("r#").map(str::to_string).unwrap_or(word);
-            push(Tok::Ident(word));
+            push(Tok::Ident(c[start..j].iter().collect()));
             i = j;
         } else if ch.is_ascii_digit() {
             let mut j = i;
@@ -284,7 +299,7 @@ fn tokens(text: &str) -> Vec<Token> {
         } else if ch == ':' && at(i + 1) == ':' {
             push(Tok::Path);
             i += 2;
-        } else if ch == '$' && at(i + 1) == 'c' && c[i + 1..].starts_with(&['c', 'r', 'a', 't', 'e']) {
+        } else if ch == '$' && c[i + 1..].starts_with(&['c', 'r', 'a', 't', 'e']) {
             // `$crate` in a macro is `crate`.
             push(Tok::Ident("crate".into()));
             i += 6;
@@ -501,8 +516,14 @@ impl Crate {
                     if at_top
                         && matches!(
                             kw.as_str(),
-                            "fn" | "struct" | "enum" | "trait" | "const" | "static" | "type"
-                                | "union" | "macro_rules"
+                            "fn" | "struct"
+                                | "enum"
+                                | "trait"
+                                | "const"
+                                | "static"
+                                | "type"
+                                | "union"
+                                | "macro_rules"
                         ) =>
                 {
                     let mut j = i + 1;
@@ -624,7 +645,9 @@ impl Crate {
                     .entry(r.file.clone())
                     .or_default()
                     .entry(to)
-                    .or_insert_with(|| format!("line {}: crate::{}", r.line + 1, r.path.join("::")));
+                    .or_insert_with(|| {
+                        format!("line {}: crate::{}", r.line + 1, r.path.join("::"))
+                    });
             }
         }
         edges
