@@ -12,6 +12,7 @@ use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Domain;
 use crate::megg::project::Project;
 use crate::megg::setup::{self, Hook};
+use crate::megg::state::MAX_STATE_BYTES;
 use crate::megg::{checkpoint, state};
 use crate::templates::CLAUDE_FILES;
 use crate::tokens::Counter;
@@ -357,15 +358,11 @@ pub fn files(domain: Option<&Domain>, mut refused: Vec<String>) -> Check {
 
 /// No expired `state.md` is left.
 pub fn expired_state(domain: &Domain, now: DateTime<Utc>) -> Check {
-    let expired = fsx::read_text(
-        &domain.boundary,
-        &domain.state_path(),
-        state::MAX_STATE_BYTES,
-    )
-    .ok()
-    .flatten()
-    .map(|t| state::parse(&t.text, "state.md"))
-    .is_some_and(|doc| !state::expiry(&doc, now).is_active());
+    let expired = fsx::read_text(&domain.boundary, &domain.state_path(), MAX_STATE_BYTES)
+        .ok()
+        .flatten()
+        .map(|t| state::parse(&t.text, "state.md"))
+        .is_some_and(|doc| !state::expiry(&doc, now).is_active());
     check(
         "state",
         !expired,
