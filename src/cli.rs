@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::commands;
 use crate::env::Env;
@@ -86,8 +86,8 @@ impl Command {
             Command::Setup(args) => commands::setup::run(env, &args),
             Command::Doctor(args) => commands::doctor::run(env, &args),
             Command::Trust(args) => commands::trust::run(env, &args),
-            Command::Completions(args) => commands::completions::run(&args),
-            Command::Man => commands::completions::man(),
+            Command::Completions(args) => commands::completions::run(&args, Cli::command()),
+            Command::Man => commands::completions::man(Cli::command()),
             // Capture never fails and reads its own stdin: `main` runs it through
             // `hook::capture_main` before any dispatch, like the server below.
             Command::Capture(_) => Ok(Output::default()),

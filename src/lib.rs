@@ -12,6 +12,7 @@ pub mod config;
 pub mod env;
 pub mod error;
 pub mod failpoint;
+pub mod flow;
 pub mod frontmatter;
 pub mod fsx;
 pub mod git;

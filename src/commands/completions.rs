@@ -1,9 +1,8 @@
 //! `megg completions SHELL` and `megg man`: shell completion scripts and the man page,
-//! generated from the same clap definition the CLI parses with, so they never drift.
+//! generated from the same clap definition the CLI parses with, so they never drift. The
+//! dispatcher hands that definition in (`Cli::command()`): this module never names the CLI
+//! that names it.
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 use crate::error::{Error, Result};
 use crate::output::Output;
 
@@ -14,19 +13,20 @@ pub struct Args {
     pub shell: clap_complete::Shell,
 }
 
-/// The completion script for `args.shell`, on stdout.
-pub fn run(args: &Args) -> Result<Output> {
+/// The completion script for `args.shell` of the command line `cli`, on stdout.
+pub fn run(args: &Args, mut cli: clap::Command) -> Result<Output> {
     let mut out = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "megg", &mut out);
+    clap_complete::generate(args.shell, &mut cli, "megg", &mut out);
     String::from_utf8(out)
         .map(Output::text)
         .map_err(|e| Error::internal(format!("completion script is not UTF-8: {e}")))
 }
 
-/// The man page (roff), on stdout: `megg man > ~/.local/share/man/man1/megg.1`.
-pub fn man() -> Result<Output> {
+/// The man page (roff) of the command line `cli`, on stdout:
+/// `megg man > ~/.local/share/man/man1/megg.1`.
+pub fn man(cli: clap::Command) -> Result<Output> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(cli)
         .render(&mut out)
         .map_err(|e| Error::internal(format!("cannot render the man page: {e}")))?;
     String::from_utf8(out)

@@ -10,7 +10,7 @@ use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
-use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Megg;
 use crate::megg::discovery::{self, Domain};
 use crate::megg::maintain::{self, DomainReport};
@@ -116,7 +116,7 @@ fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -
         Ok(None) => {}
         Err(e) => warnings.push(e.message),
     }
-    if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), MAX_STATE_BYTES) {
+    if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), state::MAX_STATE_BYTES) {
         let doc = state::parse(&t.text, &d.state_path().display().to_string());
         r.expired_state = !state::expiry(&doc, env.clock.now()).is_active();
     }

@@ -8,14 +8,12 @@ use super::Deps;
 use super::conflict;
 use super::discovery::{self, Domain, Neighbour};
 use super::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
-use super::state::{self, StateDoc};
+use super::state::{self, MAX_STATE_BYTES, StateDoc};
 use crate::clock::format_timestamp;
 use crate::fsx;
 
 /// Most bytes of an `info.md` read (SPEC §9); a longer one is cut with a marker.
 pub const MAX_INFO_BYTES: u64 = 256 * 1024;
-/// Most bytes of a `state.md` read; a longer one is cut (its content holds 2,000 tokens).
-pub const MAX_STATE_BYTES: u64 = 64 * 1024;
 /// Most bytes of `knowledge.md` read for topic counts; beyond, "too large to summarise".
 pub const MAX_KNOWLEDGE_BYTES: u64 = 16 * 1024 * 1024;
 /// Files above this many bytes are blocked without tokenizing (a token is at most 128 bytes).

@@ -8,10 +8,11 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::fsx;
-use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
+use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Domain;
 use crate::megg::project::Project;
 use crate::megg::setup::{self, Hook};
+use crate::megg::state::MAX_STATE_BYTES;
 use crate::megg::{checkpoint, state};
 use crate::templates::CLAUDE_FILES;
 use crate::tokens::Counter;

@@ -6,6 +6,9 @@ use chrono::{DateTime, Duration, Utc};
 use crate::clock::{format_timestamp, parse_timestamp};
 use crate::frontmatter;
 
+/// Most bytes of a `state.md` (or a capture) read; a longer one is cut (its content holds
+/// 2,000 tokens).
+pub const MAX_STATE_BYTES: u64 = 64 * 1024;
 /// Most tokens a state's content may have.
 pub const MAX_TOKENS: usize = 2_000;
 /// A state older than this is expired; exactly this old is still active.

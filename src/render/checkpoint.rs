@@ -59,6 +59,11 @@ pub fn finished_text(file: &str, feature: &str) -> String {
     format!("Workflow complete: removed {file} ('{feature}')\n")
 }
 
+/// What `resume` prints after starting fresh.
+pub fn fresh_text(file: &str) -> String {
+    format!("Started fresh: removed {file}")
+}
+
 /// What `resume` prints after resuming: where to pick up.
 pub fn resumed_text(d: &Described) -> String {
     let mut out = format!(

@@ -15,10 +15,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-pub use resume::{ResumeRequest, resume};
-
 use crate::env::Env;
 use crate::error::Result;
+use crate::flow::resume::Request as ResumeRequest;
 use crate::megg::checkpoint::{Choice, Phase, Target, UpdateRequest, WorkflowCommand};
 use crate::megg::project::Project;
 use crate::output::Output;
@@ -126,9 +125,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             json,
         ),
         Action::List => Ok(list::run(env, &project, json)),
-        Action::Show { target } => show::run(env, &project, target, json),
+        Action::Show { target: given } => {
+            show::run(env, &project, &target(env, &project, given), json)
+        }
         Action::Update {
-            target,
+            target: given,
             phase,
             branch,
             check,
@@ -136,7 +137,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         } => update::run(
             env,
             &project,
-            target,
+            &target(env, &project, given),
             UpdateRequest {
                 phase: *phase,
                 branch: branch.clone(),
@@ -146,22 +147,24 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             json,
         ),
         Action::Resume {
-            target,
+            target: given,
             for_command,
             choice,
             plan_file,
         } => resume::run(
             env,
             &project,
-            ResumeRequest {
-                target: target.clone(),
+            &ResumeRequest {
+                target: given.as_deref().map(|t| target(env, &project, t)),
                 for_command: *for_command,
                 choice: *choice,
                 new_plan: plan_file.clone(),
-                json,
             },
+            json,
         ),
-        Action::Finish { target } => finish::run(env, &project, target, json),
+        Action::Finish { target: given } => {
+            finish::run(&project, &target(env, &project, given), json)
+        }
         Action::Prune {
             older_than,
             dry_run,
@@ -170,7 +173,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
 }
 
-/// A SLUG|PLAN_FILE argument, also read as a path from the starting directory.
+/// A SLUG|PLAN_FILE argument, also read as a path from the starting directory. The
+/// subcommands get it made: they never reach back here.
 fn target(env: &Env, project: &Project, given: &str) -> Target {
     Target {
         given: given.to_string(),

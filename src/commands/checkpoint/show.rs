@@ -2,14 +2,13 @@
 
 use crate::env::Env;
 use crate::error::Result;
-use crate::megg::checkpoint::ops;
+use crate::megg::checkpoint::{Target, ops};
 use crate::megg::project::Project;
 use crate::output::Output;
 use crate::wire::checkpoint as wire;
 
-pub(super) fn run(env: &Env, project: &Project, target: &str, json: bool) -> Result<Output> {
-    let target = super::target(env, project, target);
-    let shown = ops::show(project, &target, env.clock.now())?;
+pub(super) fn run(env: &Env, project: &Project, target: &Target, json: bool) -> Result<Output> {
+    let shown = ops::show(project, target, env.clock.now())?;
     Ok(Output::pick(
         json,
         &wire::ShowDocument::from(&shown),

@@ -3,7 +3,7 @@
 
 use crate::env::Env;
 use crate::error::Result;
-use crate::megg::checkpoint::{UpdateRequest, ops};
+use crate::megg::checkpoint::{Target, UpdateRequest, ops};
 use crate::megg::project::Project;
 use crate::output::Output;
 use crate::render::checkpoint as render;
@@ -12,12 +12,11 @@ use crate::wire::checkpoint as wire;
 pub(super) fn run(
     env: &Env,
     project: &Project,
-    target: &str,
+    target: &Target,
     req: UpdateRequest,
     json: bool,
 ) -> Result<Output> {
-    let target = super::target(env, project, target);
-    let updated = ops::update(project, &target, &req, env.clock.now())?;
+    let updated = ops::update(project, target, &req, env.clock.now())?;
     Ok(Output::pick(
         json,
         &wire::UpdateDocument::from(&updated),

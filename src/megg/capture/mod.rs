@@ -142,11 +142,7 @@ pub fn may_promote(
 
 /// `state.md` as evidence: absent, its hash, or unreadable.
 pub fn evidence(d: &Domain) -> Evidence {
-    match fsx::read_bytes(
-        &d.boundary,
-        &d.state_path(),
-        super::context::MAX_STATE_BYTES,
-    ) {
+    match fsx::read_bytes(&d.boundary, &d.state_path(), state::MAX_STATE_BYTES) {
         Ok(None) => Evidence::Absent,
         Ok(Some(bytes)) => Evidence::of_bytes(&bytes),
         Err(_) => Evidence::Unreadable,

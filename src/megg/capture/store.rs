@@ -144,10 +144,7 @@ impl Sessions {
 
     /// The session's capture, as written.
     pub fn read_capture(&self, id: &SessionId) -> Option<String> {
-        self.read(
-            &self.capture_path(id),
-            crate::megg::context::MAX_STATE_BYTES,
-        )
+        self.read(&self.capture_path(id), crate::megg::state::MAX_STATE_BYTES)
     }
 
     pub fn write_capture(&self, id: &SessionId, text: &str) -> crate::error::Result<()> {

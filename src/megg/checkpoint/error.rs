@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::policy::Choice;
+
 /// What occupies the file a `save` would write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Occupant {
@@ -56,6 +58,20 @@ pub enum CheckpointError {
     /// What an edit wrote does not classify as a checkpoint (a bug).
     #[error("{0} did not read back")]
     EditedUnreadable(String),
+    /// `resume --choice` without a target while there are several checkpoints (SPEC §4.4:
+    /// never silently do nothing). `names`: their features; `for_flag`: the call's
+    /// ` --for <command>`, kept in the hint.
+    #[error(
+        "--choice {} needs one checkpoint, and there are {}: {}",
+        choice.as_str(),
+        names.len(),
+        names.join(", ")
+    )]
+    ChoiceNeedsOne {
+        choice: Choice,
+        names: Vec<String>,
+        for_flag: String,
+    },
 }
 
 impl CheckpointError {
@@ -87,6 +103,15 @@ impl CheckpointError {
                 let items: Vec<String> = items.iter().map(|i| format!("'{i}'")).collect();
                 vec![format!("items: {}", items.join(", "))]
             }
+            Self::ChoiceNeedsOne {
+                choice,
+                names,
+                for_flag,
+            } => vec![format!(
+                "name one: megg checkpoint resume {}{for_flag} --choice {}",
+                names.first().map_or("SLUG", String::as_str),
+                choice.as_str()
+            )],
             Self::NoSlug(_)
             | Self::Disappeared(_)
             | Self::NoLongerCheckpoint(_)
@@ -126,6 +151,19 @@ mod tests {
         assert_eq!(
             e.message,
             ".a.local.md belongs to another plan (p.md); nothing written"
+        );
+        let e = crate::error::Error::from(CheckpointError::ChoiceNeedsOne {
+            choice: Choice::Fresh,
+            names: vec!["b".into(), "a".into()],
+            for_flag: " --for work".into(),
+        });
+        assert_eq!(
+            e.message,
+            "--choice fresh needs one checkpoint, and there are 2: b, a"
+        );
+        assert_eq!(
+            e.hints,
+            ["name one: megg checkpoint resume b --for work --choice fresh"]
         );
     }
 }
