@@ -64,6 +64,9 @@ pub enum Command {
     /// Capture the session's handoff from Claude Code's hook input on stdin (the PreCompact,
     /// SessionEnd and Stop hooks run it; MEGG_CAPTURE=off turns it off)
     Capture(commands::capture::Args),
+    /// Merge two versions of a knowledge file entry by entry (git's merge driver for
+    /// .megg/knowledge.md and .megg/archive/*.md; `megg setup` registers it)
+    MergeDriver(commands::merge_driver::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(commands::completions::Args),
     /// Print megg's man page (roff)
@@ -86,6 +89,7 @@ impl Command {
             Command::Setup(args) => commands::setup::run(env, &args),
             Command::Doctor(args) => commands::doctor::run(env, &args),
             Command::Trust(args) => commands::trust::run(env, &args),
+            Command::MergeDriver(args) => commands::merge_driver::run(env, &args),
             Command::Completions(args) => commands::completions::run(&args),
             Command::Man => commands::completions::man(),
             // Capture never fails and reads its own stdin: `main` runs it through

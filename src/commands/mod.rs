@@ -10,6 +10,7 @@ pub mod gitignore;
 pub mod init;
 pub mod learn;
 pub mod maintain;
+pub mod merge_driver;
 pub mod setup;
 pub mod state;
 pub mod trust;

@@ -10,6 +10,7 @@ pub mod gitignore;
 pub mod init;
 pub mod knowledge;
 pub mod maintain;
+pub mod merge;
 pub mod project;
 pub mod setup;
 pub mod slug;

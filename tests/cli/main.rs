@@ -13,6 +13,7 @@ mod hook;
 mod hostile;
 mod knowledge;
 mod mcp;
+mod merge;
 mod newcomer;
 mod pty;
 mod readme;
