@@ -163,6 +163,14 @@ fn content(who: &str, i: usize) -> String {
 /// main: three learnings; alice and bob: ten each, one heading shared by both (different
 /// texts). Returns (base, alice's, bob's) entries.
 fn ten_each(t: &Team) -> (Vec<String>, Vec<String>, Vec<String>) {
+    ten_each_with(t, content, true)
+}
+
+fn ten_each_with(
+    t: &Team,
+    content: impl Fn(&str, usize) -> String,
+    shared_heading: bool,
+) -> (Vec<String>, Vec<String>, Vec<String>) {
     let base: Vec<String> = (0..3)
         .map(|i| {
             t.learn(
@@ -176,10 +184,10 @@ fn ten_each(t: &Team) -> (Vec<String>, Vec<String>, Vec<String>) {
         .collect();
     t.git(&["branch", "bob"]);
     t.git(&["checkout", "-q", "-b", "alice"]);
-    let branch = |who: &str, hour: u32| -> Vec<String> {
+    let branch = |who: &str, hour: u32, kinds: [&str; 2]| -> Vec<String> {
         (0..10)
             .map(|i| {
-                let title = if i == 9 {
+                let title = if i == 9 && shared_heading {
                     "Release checklist".to_string()
                 } else {
                     format!("{who} finding {i}")
@@ -187,16 +195,16 @@ fn ten_each(t: &Team) -> (Vec<String>, Vec<String>, Vec<String>) {
                 t.learn(
                     &format!("2026-11-{:02}T{hour:02}:00:00Z", 10 + i),
                     &title,
-                    if i % 2 == 0 { "gotcha" } else { "pattern" },
-                    "ci, testing",
+                    kinds[i % 2],
+                    &format!("ci, {who}"),
                     &content(who, i),
                 )
             })
             .collect()
     };
-    let alice = branch("alice", 10);
+    let alice = branch("alice", 10, ["gotcha", "pattern"]);
     t.git(&["checkout", "-q", "bob"]);
-    let bob = branch("bob", 15);
+    let bob = branch("bob", 15, ["decision", "fact"]);
     (base, alice, bob)
 }
 
@@ -244,18 +252,38 @@ fn ten_learnings_on_each_branch_merge_and_rebase_without_conflict() {
 }
 
 /// Without the driver git's line merge sees every append at the same end of the file: a
-/// conflict (one hunk now that `learn` leaves the frontmatter alone; eleven before).
+/// visible conflict, never a silent union — and, now that `learn` leaves the frontmatter
+/// alone, one hunk at the end of the file for entries that share no lines (two before: the
+/// `updated:` line at the top conflicted too).
 #[test]
 fn without_the_driver_the_same_learnings_conflict() {
-    let t = Team::new(false);
-    ten_each(&t);
-    t.git(&["checkout", "-q", "alice"]);
-    let out = t.run_git(&["merge", "--no-edit", "bob"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("CONFLICT (content)"));
-    let hunks = markers(&t.knowledge());
-    eprintln!("without the driver: {hunks} conflict hunk(s) in .megg/knowledge.md");
-    assert_eq!(hunks, 1);
+    for shared_lines in [false, true] {
+        let t = Team::new(false);
+        let (base, _, _) = if shared_lines {
+            ten_each(&t)
+        } else {
+            ten_each_with(
+                &t,
+                |who, i| format!("{who} learned this in step {i}."),
+                false,
+            )
+        };
+        t.git(&["checkout", "-q", "alice"]);
+        let out = t.run_git(&["merge", "--no-edit", "bob"]);
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).contains("CONFLICT (content)"));
+        let text = t.knowledge();
+        let hunks = markers(&text);
+        eprintln!(
+            "without the driver (entries share lines: {shared_lines}): {hunks} conflict hunk(s)"
+        );
+        // Nothing above the last common entry is in conflict: the frontmatter is untouched.
+        let last_base = text.find(base[2].as_str()).unwrap();
+        assert!(text.find("<<<<<<<").unwrap() > last_base, "{text}");
+        if !shared_lines {
+            assert_eq!(hunks, 1, "{text}");
+        }
+    }
 }
 
 #[test]
