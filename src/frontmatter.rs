@@ -180,7 +180,8 @@ pub fn key_block<'a>(yaml: &'a str, key: &str) -> Option<&'a str> {
     for line in yaml.split_inclusive('\n') {
         match start {
             None if is_key_line(line, key) => start = Some(pos),
-            Some(s) if !(line.starts_with([' ', '\t']) && !line.trim().is_empty()) => {
+            // The block ends at the first line that is not an indented continuation.
+            Some(s) if !line.starts_with([' ', '\t']) || line.trim().is_empty() => {
                 return Some(&yaml[s..pos]);
             }
             _ => {}
