@@ -58,12 +58,18 @@ pub enum Command {
     Setup(commands::setup::Args),
     /// Check that megg is installed and its files are healthy
     Doctor(commands::doctor::Args),
+    /// Finish a merge of .megg knowledge files by entry (unmerged in git, or committed with
+    /// conflict markers)
+    Resolve(commands::resolve::Args),
     /// Trust a directory: let megg read a `.megg` linked there or another user's ancestor
     /// domain in it (kept in the user's config, never taken from a repository)
     Trust(commands::trust::Args),
     /// Capture the session's handoff from Claude Code's hook input on stdin (the PreCompact,
     /// SessionEnd and Stop hooks run it; MEGG_CAPTURE=off turns it off)
     Capture(commands::capture::Args),
+    /// Merge two versions of a knowledge file entry by entry (git's merge driver for
+    /// .megg/knowledge.md and .megg/archive/*.md; `megg setup` registers it)
+    MergeDriver(commands::merge_driver::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(commands::completions::Args),
     /// Print megg's man page (roff)
@@ -85,7 +91,9 @@ impl Command {
             Command::Maintain(args) => commands::maintain::run(env, &args),
             Command::Setup(args) => commands::setup::run(env, &args),
             Command::Doctor(args) => commands::doctor::run(env, &args),
+            Command::Resolve(args) => commands::resolve::run(env, &args),
             Command::Trust(args) => commands::trust::run(env, &args),
+            Command::MergeDriver(args) => commands::merge_driver::run(env, &args),
             Command::Completions(args) => commands::completions::run(&args, Cli::command()),
             Command::Man => commands::completions::man(Cli::command()),
             // Capture never fails and reads its own stdin: `main` runs it through

@@ -108,6 +108,16 @@ impl Fields<'_> {
         self.map.contains_key(key)
     }
 
+    /// The keys in file order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.map.keys().map(String::as_str)
+    }
+
+    /// A key's value as read (for comparing two versions of a block).
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.map.get(key)
+    }
+
     /// A scalar value as text: strings as they are, numbers and booleans as written in the
     /// file (so `head: 1e10` stays `1e10`), `null`/empty/missing/non-scalars as `None`.
     pub fn get_str(&self, key: &str) -> Option<String> {
@@ -158,6 +168,32 @@ fn is_plain_timestamp(value: &str) -> bool {
 /// other line untouched. A new key goes at the end. The block's continuation lines (an
 /// indented or multi-line value) are replaced with it.
 pub fn set_raw(yaml: &str, key: &str, value: Option<&str>, newline: &str) -> String {
+    let line = value.map(|v| format!("{key}: {v}{newline}"));
+    set_block(yaml, key, line.as_deref(), newline)
+}
+
+/// `key`'s top-level line and its continuation lines exactly as written, when `yaml` has it
+/// (what [`set_block`] takes to copy a key from one version of a file into another).
+pub fn key_block<'a>(yaml: &'a str, key: &str) -> Option<&'a str> {
+    let mut start = None;
+    let mut pos = 0;
+    for line in yaml.split_inclusive('\n') {
+        match start {
+            None if is_key_line(line, key) => start = Some(pos),
+            // The block ends at the first line that is not an indented continuation.
+            Some(s) if !line.starts_with([' ', '\t']) || line.trim().is_empty() => {
+                return Some(&yaml[s..pos]);
+            }
+            _ => {}
+        }
+        pos += line.len();
+    }
+    start.map(|s| &yaml[s..])
+}
+
+/// Replaces `key`'s block (its line and continuation lines) with `block` — whole lines, as
+/// [`key_block`] returns them — or removes it (`None`); a new key goes at the end.
+pub fn set_block(yaml: &str, key: &str, block: Option<&str>, newline: &str) -> String {
     let mut out = String::with_capacity(yaml.len() + 32);
     let mut found = false;
     let mut skipping = false;
@@ -172,20 +208,27 @@ pub fn set_raw(yaml: &str, key: &str, value: Option<&str>, newline: &str) -> Str
         if !found && is_key_line(line, key) {
             found = true;
             skipping = true;
-            if let Some(v) = value {
-                out.push_str(&format!("{key}: {v}{newline}"));
+            if let Some(b) = block {
+                push_lines(&mut out, b, newline);
             }
             continue;
         }
         out.push_str(line);
     }
-    if !found && let Some(v) = value {
+    if !found && let Some(b) = block {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push_str(newline);
         }
-        out.push_str(&format!("{key}: {v}{newline}"));
+        push_lines(&mut out, b, newline);
     }
     out
+}
+
+fn push_lines(out: &mut String, block: &str, newline: &str) {
+    out.push_str(block);
+    if !block.ends_with('\n') {
+        out.push_str(newline);
+    }
 }
 
 /// Sets `key` to a string value, quoted as needed.

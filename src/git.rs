@@ -424,6 +424,19 @@ impl Repo {
         })
     }
 
+    /// Every path in the index (stage 0) whose name satisfies `wanted`.
+    pub fn tracked(&self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        index
+            .iter()
+            .filter(|e| (e.flags >> 12) & 0x3 == 0)
+            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+            .filter(|p| wanted(p))
+            .collect()
+    }
+
     /// Stages the work tree's `rel` as resolved: its conflict stages give way to stage 0.
     pub fn mark_resolved(&self, rel: &Path) -> Result<(), String> {
         let mut index = self.repo.index().map_err(|e| e.message().to_string())?;

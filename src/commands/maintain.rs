@@ -133,6 +133,13 @@ fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived
     let Some(text) = fsx::read_for_edit(b, &path, MAX_KNOWLEDGE_BYTES)? else {
         return Ok(());
     };
+    if crate::megg::conflict::count(&text) > 0 {
+        return Err(Error::user(format!(
+            "{} has unresolved merge conflicts: nothing archived",
+            path.display()
+        ))
+        .with_hint("run `megg resolve` first, then archive"));
+    }
     let split = crate::frontmatter::split(&text);
     let plan = maintain::plan_archive(split.body, before);
     if plan.by_year.is_empty() {

@@ -10,6 +10,8 @@ pub mod gitignore;
 pub mod init;
 pub mod learn;
 pub mod maintain;
+pub mod merge_driver;
+pub mod resolve;
 pub mod setup;
 pub mod state;
 pub mod trust;

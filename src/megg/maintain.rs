@@ -44,6 +44,12 @@ pub fn analyse(report: &mut DomainReport, text: &str, tokens: usize, today: Naiv
     {
         report.problems.push(format!("invalid frontmatter: {e}"));
     }
+    let hunks = super::conflict::count(text);
+    if hunks > 0 {
+        report.problems.push(format!(
+            "{hunks} unresolved merge conflict(s): run megg resolve"
+        ));
+    }
     let entries = knowledge::parse(split.body);
     report.tokens = tokens;
     report.entries = entries.len();

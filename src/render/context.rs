@@ -352,6 +352,15 @@ fn render(ctx: &Context, plan: &Plan) -> String {
         );
         return out;
     }
+    // A conflicted knowledge file is said first, whatever the budget (SPEC §11).
+    if let Some(k) = ctx.knowledge.as_ref().filter(|k| k.conflicted) {
+        let _ = writeln!(
+            out,
+            "> **Warning: {}.** Only our side of {} is loaded until then.\n",
+            crate::megg::context::CONFLICT_WARNING,
+            k.path.display()
+        );
+    }
     let notes = cut_notes(ctx, plan);
     if !notes.is_empty() {
         out.push_str("> **Context trimmed to fit the size limit.** Left out:\n");

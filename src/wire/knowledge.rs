@@ -106,3 +106,36 @@ impl From<&Stale> for StaleDoc {
         }
     }
 }
+
+/// `megg resolve --json` (SPEC §11).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Resolved {
+    /// Merged by entry and staged.
+    pub resolved: Vec<String>,
+    /// Still conflicted: written with markers around these entries, left unstaged.
+    pub conflicts: Vec<ResolveConflict>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ResolveConflict {
+    pub path: String,
+    pub entries: Vec<String>,
+}
+
+impl From<&crate::megg::resolve::Report> for Resolved {
+    fn from(r: &crate::megg::resolve::Report) -> Self {
+        Self {
+            resolved: r.resolved.clone(),
+            conflicts: r
+                .conflicts
+                .iter()
+                .map(|c| ResolveConflict {
+                    path: c.path.clone(),
+                    entries: c.entries.clone(),
+                })
+                .collect(),
+            warnings: r.warnings.clone(),
+        }
+    }
+}

@@ -74,7 +74,7 @@ fn learn_then_maintain_counts_it() {
 }
 
 #[test]
-fn learn_creates_the_file_with_frontmatter_and_touches_updated() {
+fn learn_creates_the_file_with_frontmatter_and_never_rewrites_it() {
     let p = domain();
     p.ok("", &["learn", "First", "gotcha", "x", "one"]);
     let text = p.read(".megg/knowledge.md");
@@ -92,8 +92,11 @@ fn learn_creates_the_file_with_frontmatter_and_touches_updated() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let text = p.read(".megg/knowledge.md");
-    assert!(text.contains(&format!("created: {NOW}\nupdated: {later}\n")));
+    // SPEC §6, §11: an existing frontmatter is not rewritten, so two branches' learns touch
+    // only the end of the file.
+    let after = p.read(".megg/knowledge.md");
+    assert!(after.starts_with(&text), "{after}");
+    assert!(after.contains(&format!("created: {NOW}\nupdated: {NOW}\n")));
     assert_eq!(entries_of(&p, ".megg/knowledge.md").len(), 2);
 }
 

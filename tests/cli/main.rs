@@ -14,6 +14,7 @@ mod hook;
 mod hostile;
 mod knowledge;
 mod mcp;
+mod merge;
 mod newcomer;
 mod pty;
 mod readme;

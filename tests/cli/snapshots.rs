@@ -1321,6 +1321,7 @@ fn help_texts() {
         "setup",
         "doctor",
         "trust",
+        "merge-driver",
         "mcp",
     ] {
         cases.push(vec![cmd, "--help"]);

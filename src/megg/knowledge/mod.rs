@@ -160,6 +160,84 @@ pub fn parse(body: &str) -> Vec<Entry<'_>> {
     entries
 }
 
+/// A knowledge or archive file cut into its parts, each an exact slice of the text, so that
+/// `frontmatter + preamble + (gaps[i] + entries[i].raw)… + tail` is the text byte for byte.
+/// The merge driver (SPEC §11) works on this; the entries are [`parse`]'s, the same ones
+/// `context` and `maintain` read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document<'a> {
+    /// The frontmatter block with its fences (and a byte-order mark), `""` without one.
+    pub frontmatter: &'a str,
+    /// The YAML between the fences, `None` without frontmatter.
+    pub yaml: Option<&'a str>,
+    /// What the frontmatter's lines end with.
+    pub newline: &'static str,
+    /// The text before the first entry, up to its last line that is neither blank nor `---`
+    /// (`\n# Knowledge` in a file megg or the TypeScript megg wrote).
+    pub preamble: &'a str,
+    pub entries: Vec<Entry<'a>>,
+    /// What lies before each entry (after the preamble or the entry before it): the rest of a
+    /// line, blank lines and `---` separators.
+    pub gaps: Vec<&'a str>,
+    /// What follows the last entry (or the preamble): line ends, blank lines, a stray `---`.
+    pub tail: &'a str,
+}
+
+/// Cuts a whole knowledge file into a [`Document`].
+pub fn document(text: &str) -> Document<'_> {
+    let split = crate::frontmatter::split(text);
+    let body = split.body;
+    let fm_len = text.len() - body.len();
+    let entries = parse(body);
+    let offset = |s: &str| s.as_ptr() as usize - body.as_ptr() as usize;
+    let head_end = entries.first().map_or(body.len(), |e| offset(e.raw));
+    let head = &body[..head_end];
+    let mut preamble_end = 0;
+    let mut pos = 0;
+    for line in head.split_inclusive('\n') {
+        // Blank lines and separators (the rule `chunks` splits on) are not the preamble's.
+        if !line.trim().is_empty() && line.trim_end_matches(['\n', '\r']) != "---" {
+            preamble_end = pos + line.trim_end().len();
+        }
+        pos += line.len();
+    }
+    let mut gaps = Vec::with_capacity(entries.len());
+    let mut end = preamble_end;
+    for e in &entries {
+        gaps.push(&body[end..offset(e.raw)]);
+        end = offset(e.raw) + e.raw.len();
+    }
+    Document {
+        frontmatter: &text[..fm_len],
+        yaml: split.yaml,
+        newline: split.newline,
+        preamble: &body[..preamble_end],
+        entries,
+        gaps,
+        tail: &body[end..],
+    }
+}
+
+/// `text` as the merge compares it (SPEC §11): CRLF read as LF, each line without trailing
+/// whitespace.
+pub fn normalized(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line.trim_end());
+    }
+    out
+}
+
+impl Entry<'_> {
+    /// The entry's heading as the merge compares it: its first line, normalized.
+    pub fn heading(&self) -> &str {
+        self.raw.lines().next().unwrap_or("").trim_end()
+    }
+}
+
 /// The chunks between lines that are exactly `---`, each trimmed of blank lines.
 fn chunks(body: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -565,21 +643,12 @@ pub fn new_file(now: &str) -> String {
     crate::templates::fill(crate::templates::KNOWLEDGE, &[("now", now)])
 }
 
-/// `existing` (or a new file) with `entry` appended and `updated` set to `now`; every other
-/// byte is kept.
+/// `existing` (or a new file, its frontmatter stamped `now`) with `entry` appended; every
+/// existing byte is kept, the frontmatter included (SPEC §6, §11): two branches that learn then
+/// touch only the end of the file, which the merge driver merges entry by entry.
 pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
     let base = match existing {
-        Some(text) if !text.trim().is_empty() => {
-            let split = crate::frontmatter::split(text);
-            match split.yaml {
-                Some(yaml) => crate::frontmatter::join(
-                    &crate::frontmatter::set(yaml, "updated", now, split.newline),
-                    split.body,
-                    split.newline,
-                ),
-                None => text.to_string(),
-            }
-        }
+        Some(text) if !text.trim().is_empty() => text.to_string(),
         _ => new_file(now),
     };
     let mut out = base;
@@ -597,6 +666,18 @@ pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
         ],
     ));
     out
+}
+
+/// Appends an entry's text (`raw`: from its `## ` header to its last non-blank line) to
+/// `out` byte for byte the way [`append`] writes a new one: a line end if missing, a blank
+/// line, `---`, a blank line, the entry, a line end.
+pub fn append_raw(out: &mut String, raw: &str) {
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("\n---\n\n");
+    out.push_str(raw);
+    out.push('\n');
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ fn append_round_trips_and_keeps_bytes() {
     let existing = "---\ncreated: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-01T00:00:00.5Z\ntype: knowledge\nmine: 1\n---\n\n# Knowledge\n\n\n---\n\n## Old\n**Type:** rule\n**Topics:** z\n\nold"; // no final newline
     let out = append(Some(existing), &e, "2026-01-17T10:00:00Z");
     assert!(out.contains(
-        "created: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-17T10:00:00Z\ntype: knowledge\nmine: 1\n"
+        "created: 2026-01-01T00:00:00.5Z\nupdated: 2026-01-01T00:00:00.5Z\ntype: knowledge\nmine: 1\n"
     ));
     assert!(out.contains(
         "\n\n## Old\n**Type:** rule\n**Topics:** z\n\nold\n\n---\n\n## 2026-01-17 - A\n"
@@ -154,6 +154,73 @@ fn append_round_trips_and_keeps_bytes() {
         entries[1].raw,
         "## 2026-01-17 - A\n**Type:** fact\n**Topics:** x, y\n\nbody\ncreated: not a key"
     );
+}
+
+/// SPEC §6, §11: two branches that learn must touch only the end of the file, so `learn`
+/// never rewrites an existing frontmatter (it used to set `updated`, a second conflict hunk
+/// at the top of every merge).
+#[test]
+fn append_leaves_an_existing_frontmatter_alone() {
+    let e = new_entry("2026-11-23", "B", "fact", "x", "two").unwrap();
+    let existing = "---\ncreated: 2026-11-22T12:00:00Z\nupdated: 2026-11-22T12:00:00Z\ntype: knowledge\n---\n\n# Knowledge\n\n---\n\n## 2026-11-22 - A\n**Type:** fact\n**Topics:** x\n\none\n";
+    let out = append(Some(existing), &e, "2026-11-23T08:00:00Z");
+    assert!(out.starts_with(existing), "{out}");
+    assert_eq!(
+        &out[existing.len()..],
+        "\n---\n\n## 2026-11-23 - B\n**Type:** fact\n**Topics:** x\n\ntwo\n"
+    );
+}
+
+/// The merge driver appends an entry exactly as `learn` writes it: both through one format.
+#[test]
+fn append_raw_writes_what_append_writes() {
+    let e = new_entry("2026-11-23", "B", "fact", "x, y", "two\n\n```\ncode\n```").unwrap();
+    for existing in [
+        "---\ntype: knowledge\n---\n\n# Knowledge\n",
+        "# Knowledge",
+        "",
+    ] {
+        let learned = append(Some(existing), &e, "2026-11-23T08:00:00Z");
+        let entries = parse(crate::frontmatter::split(&learned).body);
+        let raw = entries.last().unwrap().raw;
+        let base = if existing.is_empty() {
+            new_file("2026-11-23T08:00:00Z")
+        } else {
+            existing.to_string()
+        };
+        let mut merged = base;
+        append_raw(&mut merged, raw);
+        assert_eq!(merged, learned);
+    }
+}
+
+#[test]
+fn a_document_is_its_parts_byte_for_byte() {
+    for text in [
+        "---\ncreated: 2026-01-01T00:00:00Z\n---\n\n# Knowledge\n\n\n---\n\n## A\n**Type:** fact\n\none  \n\n---\n\n## B\nx\n\n---\nafter a rule\n\n",
+        "\u{feff}---\r\na: 1\r\n---\r\n# K\r\n---\r\nIntro\r\n---\r\n## A\r\nx\r\n",
+        "## Top entry\nno separator above\n---\n## B\ny",
+        "# Knowledge\n",
+        "",
+        "---\n---\n",
+    ] {
+        let d = document(text);
+        let mut back = String::from(d.frontmatter);
+        back.push_str(d.preamble);
+        for (gap, e) in d.gaps.iter().zip(&d.entries) {
+            back.push_str(gap);
+            back.push_str(e.raw);
+        }
+        back.push_str(d.tail);
+        assert_eq!(back, text);
+        assert_eq!(d.gaps.len(), d.entries.len());
+    }
+    let d = document("---\na: 1\n---\n\n# Knowledge\n\n---\nIntro\n\n---\n\n## A\nx\n");
+    assert_eq!(d.preamble, "\n# Knowledge\n\n---\nIntro");
+    assert_eq!(d.gaps, ["\n\n---\n\n"]);
+    assert_eq!(d.entries[0].heading(), "## A");
+    assert_eq!(d.tail, "\n");
+    assert_eq!(normalized("a \r\nb\t\r\n\r\nc"), "a\nb\n\nc");
 }
 
 #[test]

@@ -1,0 +1,112 @@
+//! `megg merge-driver [--marker-size N] BASE OURS THEIRS PATH` (SPEC §11): git's merge driver
+//! for knowledge and archive files, registered as `… --marker-size %L %O %A %B %P`.
+//!
+//! Git runs it in the work tree's top with three temp files (`.merge_file_XXXXXX`) and reads
+//! the result back from OURS. It reads exactly those three files, each through a boundary that
+//! is its own directory (no link out of it, no special file, at most 16 MiB), writes OURS
+//! atomically, and never runs git: exit 0 when the merge is clean, 1 when conflict markers
+//! remain.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::fsx::{self, Boundary};
+use crate::megg::merge::{self, Conflict, Fallback, MAX_INPUT_BYTES, Side};
+use crate::output::Output;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Length of the conflict markers (git's %L)
+    #[arg(long, value_name = "N", default_value_t = merge::DEFAULT_MARKER_SIZE as u16,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub marker_size: u16,
+    /// The common ancestor's version (git's %O; empty when both sides created the file)
+    pub base: PathBuf,
+    /// Our version (git's %A): the merge is written here
+    pub ours: PathBuf,
+    /// Their version (git's %B)
+    pub theirs: PathBuf,
+    /// The file's path in the repository (git's %P): only .megg/knowledge.md and
+    /// .megg/archive/*.md merge by entry, anything else keeps both versions between markers
+    pub path: PathBuf,
+}
+
+pub fn run(env: &Env, args: &Args) -> Result<Output> {
+    let path = args.path.to_string_lossy();
+    let base = read(env, &args.base)?;
+    let ours_path = env.resolve(&args.ours);
+    let ours = read(env, &args.ours)?.ok_or_else(|| too_large(&ours_path))?;
+    let theirs = read(env, &args.theirs)?.ok_or_else(|| too_large(&env.resolve(&args.theirs)))?;
+    let marker_size = usize::from(args.marker_size);
+    let merged = match base {
+        Some(base) => {
+            let base = (!base.is_empty()).then_some(base.as_slice());
+            merge::merge_knowledge(base, &ours, &theirs, &path, marker_size)
+        }
+        // A base over the bound cannot be read to merge by entry; OURS and THEIRS still can be
+        // kept whole.
+        None => merge::fallback(&ours, &theirs, Fallback::TooLarge(Side::Base), marker_size),
+    };
+    fsx::write_atomic(&boundary(&ours_path)?, &ours_path, &merged.bytes)?;
+
+    let mut warnings: Vec<String> = merged
+        .warnings
+        .iter()
+        .map(|w| format!("{path}: {w}"))
+        .collect();
+    for c in &merged.conflicts {
+        warnings.push(match c {
+            Conflict::Entry(h) => format!(
+                "{path}: both sides edited '{h}' differently: conflict markers around that entry"
+            ),
+            Conflict::Preamble => format!(
+                "{path}: both sides changed the text before the first entry: conflict markers around it"
+            ),
+            Conflict::Whole(why) => format!(
+                "{path} not merged by entry ({why}): both whole versions kept between conflict markers"
+            ),
+        });
+    }
+    Ok(Output {
+        code: u8::from(!merged.is_clean()),
+        ..Output::default()
+    }
+    .with_warnings(warnings))
+}
+
+/// A boundary that holds one file git passed: its own directory, nothing else.
+fn boundary(file: &Path) -> Result<Boundary> {
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .ok_or_else(|| Error::user(format!("{} is not a file path", file.display())))?;
+    Ok(Boundary::new(dir, "the merge's directory"))
+}
+
+/// The bytes of a file git passed; `None` when it is over [`MAX_INPUT_BYTES`] (only its first
+/// bound plus one byte is ever read).
+fn read(env: &Env, file: &Path) -> Result<Option<Vec<u8>>> {
+    let file = env.resolve(file);
+    let stream = fsx::open_stream(&boundary(&file)?, &file)?
+        .ok_or_else(|| Error::user(format!("{} does not exist", file.display())))?;
+    if stream.len > MAX_INPUT_BYTES as u64 {
+        return Ok(None);
+    }
+    let mut bytes = Vec::with_capacity(stream.len as usize);
+    stream
+        .file
+        .take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", &file, &e))?;
+    Ok((bytes.len() <= MAX_INPUT_BYTES).then_some(bytes))
+}
+
+fn too_large(file: &Path) -> Error {
+    Error::user(format!(
+        "{} is over {MAX_INPUT_BYTES} bytes: not merged, left as it was",
+        file.display()
+    ))
+    .with_hint("git keeps both versions: pick one with `git checkout --ours/--theirs -- <path>`")
+}
