@@ -11,7 +11,8 @@
 //! parallel test threads and parallel test binaries install it once; into an emptied directory
 //! whose stamp (`.provisioned`, holding the pin) is written last, so an install that was killed
 //! or whose pin changed is redone rather than taken for complete. npm and pip share one package
-//! cache, `<target>/cache/`: every test, every install, and `cargo clean` removes it all.
+//! cache, `<target>/cache/`: every test and every install use it, and `cargo clean` removes it
+//! with the rest.
 //!
 //! When the package manager itself is missing (no `npm`, no `python3` or no venv support) or
 //! the install fails (the registry cannot be reached), a test that needs the tool prints one
@@ -46,6 +47,44 @@ enum Outcome {
 
 use Outcome::{Broken, Missing, Ready};
 
+/// A package manager: the program, and what to say when it is not there.
+struct Manager {
+    program: &'static str,
+    missing: String,
+}
+
+impl Manager {
+    /// npm, needed for `what`; `or` names another way to get it, if any.
+    fn npm(what: &str, or: &str) -> Self {
+        Self {
+            program: "npm",
+            missing: format!(
+                "{what} needs npm, not found on PATH: install Node.js with npm \
+                 (apt-get install npm, or https://nodejs.org){}",
+                also(or)
+            ),
+        }
+    }
+
+    fn python3() -> Self {
+        Self {
+            program: "python3",
+            missing: "python3 not found on PATH: install Python 3 \
+                      (apt-get install python3 python3-venv, or https://www.python.org)"
+                .to_string(),
+        }
+    }
+
+    /// Whether the program runs (`--version`).
+    fn found(&self) -> bool {
+        Command::new(self.program)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|out| out.status.success())
+    }
+}
+
 /// Claude Code's binary: `$MEGG_E2E_CLAUDE` when set (it must be [`CLAUDE_VERSION`]), else
 /// the pinned release installed from npm into `<target>/claude-code`. `None`: the test skips.
 pub fn claude_code() -> Option<&'static Path> {
@@ -56,10 +95,11 @@ pub fn claude_code() -> Option<&'static Path> {
         }
         let package = format!("@anthropic-ai/claude-code@{CLAUDE_VERSION}");
         let what = format!("Claude Code {CLAUDE_VERSION}");
-        let how = "or point MEGG_E2E_CLAUDE at a claude binary of that version";
-        let installed = once("claude-code", &package, &what, |dir| {
+        let or = "or point MEGG_E2E_CLAUDE at a claude binary of that version";
+        let npm = Manager::npm(&what, or);
+        let installed = once("claude-code", &package, &what, &npm, |dir| {
             let prefix = dir.to_str().unwrap();
-            npm(&what, how, dir, &["install", "--prefix", prefix, &package])
+            run_npm(&what, or, dir, &["install", "--prefix", prefix, &package])
         });
         match installed {
             Ready(dir) => claude_version(dir.join("node_modules/.bin/claude"), "the install"),
@@ -97,36 +137,33 @@ fn claude_version(path: PathBuf, from: &str) -> Outcome {
 /// `python3` on PATH, which runs the mock Anthropic API (standard library only).
 pub fn python3() -> Option<&'static Path> {
     static PYTHON: OnceLock<Outcome> = OnceLock::new();
-    ready(
-        PYTHON.get_or_init(|| match system_tool("python3", "--version") {
-            Some(path) => Ready(path),
-            None => Missing(NO_PYTHON.to_string()),
-        }),
-    )
+    ready(PYTHON.get_or_init(|| {
+        let python = Manager::python3();
+        if python.found() {
+            Ready(PathBuf::from(python.program))
+        } else {
+            Missing(python.missing)
+        }
+    }))
 }
-
-const NO_PYTHON: &str = "python3 not found on PATH: install Python 3 \
-                         (apt-get install python3 python3-venv, or https://www.python.org)";
 
 /// The Python of a venv, `<target>/mcp-venv`, holding the pinned MCP Python SDK.
 pub fn mcp_python() -> Option<&'static Path> {
     static VENV: OnceLock<Outcome> = OnceLock::new();
     ready(VENV.get_or_init(|| {
         let what = format!("the MCP Python SDK ({MCP_PYTHON})");
-        let installed = once("mcp-venv", MCP_PYTHON, &what, |dir| {
-            let venv = match Command::new("python3")
+        let installed = once("mcp-venv", MCP_PYTHON, &what, &Manager::python3(), |dir| {
+            let venv = Command::new("python3")
                 .args(["-m", "venv"])
                 .arg(dir)
+                .stdin(Stdio::null())
                 .output()
-            {
-                Err(_) => return Err(Missing(NO_PYTHON.to_string())),
-                Ok(out) => out,
-            };
+                .map_err(|e| Broken(format!("python3 -m venv does not run: {e}")))?;
             if !venv.status.success() {
                 return Err(Missing(format!(
                     "python3 cannot create a venv ({}): install venv support \
                      (apt-get install python3-venv)",
-                    last_line(&venv)
+                    error_line(&venv)
                 )));
             }
             let pip = Command::new(dir.join("bin/python"))
@@ -140,15 +177,15 @@ pub fn mcp_python() -> Option<&'static Path> {
                 .arg(MCP_PYTHON)
                 .env("PIP_CACHE_DIR", cache("pip"))
                 .stdin(Stdio::null())
-                .output();
-            match pip {
-                Ok(out) if out.status.success() => Ok(()),
-                Ok(out) => Err(Missing(format!(
-                    "`pip install {MCP_PYTHON}` failed ({}): is pypi.org reachable?",
-                    last_line(&out)
-                ))),
-                Err(e) => Err(Broken(format!("the venv's python does not run: {e}"))),
+                .output()
+                .map_err(|e| Broken(format!("the venv's python does not run: {e}")))?;
+            if !pip.status.success() {
+                return Err(Missing(format!(
+                    "`pip install {MCP_PYTHON}` failed ({}): check that pypi.org is reachable",
+                    error_line(&pip)
+                )));
             }
+            Ok(())
         });
         match installed {
             Ready(dir) => Ready(dir.join("bin/python")),
@@ -169,11 +206,11 @@ pub fn mcp_typescript() -> Option<&'static Path> {
             xxhash_rust::xxh3::xxh3_64(&lock)
         );
         let what = "the MCP TypeScript SDK (tests/mcp/ts/package-lock.json)";
-        let installed = once("mcp-ts", &pin, what, |dir| {
+        let installed = once("mcp-ts", &pin, what, &Manager::npm(what, ""), |dir| {
             for file in ["package.json", "package-lock.json"] {
                 fs::copy(source.join(file), dir.join(file)).unwrap();
             }
-            npm(what, "", dir, &["ci"])
+            run_npm(what, "", dir, &["ci"])
         });
         let Ready(dir) = installed else {
             return installed;
@@ -192,12 +229,18 @@ pub fn mcp_typescript() -> Option<&'static Path> {
 pub fn tmux() -> Option<&'static Path> {
     static TMUX: OnceLock<Outcome> = OnceLock::new();
     ready(TMUX.get_or_init(|| {
-        match system_tool("tmux", "-V") {
-            Some(path) => Ready(path),
-            None => Missing(
-                "tmux not found on PATH: install it (apt-get install tmux, brew install tmux)"
+        let found = Command::new("tmux")
+            .arg("-V")
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if found {
+            Ready(PathBuf::from("tmux"))
+        } else {
+            Missing(
+                "tmux not found on PATH: install it (apt-get install tmux, or brew install tmux)"
                     .to_string(),
-            ),
+            )
         }
     }))
 }
@@ -210,12 +253,17 @@ pub fn ci() -> bool {
 /// A test that cannot run here says why on one line and returns; under CI it fails instead.
 pub fn skip(why: &str) {
     assert!(!ci(), "{why} (CI is set, so a missing tool fails the test)");
-    // Straight to stderr, past the test harness's capture: the line shows in a normal run.
-    let _ = writeln!(
-        std::io::stderr(),
+    let test = std::thread::current();
+    say(&format!(
         "skipped {}: {why}",
-        std::thread::current().name().unwrap_or("a test")
-    );
+        test.name().unwrap_or("a test")
+    ));
+}
+
+/// One line straight to stderr, past the test harness's capture (so it shows in a normal run),
+/// in one write (so it does not interleave with the harness's own lines).
+fn say(line: &str) {
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }
 
 fn ready(outcome: &'static Outcome) -> Option<&'static Path> {
@@ -229,16 +277,6 @@ fn ready(outcome: &'static Outcome) -> Option<&'static Path> {
     }
 }
 
-/// A program on PATH that runs (`program arg`), as the tests will call it.
-fn system_tool(program: &str, arg: &str) -> Option<PathBuf> {
-    let out = Command::new(program)
-        .arg(arg)
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then(|| PathBuf::from(program))
-}
-
 /// The cargo target directory (`CARGO_TARGET_TMPDIR` is its `tmp/`).
 fn target_dir() -> &'static Path {
     Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap()
@@ -249,12 +287,14 @@ fn cache(manager: &str) -> PathBuf {
     target_dir().join("cache").join(manager)
 }
 
-/// `<target>/<name>`, installed for `pin`: at once when its stamp says so; otherwise, under
-/// `<target>/<name>.lock`, emptied, filled by `install`, and stamped last.
+/// `<target>/<name>`, installed for `pin`: at once when its stamp says so; [`Missing`] when
+/// `manager` is; otherwise, under `<target>/<name>.lock`, emptied, filled by `install`, and
+/// stamped last.
 fn once(
     name: &str,
     pin: &str,
     what: &str,
+    manager: &Manager,
     install: impl FnOnce(&Path) -> Result<(), Outcome>,
 ) -> Outcome {
     let dir = target_dir().join(name);
@@ -262,6 +302,9 @@ fn once(
     let stamped = || fs::read_to_string(&stamp).is_ok_and(|s| s == pin);
     if stamped() {
         return Ready(dir);
+    }
+    if !manager.found() {
+        return Missing(manager.missing.clone());
     }
     fs::create_dir_all(target_dir()).unwrap();
     let lock = File::options()
@@ -278,11 +321,10 @@ fn once(
         fs::remove_dir_all(&dir).unwrap();
     }
     fs::create_dir_all(&dir).unwrap();
-    let _ = writeln!(
-        std::io::stderr(),
+    say(&format!(
         "installing {what} into {} (once per target directory)",
         dir.display()
-    );
+    ));
     if let Err(outcome) = install(&dir) {
         return outcome;
     }
@@ -292,14 +334,9 @@ fn once(
     Ready(dir)
 }
 
-/// Runs `npm args…` in `dir` with the shared cache; a missing npm or a failed install is
-/// [`Missing`], naming `what` and, after the standard advice, `how` else to get it.
-fn npm(what: &str, how: &str, dir: &Path, args: &[&str]) -> Result<(), Outcome> {
-    let or = if how.is_empty() {
-        String::new()
-    } else {
-        format!(", {how}")
-    };
+/// Runs `npm args…` in `dir` with the shared cache; a failed install is [`Missing`] (the
+/// registry is out of reach, most likely), naming `what` and `or` another way to get it.
+fn run_npm(what: &str, or: &str, dir: &Path, args: &[&str]) -> Result<(), Outcome> {
     let out = Command::new("npm")
         .args(args)
         .args(["--no-audit", "--no-fund", "--loglevel=error"])
@@ -308,25 +345,30 @@ fn npm(what: &str, how: &str, dir: &Path, args: &[&str]) -> Result<(), Outcome> 
         .env("npm_config_update_notifier", "false")
         .stdin(Stdio::null())
         .output()
-        .map_err(|_| {
-            Missing(format!(
-                "{what} needs npm, not found on PATH: install Node.js with npm \
-                 (apt-get install npm, or https://nodejs.org){or}"
-            ))
-        })?;
+        .map_err(|_| Missing(Manager::npm(what, or).missing))?;
     if out.status.success() {
         return Ok(());
     }
     Err(Missing(format!(
-        "`npm {}` for {what} failed ({}): is registry.npmjs.org reachable?{or}",
+        "`npm {}` for {what} failed ({}): check that registry.npmjs.org is reachable{}",
         args[0],
-        last_line(&out)
+        error_line(&out),
+        also(or)
     )))
 }
 
-/// The line of a failed command's output that says most: its last error line, else its last
-/// line.
-fn last_line(out: &Output) -> String {
+/// `; or …` when there is another way.
+fn also(or: &str) -> String {
+    if or.is_empty() {
+        String::new()
+    } else {
+        format!("; {or}")
+    }
+}
+
+/// The line of a failed command's output that says most: its first error line (npm's error
+/// code, pip's `ERROR:`), else its last line.
+fn error_line(out: &Output) -> String {
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&out.stdout),
@@ -339,8 +381,7 @@ fn last_line(out: &Output) -> String {
         .collect();
     lines
         .iter()
-        .rev()
-        .find(|l| l.to_lowercase().contains("err"))
+        .find(|l| l.to_lowercase().contains("err") && !l.contains("complete log"))
         .or(lines.last())
         .map_or_else(
             || format!("exit {}", out.status),
