@@ -1,39 +1,26 @@
 //! `megg mcp`: driven by the official MCP Python SDK and, independently, the official
-//! TypeScript SDK (both installed by `.ci/run`), and fed malformed JSON-RPC directly.
+//! TypeScript SDK (both pinned, installed on first use into the target directory by
+//! `common::provision`; without python3 or npm the two tests skip, under `CI` they fail), and
+//! fed malformed JSON-RPC directly.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::common::provision;
 use crate::{Git, NOW, Project};
-
-fn python_with_mcp() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import mcp"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found || std::env::var_os("CI").is_none(),
-        "CI needs the Python `mcp` package (.ci/run installs it)"
-    );
-    found
-}
 
 #[test]
 fn the_official_python_sdk_calls_every_tool() {
-    if !python_with_mcp() {
-        #[allow(clippy::print_stderr)] // a skipped test says why
-        {
-            eprintln!("skipped: python3 with the `mcp` package is not installed");
-        }
+    let Some(python) = provision::mcp_python() else {
         return;
-    }
+    };
     let p = Project::new();
     Git::init(p.root(), "main").commit("main", crate::epoch(NOW) - 60, "init");
     let outside = tempfile::tempdir().unwrap();
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let out = Command::new("python3")
+    let out = Command::new(python)
         .arg(script)
         .arg(assert_cmd::cargo::cargo_bin("megg"))
         .arg(p.root())
@@ -288,24 +275,14 @@ fn messages_before_initialize_never_end_the_server() {
     );
 }
 
-/// The official TypeScript SDK (tests/mcp/ts, `npm ci` by `.ci/run`): every inputSchema and
-/// outputSchema compiles as JSON Schema, every tool is called, and every structured result
-/// matches the schema its tool declared.
+/// The official TypeScript SDK (tests/mcp/ts, its package-lock.json installed with `npm ci`
+/// under the target directory): every inputSchema and outputSchema compiles as JSON Schema,
+/// every tool is called, and every structured result matches the schema its tool declared.
 #[test]
 fn the_official_typescript_sdk_validates_every_schema_and_result() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/ts");
-    let installed = dir.join("node_modules/@modelcontextprotocol/sdk").is_dir();
-    assert!(
-        installed || std::env::var_os("CI").is_none(),
-        "CI needs the TypeScript SDK: npm ci --prefix tests/mcp/ts (.ci/run does it)"
-    );
-    if !installed {
-        #[allow(clippy::print_stderr)] // a skipped test says why
-        {
-            eprintln!("skipped: run `npm ci --prefix tests/mcp/ts` to install the TypeScript SDK");
-        }
+    let Some(dir) = provision::mcp_typescript() else {
         return;
-    }
+    };
     let p = Project::new();
     Git::init(p.root(), "main").commit("main", crate::epoch(NOW) - 60, "init");
     let out = Command::new("node")

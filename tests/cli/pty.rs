@@ -1,6 +1,7 @@
 //! The interactive resume prompt in a real pseudo-terminal: tmux runs megg, sends keys, and
-//! reads the screen. `.ci/run` installs tmux; without it these tests fail under CI and are
-//! skipped (with a message) elsewhere.
+//! reads the screen. Only the system's package manager installs tmux (`.ci/run` does): without
+//! it these tests say so in one line and skip, and under `CI` they fail
+//! (`common::provision::tmux`).
 
 use std::path::Path;
 use std::process::Command;
@@ -18,17 +19,7 @@ struct Tmux {
 impl Tmux {
     /// Starts `megg args` in a detached session, in `dir`, recording its exit code.
     fn start(p: &Project, args: &str) -> Option<Self> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "tmux is required under CI"
-            );
-            #[allow(clippy::print_stderr)] // a skipped test says why
-            {
-                eprintln!("skipped: tmux not installed");
-            }
-            return None;
-        }
+        crate::common::provision::tmux()?;
         let socket = format!(
             "megg-test-{}",
             std::process::id() ^ p.root().as_os_str().len() as u32 ^ rand_suffix()

@@ -1,26 +1,25 @@
 //! End to end with the real Claude Code CLI (`@anthropic-ai/claude-code`, pinned to
-//! [`CLAUDE_VERSION`], installed by `.ci/run`) in print mode, talking to a scripted mock of the
-//! Anthropic Messages API (`tests/e2e/mock_anthropic.py`) that logs every request. A project set
-//! up with `megg setup` gets megg's SessionStart hook, MCP server, commands and skill; the tests
-//! assert on what the model actually receives.
+//! [`provision::CLAUDE_VERSION`]) in print mode, talking to a scripted mock of the Anthropic
+//! Messages API (`tests/e2e/mock_anthropic.py`) that logs every request. A project set up with
+//! `megg setup` gets megg's SessionStart hook, MCP server, commands and skill; the tests assert
+//! on what the model actually receives.
 //!
-//! Claude Code is found at `$MEGG_E2E_CLAUDE`, else at
-//! `<cargo target dir>/claude-code/node_modules/.bin/claude` (where `.ci/run` installs it).
-//! When it is missing every test here fails, saying how to install it.
+//! Claude Code is `$MEGG_E2E_CLAUDE`, else installed from npm into
+//! `<cargo target dir>/claude-code` by the first test that needs it
+//! (`common::provision::claude_code`). Without npm, or without a reachable registry, every test
+//! here says so in one line and skips; under `CI` it fails.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::provision;
 use crate::{Git, NOW, Project};
 
-/// The Claude Code release these tests are written against.
-pub const CLAUDE_VERSION: &str = "2.1.330";
 /// Longest any one process (Claude Code, the mock's start) may take.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(120);
 /// The prefix Claude Code puts before a SessionStart hook's `additionalContext`.
@@ -38,46 +37,6 @@ const MEGG_TOOLS: [&str; 11] = [
     "checkpoint_finish",
     "gitignore",
 ];
-
-/// Claude Code's binary: present and the pinned version, or the test fails with how to get it.
-fn claude() -> &'static Path {
-    static CLAUDE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let found = CLAUDE.get_or_init(|| {
-        let megg = assert_cmd::cargo::cargo_bin("megg");
-        let target = megg.parent().and_then(Path::parent).unwrap();
-        let default = target.join("claude-code/node_modules/.bin/claude");
-        let path = std::env::var_os("MEGG_E2E_CLAUDE").map_or(default, PathBuf::from);
-        let install = format!(
-            "install it with `npm install --prefix {} @anthropic-ai/claude-code@{CLAUDE_VERSION}` \
-             (.ci/run does this) or point MEGG_E2E_CLAUDE at a claude {CLAUDE_VERSION} binary",
-            target.join("claude-code").display()
-        );
-        let out = Command::new(&path)
-            .arg("--version")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| {
-                format!(
-                    "Claude Code not found at {} ({e}): {install}",
-                    path.display()
-                )
-            })?;
-        let version = String::from_utf8_lossy(&out.stdout);
-        if version.split_whitespace().next() != Some(CLAUDE_VERSION) {
-            return Err(format!(
-                "{} is Claude Code {:?}, these tests pin {CLAUDE_VERSION}: {install}",
-                path.display(),
-                version.trim()
-            ));
-        }
-        Ok(path)
-    });
-    match found {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    }
-}
 
 /// Waits for `child` at most [`TIMEOUT`]; kills its whole process group when it takes longer.
 pub(crate) fn wait(mut child: Child, what: &str) -> std::process::ExitStatus {
@@ -119,7 +78,8 @@ impl Mock {
         let script_file = dir.join(format!("script-{n}.json"));
         std::fs::write(&script_file, script.to_string()).unwrap();
         let mock = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_anthropic.py");
-        let mut child = Command::new("python3")
+        let python = provision::python3().expect("Session::new checked python3");
+        let mut child = Command::new(python)
             .arg(mock)
             .arg(&log)
             .arg(&script_file)
@@ -181,16 +141,20 @@ impl Drop for Mock {
 /// plus a private HOME whose Claude Code settings approve the project's MCP servers.
 pub(crate) struct Session {
     pub(crate) p: Project,
+    claude: &'static Path,
 }
 
 impl Session {
-    pub(crate) fn new() -> Self {
+    /// `None` when Claude Code or python3 (for the mock) is unavailable: the test skips, having
+    /// said why (under `CI` it fails).
+    pub(crate) fn new() -> Option<Self> {
         Self::with_setup(true)
     }
 
     /// A project with megg's files but, unless `setup`, nothing installed into Claude Code.
-    pub(crate) fn with_setup(setup: bool) -> Self {
-        claude(); // fail first, and clearly, when Claude Code is missing
+    pub(crate) fn with_setup(setup: bool) -> Option<Self> {
+        let claude = provision::claude_code()?;
+        provision::python3()?;
         let p = Project::new();
         let git = Git::init(p.root(), "main");
         p.write(".megg/info.md", info());
@@ -200,9 +164,9 @@ impl Session {
             "home/.claude/settings.json",
             json!({"enableAllProjectMcpServers": true}).to_string(),
         );
-        let s = Self { p };
+        let s = Self { p, claude };
         if !setup {
-            return s;
+            return Some(s);
         }
         let out =
             s.p.megg("")
@@ -225,7 +189,7 @@ impl Session {
                 "## Working On\nCheckout redesign STATE-MARKER\n\n## Next\nWire the payment form",
             ],
         );
-        s
+        Some(s)
     }
 
     /// megg's directory first, so the hook's `megg context --json` and `.mcp.json`'s `megg mcp`
@@ -243,7 +207,7 @@ impl Session {
     /// above the project.
     pub(crate) fn command(&self, mock: Option<&Mock>) -> Command {
         let home = self.p.path("home");
-        let mut cmd = Command::new(claude());
+        let mut cmd = Command::new(self.claude);
         cmd.current_dir(self.p.root())
             .env_clear()
             .env("PATH", self.path_var())
@@ -377,7 +341,7 @@ fn result_text(result: &Value) -> String {
 
 #[test]
 fn the_hook_context_reaches_the_model_verbatim() {
-    let s = Session::new();
+    let Some(s) = Session::new() else { return };
     let mock = Mock::start(s.p.root(), &json!([]));
     let result = s.claude(&mock, "hello", &[], &[]);
     assert_eq!(result["result"], "OK");
@@ -403,7 +367,7 @@ fn the_hook_context_reaches_the_model_verbatim() {
 
 #[test]
 fn megg_mcp_tools_are_offered_to_the_model() {
-    let s = Session::new();
+    let Some(s) = Session::new() else { return };
     let mock = Mock::start(s.p.root(), &json!([]));
     // Default: Claude Code defers MCP tools behind ToolSearch and names them in the prompt.
     s.claude(&mock, "hello", &[], &[]);
@@ -449,7 +413,7 @@ fn megg_mcp_tools_are_offered_to_the_model() {
 
 #[test]
 fn the_model_saves_state_through_the_mcp_tool() {
-    let s = Session::new();
+    let Some(s) = Session::new() else { return };
     let content = "## Working On\nSaved by the model E2E-MARKER\n\n## Next\nShip it";
     let mock = Mock::start(
         s.p.root(),
@@ -495,7 +459,7 @@ fn the_model_saves_state_through_the_mcp_tool() {
 
 #[test]
 fn slash_commands_and_the_skill_resolve() {
-    let s = Session::new();
+    let Some(s) = Session::new() else { return };
     let mock = Mock::start(s.p.root(), &json!([]));
     s.claude(&mock, "/workflows:plan add a login page", &[], &[]);
     let body = &mock.agent_requests()[0];
@@ -544,7 +508,7 @@ fn slash_commands_and_the_skill_resolve() {
 
 #[test]
 fn the_context_tool_result_as_the_model_reads_it() {
-    let s = Session::new();
+    let Some(s) = Session::new() else { return };
     // Knowledge just under the `full` limit: the context is far over 10,000 characters.
     s.p.write(".megg/knowledge.md", crate::knowledge_file(7_900));
     let mock = Mock::start(
@@ -600,7 +564,9 @@ fn claude_cli(s: &Session, args: &[&str]) -> String {
 /// it, and a session then gets megg's hook context and MCP tools from the plugin alone.
 #[test]
 fn the_plugin_installs_from_its_own_marketplace() {
-    let s = Session::with_setup(false);
+    let Some(s) = Session::with_setup(false) else {
+        return;
+    };
     // The plugin's own files, as a clone has them (not the build directory beside them, which
     // `marketplace add` would copy whole).
     let plugin = tempfile::tempdir().unwrap();
@@ -649,7 +615,7 @@ fn copy_tree(from: &Path, to: &Path) {
 /// once.
 #[test]
 fn the_context_is_injected_again_after_compact() {
-    let s = Session::new();
+    let Some(s) = Session::new() else { return };
     let mock = Mock::start(s.p.root(), &json!([]));
     let mut cmd = s.command(Some(&mock));
     cmd.args([

@@ -1,0 +1,14 @@
+//! The slow end-to-end test binary: the real Claude Code CLI, installed on first use (see
+//! `common::provision`), against a scripted mock of the Anthropic API
+//! (`tests/e2e/mock_anthropic.py`). Kept apart from the fast `cli` binary so that
+//! `cargo test --test cli` stays quick to iterate on.
+
+#![allow(clippy::disallowed_methods)] // tests build their fixtures with std::fs
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod capture_e2e;
+mod claude_code;
+
+use common::*;
