@@ -26,6 +26,7 @@ mod regress_hook;
 mod setup;
 mod snapshots;
 mod state;
+mod team;
 mod tokens;
 
 use common::*;

@@ -10,14 +10,14 @@ use std::process::Output;
 use crate::Project;
 
 /// A repository shared by alice and bob, on branch `main`.
-struct Team {
-    p: Project,
+pub(crate) struct Team {
+    pub(crate) p: Project,
     home: tempfile::TempDir,
 }
 
 impl Team {
     /// A repository with `megg init` committed; with the driver registered when `driver`.
-    fn new(driver: bool) -> Self {
+    pub(crate) fn new(driver: bool) -> Self {
         let t = Self {
             p: Project::new(),
             home: tempfile::tempdir().unwrap(),
@@ -35,7 +35,7 @@ impl Team {
         t
     }
 
-    fn register(&self) {
+    pub(crate) fn register(&self) {
         let megg = assert_cmd::cargo::cargo_bin("megg");
         self.git(&["config", "merge.megg.name", "megg knowledge entries"]);
         self.git(&[
@@ -48,12 +48,12 @@ impl Team {
         ]);
     }
 
-    fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.p.root()
     }
 
     /// git in the repository, isolated from the user's and the system's configuration.
-    fn run_git(&self, args: &[&str]) -> Output {
+    pub(crate) fn run_git(&self, args: &[&str]) -> Output {
         let mut cmd = std::process::Command::new("git");
         for var in [
             "GIT_DIR",
@@ -81,7 +81,7 @@ impl Team {
             .unwrap()
     }
 
-    fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         let out = self.run_git(args);
         assert!(
             out.status.success(),
@@ -92,13 +92,13 @@ impl Team {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn commit(&self, msg: &str) {
+    pub(crate) fn commit(&self, msg: &str) {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
     }
 
     /// `megg learn` at `now`, committed; returns the entry as it must read back.
-    fn learn(&self, now: &str, title: &str, kind: &str, topics: &str, content: &str) -> String {
+    pub(crate) fn learn(&self, now: &str, title: &str, kind: &str, topics: &str, content: &str) -> String {
         let out = self
             .p
             .megg("")
@@ -119,7 +119,7 @@ impl Team {
         )
     }
 
-    fn knowledge(&self) -> String {
+    pub(crate) fn knowledge(&self) -> String {
         self.p.read(".megg/knowledge.md")
     }
 }
@@ -127,7 +127,7 @@ impl Team {
 /// The entries the TypeScript megg v1.1 reads (`parseKnowledge`): the text split on
 /// `\n---\n`, the frontmatter and `# Knowledge` blocks skipped, each block whose first line
 /// is a `## [date -] title` header an entry — returned trimmed, as its `raw`.
-fn ts_entries(text: &str) -> Vec<String> {
+pub(crate) fn ts_entries(text: &str) -> Vec<String> {
     text.split("\n---\n")
         .filter(|b| !b.trim().is_empty())
         .filter(|b| !(b.trim().starts_with("---") || b.contains("created:") && b.contains("type:")))
@@ -144,17 +144,17 @@ fn ts_entries(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn sorted(mut v: Vec<String>) -> Vec<String> {
+pub(crate) fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();
     v
 }
 
-fn markers(text: &str) -> usize {
+pub(crate) fn markers(text: &str) -> usize {
     text.lines().filter(|l| l.starts_with("<<<<<<<")).count()
 }
 
 /// Bodies that share lines, a rule and a code fence: what a line-level merge aligns and drops.
-fn content(who: &str, i: usize) -> String {
+pub(crate) fn content(who: &str, i: usize) -> String {
     format!(
         "Run the checks before pushing.\n\n```sh\ncargo test --all\n```\n\n***\n\nRun the checks before pushing.\n{who} learned this in step {i}."
     )
@@ -162,7 +162,7 @@ fn content(who: &str, i: usize) -> String {
 
 /// main: three learnings; alice and bob: ten each, one heading shared by both (different
 /// texts). Returns (base, alice's, bob's) entries.
-fn ten_each(t: &Team) -> (Vec<String>, Vec<String>, Vec<String>) {
+pub(crate) fn ten_each(t: &Team) -> (Vec<String>, Vec<String>, Vec<String>) {
     ten_each_with(t, content, true)
 }
 

@@ -1,0 +1,175 @@
+//! Conflicts nobody can miss, and `megg resolve` (SPEC §11): a clone without the driver, a
+//! driver whose binary is gone, diff3 markers, markers committed by a web editor. The hook and
+//! `context` load OURS' side and say so; `maintain` reports it; `megg resolve` settles it.
+
+use serde_json::Value;
+
+use crate::merge::{Team, sorted, ten_each, ts_entries};
+
+/// The phrase the hook and `context` use (SPEC §11).
+const WARNING: &str = "knowledge.md has unresolved merge conflicts: run megg resolve";
+
+/// alice's ten learnings merged into bob's ten with whatever driver `t` has: git stops.
+fn stopped_merge(t: &Team) -> Vec<String> {
+    let (base, alice, bob) = ten_each(t);
+    let out = t.run_git(&["merge", "--no-edit", "alice"]);
+    assert!(!out.status.success(), "the merge did not stop");
+    assert_eq!(t.git(&["diff", "--name-only", "--diff-filter=U"]), ".megg/knowledge.md\n");
+    // Every entry once after resolve: the base, both sides' ten (the shared heading twice, as
+    // two different entries).
+    sorted(base.into_iter().chain(alice).chain(bob).collect())
+}
+
+fn hook(t: &Team) -> (String, String) {
+    let v: Value = t.p.json("", &["context", "--json"]);
+    (
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        v["systemMessage"].as_str().unwrap().to_string(),
+    )
+}
+
+/// The hook names the conflict inside the context and to the user, and the model never sees
+/// a marker.
+fn assert_seen(t: &Team) {
+    let (ctx, msg) = hook(t);
+    assert!(ctx.contains(WARNING), "{ctx}");
+    assert!(msg.contains(WARNING), "{msg}");
+    for marker in ["<<<<<<<", "=======", ">>>>>>>", "|||||||"] {
+        assert!(!ctx.contains(marker), "{marker} reached the model:\n{ctx}");
+    }
+    // Even when the budget cuts everything it can, the warning stays.
+    let v = t.p.json("", &["context", "--json", "--max-chars", "2000"]);
+    let small = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(small.contains(WARNING), "{small}");
+    let json = t.p.json("", &["context", "--format", "json"]);
+    assert_eq!(json["knowledge"]["warning"], WARNING);
+}
+
+fn resolve(t: &Team, args: &[&str]) -> (Value, i32) {
+    let mut argv = vec!["resolve", "--json"];
+    argv.extend_from_slice(args);
+    let out = t.p.run("", &argv);
+    let v = crate::stdout_json(&out);
+    (v, out.status.code().unwrap())
+}
+
+/// Resolved, staged, every entry once, and the merge finishes.
+fn assert_settled(t: &Team, expected: &[String]) {
+    let (v, code) = resolve(t, &[]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["resolved"], serde_json::json!([".megg/knowledge.md"]));
+    assert_eq!(v["conflicts"], serde_json::json!([]));
+    assert_eq!(t.git(&["diff", "--name-only", "--diff-filter=U"]), "");
+    assert_eq!(sorted(ts_entries(&t.knowledge())), expected);
+    let backups = t.root().join(".git/megg/backups");
+    assert_eq!(std::fs::read_dir(&backups).unwrap().count(), 1);
+    let (ctx, _) = hook(t);
+    assert!(!ctx.contains(WARNING));
+    t.git(&["commit", "-q", "--no-edit"]);
+    assert_eq!(t.git(&["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_clone_without_the_driver_conflicts_visibly_and_resolve_settles_it() {
+    let t = Team::new(false);
+    let expected = stopped_merge(&t);
+    assert!(t.knowledge().contains("<<<<<<<"));
+    assert_seen(&t);
+    // maintain names it and will not archive around the markers.
+    let m = t.p.ok("", &["maintain", "--json"]);
+    assert!(m.contains("unresolved merge conflict"), "{m}");
+    let out = t.p.run("", &["maintain", "--archive-before", "2026-12-01"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("megg resolve"));
+    assert!(t.knowledge().contains("<<<<<<<"), "archive touched the file");
+    assert_settled(&t, &expected);
+}
+
+#[test]
+fn a_driver_whose_binary_is_gone_leaves_no_markers_but_is_still_seen() {
+    let t = Team::new(true);
+    t.git(&[
+        "config",
+        "merge.megg.driver",
+        "'/nonexistent/megg' merge-driver --marker-size %L %O %A %B %P",
+    ]);
+    let expected = stopped_merge(&t);
+    assert!(!t.knowledge().contains("<<<<<<<"), "git wrote markers");
+    assert_seen(&t);
+    assert_settled(&t, &expected);
+}
+
+#[test]
+fn diff3_markers_are_recognised() {
+    let t = Team::new(false);
+    t.git(&["config", "merge.conflictStyle", "diff3"]);
+    let expected = stopped_merge(&t);
+    assert!(t.knowledge().contains("|||||||"));
+    assert_seen(&t);
+    assert_settled(&t, &expected);
+}
+
+#[test]
+fn committed_markers_keep_both_sides_entries() {
+    let t = Team::new(false);
+    let expected = stopped_merge(&t);
+    // A hasty `git add`: the markers are committed and git has no stages left.
+    t.commit("merge with markers");
+    assert_seen(&t);
+    let (v, code) = resolve(&t, &[".megg/knowledge.md"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["resolved"], serde_json::json!([".megg/knowledge.md"]));
+    assert_eq!(sorted(ts_entries(&t.knowledge())), expected);
+    assert!(!t.knowledge().contains("<<<<<<<"));
+}
+
+#[test]
+fn an_entry_edited_on_both_sides_stays_marked_and_named() {
+    let t = Team::new(false);
+    t.learn("2026-11-01T09:00:00Z", "Deploys", "process", "ops", "Deploy on Fridays.");
+    t.git(&["checkout", "-q", "-b", "alice"]);
+    let k = t.knowledge().replace("Deploy on Fridays.", "Deploy on Mondays.");
+    t.p.write(".megg/knowledge.md", k);
+    t.commit("alice edits");
+    t.learn("2026-11-02T09:00:00Z", "Alice's note", "fact", "ops", "From alice.");
+    t.git(&["checkout", "-q", "main"]);
+    let k = t.knowledge().replace("Deploy on Fridays.", "Never deploy on Fridays.");
+    t.p.write(".megg/knowledge.md", k);
+    t.commit("main edits");
+    assert!(!t.run_git(&["merge", "--no-edit", "alice"]).status.success());
+    let (v, code) = resolve(&t, &[]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["resolved"], serde_json::json!([]));
+    assert_eq!(v["conflicts"][0]["path"], ".megg/knowledge.md");
+    assert_eq!(
+        v["conflicts"][0]["entries"],
+        serde_json::json!(["## 2026-11-01 - Deploys"])
+    );
+    let k = t.knowledge();
+    assert_eq!(k.matches("<<<<<<< ours").count(), 1, "{k}");
+    // Everything else merged: alice's new entry is in, outside the markers.
+    let after = &k[k.find(">>>>>>> theirs").unwrap()..];
+    assert!(after.contains("Alice's note"), "{k}");
+    // Still unmerged in git: the user edits, then adds.
+    assert_eq!(t.git(&["diff", "--name-only", "--diff-filter=U"]), ".megg/knowledge.md\n");
+    // Text mode names it too.
+    let out = t.p.run("", &["resolve"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("conflict: .megg/knowledge.md"), "{text}");
+}
+
+#[test]
+fn resolve_outside_git_and_with_nothing_to_do() {
+    let t = Team::new(false);
+    let (v, code) = resolve(&t, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(v["resolved"], serde_json::json!([]));
+    let p = crate::Project::new();
+    let out = p.run("", &["resolve"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("git repository"));
+}
