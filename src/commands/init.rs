@@ -10,6 +10,8 @@ use crate::fsx;
 use crate::fsx::Boundary;
 use crate::megg::discovery::{self, Megg, dir_name};
 use crate::megg::init::{self, Detected};
+use crate::megg::project::Project;
+use crate::megg::setup::merge;
 use crate::output::Output;
 use crate::wire::misc::Initialized;
 
@@ -64,9 +66,19 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         created: !existed,
     };
     let verb = if existed { "Replaced" } else { "Created" };
-    let text = format!("{verb} {}\n", result.path);
+    let mut text = format!("{verb} {}\n", result.path);
+    // init registers nothing (SPEC §11); inside git it says what would.
+    let project = Project::at(&dir, &env.ceilings);
+    let knowledge = megg.join("knowledge.md");
+    let global = crate::git::global_config_path();
+    if merge::in_effect(&project, &knowledge, global.as_deref()) == Some(false) {
+        text.push_str(MERGE_HINT);
+    }
     Ok(Output::pick(args.json, &result, text, Vec::new()))
 }
+
+/// What init says inside a repository where git would merge knowledge line by line.
+const MERGE_HINT: &str = "hint: run `megg setup` so git merges knowledge entry by entry (megg's merge driver is not in effect here)\n";
 
 /// Most bytes of a manifest read for its name and description.
 const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;

@@ -11,7 +11,7 @@ use crate::fsx;
 use crate::megg::context::{MAX_KNOWLEDGE_BYTES, MAX_STATE_BYTES};
 use crate::megg::discovery::Domain;
 use crate::megg::project::Project;
-use crate::megg::setup::{self, Hook};
+use crate::megg::setup::{self, Hook, merge};
 use crate::megg::{checkpoint, state};
 use crate::templates::CLAUDE_FILES;
 use crate::tokens::Counter;
@@ -400,6 +400,201 @@ pub fn knowledge(domain: &Domain, tokens: &Counter) -> Check {
         ),
         Some("megg maintain"),
     )
+}
+
+/// A knowledge or archive file doctor asks git about (SPEC §11), relative to the work tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeggFile {
+    pub rel: String,
+    /// In the index or on disk — not only the place the current domain's knowledge would go.
+    pub exists: bool,
+    /// The `merge` attribute git applies to it names megg's driver.
+    pub merge_megg: bool,
+}
+
+/// The knowledge and archive files of a repository: those in the index, and the current
+/// domain's knowledge file (whether or not it exists yet) and archive files, each with the
+/// `merge` attribute git applies to it (every attribute source: the `.gitattributes` files,
+/// `.git/info/attributes`, `core.attributesFile`).
+pub fn megg_files(project: &Project, domain: Option<&Domain>) -> Vec<MeggFile> {
+    let Some(repo) = &project.repo else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, bool)> = repo
+        .index_paths(merge::is_megg_file)
+        .into_iter()
+        .map(|rel| (rel, true))
+        .collect();
+    if let Some(domain) = domain {
+        let archive = domain.megg.join("archive");
+        let archived = fsx::list(&domain.boundary, &archive)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, kind)| *kind == fsx::Kind::File)
+            .map(|(name, _)| archive.join(name));
+        for path in std::iter::once(domain.knowledge_path()).chain(archived) {
+            let Some(rel) = project.relative(&path).filter(|r| merge::is_megg_file(r)) else {
+                continue;
+            };
+            let exists = fsx::kind(&domain.boundary, &path).is_some();
+            match found.iter_mut().find(|(r, _)| *r == rel) {
+                Some(known) => known.1 |= exists,
+                None => found.push((rel, exists)),
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(rel, exists)| MeggFile {
+            merge_megg: merge::names_megg(repo, Path::new(&rel)),
+            rel,
+            exists,
+        })
+        .collect()
+}
+
+/// Whether megg's merge driver is in effect where the attributes name it (SPEC §11 "Seen, not
+/// hidden"): fails when a file's attribute is `merge=megg` and the driver is missing, half
+/// configured, or runs something that is not a megg with `merge-driver`; a hint (not a
+/// failure) when knowledge files exist that git would merge line by line. `which` finds a
+/// bare program on PATH; `probe` runs a program as `<it> merge-driver --help` and says why it
+/// is not megg's driver.
+pub fn merge_driver(
+    files: &[MeggFile],
+    effective: &merge::Effective,
+    which: impl Fn(&str) -> Option<PathBuf>,
+    probe: impl Fn(&Path) -> Result<(), String>,
+) -> Check {
+    use crate::git::ConfigLevel;
+    let named: Vec<&MeggFile> = files.iter().filter(|f| f.merge_megg).collect();
+    let unnamed: Vec<&str> = files
+        .iter()
+        .filter(|f| f.exists && !f.merge_megg)
+        .map(|f| f.rel.as_str())
+        .collect();
+    // Where the fix goes: the file a broken key came from.
+    let fix_for = |v: &crate::git::ConfigValue| match v.level {
+        ConfigLevel::User => "megg setup --scope user",
+        ConfigLevel::Repository | ConfigLevel::Other => "megg setup",
+    };
+    if named.is_empty() {
+        return match unnamed.as_slice() {
+            [] => check(
+                "merge",
+                true,
+                "no knowledge files in this repository yet",
+                None,
+            ),
+            some => Check {
+                name: "merge",
+                ok: true,
+                detail: format!(
+                    "no merge=megg attribute for {}: git merges knowledge line by line (learnings on two branches conflict)",
+                    some.join(", ")
+                ),
+                fix: Some("megg setup".into()),
+            },
+        };
+    }
+    let which_files = if named.len() == 1 {
+        named[0].rel.clone()
+    } else {
+        format!("{} and {} more", named[0].rel, named.len() - 1)
+    };
+    let fail = |detail: String, fix: &str| {
+        check(
+            "merge",
+            false,
+            format!("merge=megg applies to {which_files}, but {detail}"),
+            Some(fix),
+        )
+    };
+    let (name, driver) = (&effective.name, &effective.driver);
+    let driver = match (name, driver) {
+        (None, None) => {
+            return fail(
+                "no merge driver `megg` is configured: git merges it line by line".into(),
+                "megg setup",
+            );
+        }
+        (Some(n), None) => {
+            return fail(
+                format!(
+                    "{} is set without {}: git aborts the merge",
+                    merge::NAME_KEY,
+                    merge::DRIVER_KEY
+                ),
+                fix_for(n),
+            );
+        }
+        (None, Some(d)) => {
+            return fail(
+                format!("{} is set without {}", merge::DRIVER_KEY, merge::NAME_KEY),
+                fix_for(d),
+            );
+        }
+        (Some(_), Some(d)) => d,
+    };
+    let fix = fix_for(driver);
+    let command = &driver.value;
+    let Some((program, args)) = merge::split(command) else {
+        return fail(format!("the driver `{command}` is not one megg wrote"), fix);
+    };
+    if args != merge::ARGS {
+        return fail(
+            format!(
+                "the driver `{command}` does not pass megg's arguments (`{}`)",
+                merge::ARGS
+            ),
+            fix,
+        );
+    }
+    // Only a program called megg is run: doctor never runs whatever a config file names.
+    if Path::new(&program).file_name().is_none_or(|n| n != "megg") {
+        return fail(
+            format!("the driver runs `{program}`, which is not megg"),
+            fix,
+        );
+    }
+    let path = if program.contains('/') {
+        Some(PathBuf::from(&program)).filter(|p| fsx::is_executable_file(p))
+    } else {
+        which(&program)
+    };
+    let Some(path) = path else {
+        return fail(
+            format!(
+                "the driver runs `{program}`, which is not there: git leaves the file unmerged"
+            ),
+            fix,
+        );
+    };
+    if let Err(why) = probe(&path) {
+        return fail(
+            format!(
+                "the driver runs {}, which is not a megg with merge-driver ({why})",
+                path.display()
+            ),
+            fix,
+        );
+    }
+    let mut c = check(
+        "merge",
+        true,
+        format!(
+            "git merges {which_files} entry by entry with {}",
+            path.display()
+        ),
+        None,
+    );
+    if !unnamed.is_empty() {
+        c.detail.push_str(&format!(
+            "; no merge=megg attribute for {}",
+            unnamed.join(", ")
+        ));
+        c.fix = Some("megg setup".into());
+    }
+    c
 }
 
 /// The project's `.claude` lies inside the project; the user's is the user's own.
