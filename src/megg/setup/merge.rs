@@ -292,7 +292,8 @@ mod tests {
             "/home/o'neil/my bin/megg",
             "/a/$(x)/`y`/megg",
         ] {
-            let (program, rest) = split(&command(exe)).unwrap();
+            let written = command(exe);
+            let (program, rest) = split(&written).unwrap();
             assert_eq!((program.as_str(), rest), (exe, ARGS), "{exe}");
         }
         assert_eq!(

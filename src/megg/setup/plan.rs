@@ -229,6 +229,8 @@ fn record_place(project: &Project, name: &str) -> Option<(fsx::Boundary, PathBuf
 const CREATED: &str = "(megg setup created this file)";
 /// The record's line saying the file was there before setup.
 const EXISTED: &str = "(this file was there before megg setup)";
+/// The record's line saying setup ended the file's last line before adding its own.
+const NEWLINE: &str = "(megg setup ended the last line of this file)";
 
 /// What setup recorded adding to a block file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -236,6 +238,8 @@ pub struct Record {
     pub lines: Vec<String>,
     /// Whether setup created the file; `None` in a record from before megg noted it.
     pub created: Option<bool>,
+    /// Setup added a line end to the file's last line before its block.
+    pub newline: bool,
 }
 
 impl Record {
@@ -245,6 +249,7 @@ impl Record {
             match line {
                 CREATED => record.created = Some(true),
                 EXISTED => record.created = Some(false),
+                NEWLINE => record.newline = true,
                 _ => record.lines.push(line.to_string()),
             }
         }
@@ -257,6 +262,10 @@ impl Record {
             Some(false) => format!("{EXISTED}\n"),
             None => String::new(),
         };
+        if self.newline {
+            out.push_str(NEWLINE);
+            out.push('\n');
+        }
         for line in &self.lines {
             out.push_str(line);
             out.push('\n');
@@ -271,6 +280,7 @@ pub struct BlockRecord {
     record: Record,
     added: Vec<String>,
     created_now: bool,
+    newline_now: bool,
 }
 
 impl BlockRecord {
@@ -293,6 +303,7 @@ impl BlockRecord {
         } else {
             record.created
         };
+        record.newline |= self.newline_now;
         record.lines.extend(self.added.iter().cloned());
         fsx::create_dir_all(b, path.parent().unwrap_or(b.root()))?;
         fsx::write_atomic(b, path, record.to_text().as_bytes())
@@ -321,7 +332,22 @@ pub fn plan_block(
     let text = existing.clone().unwrap_or_default();
     let mut added = Vec::new();
     let new = if uninstall {
-        block::remove_lines(&text, &record.lines)
+        let new = block::remove_lines(&text, &record.lines);
+        // The line end setup gave the file's last line goes too, when its block still ends
+        // the file (else what follows is the user's, and so is that line end).
+        let block_ends_file = text
+            .lines()
+            .next_back()
+            .is_some_and(|last| record.lines.iter().any(|l| l == last.trim_end()));
+        match new {
+            Some(n) if record.newline && block_ends_file => Some(
+                n.strip_suffix("\r\n")
+                    .or_else(|| n.strip_suffix('\n'))
+                    .unwrap_or(&n)
+                    .to_string(),
+            ),
+            other => other,
+        }
     } else {
         let (new, lines) = block.ensure(&text);
         added = lines.iter().map(|s| s.to_string()).collect();
@@ -345,11 +371,13 @@ pub fn plan_block(
         original: existing,
         config: None,
     };
+    let newline_now = !added.is_empty() && !text.is_empty() && !text.ends_with('\n');
     let record = place.map(|place| BlockRecord {
         place,
         record,
         added,
         created_now: action == Action::Create,
+        newline_now,
     });
     Ok((planned, record))
 }
@@ -369,8 +397,8 @@ pub struct ConfigEdit {
     pub section: &'static str,
 }
 
-/// Keeps `bytes` (the previous content of `path`) in the backup directory, pruned to the
-/// newest [`BACKUPS_KEPT`]; `base` names them (default: the path under its boundary).
+/// Keeps `bytes` (a file's previous content) in the backup directory as `<base>.<now>`, pruned
+/// to the newest [`BACKUPS_KEPT`] of that base.
 fn backup(places: &Places, base: &str, bytes: &[u8], now: &str) -> Result<()> {
     if let Some((bb, dir)) = &places.backups {
         fsx::create_unique(bb, dir, &format!("{base}.{now}"), bytes)?;
