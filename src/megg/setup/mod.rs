@@ -13,9 +13,11 @@ pub mod plan;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
-    /// The project (the git top level): .claude/, .mcp.json, .gitignore
+    /// The project (the git top level): .claude/, .mcp.json, .gitignore, and megg's merge
+    /// driver in .gitattributes and the repository's git config
     Project,
-    /// Your user: ~/.claude/ and `claude mcp add --scope user`
+    /// Your user: ~/.claude/, `claude mcp add --scope user`, and megg's merge driver in your
+    /// global git config
     User,
 }
 
