@@ -688,6 +688,71 @@ mod tests {
     }
 
     #[test]
+    fn config_keys_are_set_replaced_and_removed_in_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gitconfig");
+        let keys = ["merge.megg.name", "merge.megg.driver"];
+        assert_eq!(config_file_values(&path, &keys).unwrap(), [None, None]);
+        // A key set twice by hand (a multivar) is replaced by one value.
+        std::fs::write(&path, "[merge \"megg\"]\n\tdriver = a\n\tdriver = b\n").unwrap();
+        config_file_set(
+            &path,
+            &[("merge.megg.name", "n"), ("merge.megg.driver", "d")],
+        )
+        .unwrap();
+        let values = config_file_values(&path, &keys).unwrap();
+        assert_eq!(values, [Some("n".to_string()), Some("d".to_string())]);
+        assert_eq!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .matches("driver")
+                .count(),
+            1
+        );
+        assert!(config_file_remove(&path, &keys).unwrap());
+        assert!(!config_file_remove(&path, &keys).unwrap());
+        assert_eq!(config_file_values(&path, &keys).unwrap(), [None, None]);
+    }
+
+    #[test]
+    fn config_values_say_where_they_come_from_and_attributes_every_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let global = dir.path().join("global");
+        std::fs::write(&global, "[merge \"megg\"]\n\tname = user\n").unwrap();
+        repo.config()
+            .unwrap()
+            .set_str("merge.megg.driver", "local")
+            .unwrap();
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+        let value = |key| r.config_value(key, Some(&global));
+        assert_eq!(
+            value("merge.megg.name"),
+            Some(ConfigValue {
+                value: "user".into(),
+                level: ConfigLevel::User
+            })
+        );
+        assert_eq!(
+            value("merge.megg.driver").unwrap().level,
+            ConfigLevel::Repository
+        );
+        assert_eq!(value("merge.megg.nothing"), None);
+
+        let rel = Path::new(".megg/knowledge.md");
+        assert_eq!(r.attribute(rel, "merge"), Attr::Unspecified);
+        std::fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        std::fs::write(
+            dir.path().join(".git/info/attributes"),
+            "**/.megg/knowledge.md merge=megg -diff\n",
+        )
+        .unwrap();
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+        assert_eq!(r.attribute(rel, "merge"), Attr::Value("megg".into()));
+        assert_eq!(r.attribute(rel, "diff"), Attr::Unset);
+    }
+
+    #[test]
     fn walk_cap() {
         assert_eq!(count_capped(0..5, WALK_CAP), (5, false));
         assert_eq!(count_capped(0..WALK_CAP, WALK_CAP), (WALK_CAP, false));

@@ -456,9 +456,9 @@ pub fn megg_files(project: &Project, domain: Option<&Domain>) -> Vec<MeggFile> {
 /// Whether megg's merge driver is in effect where the attributes name it (SPEC §11 "Seen, not
 /// hidden"): fails when a file's attribute is `merge=megg` and the driver is missing, half
 /// configured, or runs something that is not a megg with `merge-driver`; a hint (not a
-/// failure) when knowledge files exist that git would merge line by line. `which` finds a
-/// bare program on PATH; `probe` runs a program as `<it> merge-driver --help` and says why it
-/// is not megg's driver.
+/// failure) when knowledge files exist that git would merge line by line. `which` finds the
+/// executable a program names (a path as it is, a bare name on PATH); `probe` runs it as
+/// `<it> merge-driver --help` and says why it is not megg's driver.
 pub fn merge_driver(
     files: &[MeggFile],
     effective: &merge::Effective,
@@ -556,12 +556,7 @@ pub fn merge_driver(
             fix,
         );
     }
-    let path = if program.contains('/') {
-        Some(PathBuf::from(&program)).filter(|p| fsx::is_executable_file(p))
-    } else {
-        which(&program)
-    };
-    let Some(path) = path else {
+    let Some(path) = which(&program) else {
         return fail(
             format!(
                 "the driver runs `{program}`, which is not there: git leaves the file unmerged"
@@ -603,5 +598,110 @@ fn claude_boundary(project: &Project, dir: &Path) -> fsx::Boundary {
         project.boundary()
     } else {
         fsx::Boundary::user(dir, "~/.claude")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::{ConfigLevel, ConfigValue};
+
+    fn file(rel: &str, exists: bool, merge_megg: bool) -> MeggFile {
+        MeggFile {
+            rel: rel.into(),
+            exists,
+            merge_megg,
+        }
+    }
+
+    fn value(value: &str, level: ConfigLevel) -> Option<ConfigValue> {
+        Some(ConfigValue {
+            value: value.into(),
+            level,
+        })
+    }
+
+    fn run(files: &[MeggFile], name: Option<ConfigValue>, driver: Option<ConfigValue>) -> Check {
+        let effective = merge::Effective { name, driver };
+        merge_driver(
+            files,
+            &effective,
+            |p| Some(PathBuf::from("/bin").join(p)).filter(|_| p != "/gone/megg"),
+            |p| {
+                (p == Path::new("/opt/megg"))
+                    .then_some(())
+                    .ok_or_else(|| "no".to_string())
+            },
+        )
+    }
+
+    #[test]
+    fn the_merge_check_names_the_failure_and_where_to_fix_it() {
+        let named = [file(".megg/knowledge.md", true, true)];
+        let good = merge::command("/opt/megg");
+        let c = run(
+            &named,
+            value(merge::NAME, ConfigLevel::User),
+            value(&good, ConfigLevel::User),
+        );
+        assert!(c.ok && c.fix.is_none(), "{c:?}");
+        let c = run(&named, None, None);
+        assert_eq!((c.ok, c.fix.as_deref()), (false, Some("megg setup")));
+        let c = run(&named, value("n", ConfigLevel::User), None);
+        assert_eq!(c.fix.as_deref(), Some("megg setup --scope user"), "{c:?}");
+        let c = run(
+            &named,
+            value("n", ConfigLevel::Repository),
+            value("'/x/megg' merge-driver", ConfigLevel::Repository),
+        );
+        assert!(c.detail.contains("megg's arguments"), "{c:?}");
+        let gone = merge::command("/gone/megg");
+        let c = run(
+            &named,
+            value("n", ConfigLevel::Repository),
+            value(&gone, ConfigLevel::Repository),
+        );
+        assert!(
+            c.detail.contains("`/gone/megg`, which is not there"),
+            "{c:?}"
+        );
+        // A bare `megg` is looked up on PATH, then run.
+        let c = run(
+            &named,
+            value("n", ConfigLevel::Repository),
+            value(&format!("megg {}", merge::ARGS), ConfigLevel::Repository),
+        );
+        assert!(
+            c.detail
+                .contains("/bin/megg, which is not a megg with merge-driver (no)"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn knowledge_without_the_attribute_is_a_hint() {
+        let c = run(&[file("a/.megg/knowledge.md", true, false)], None, None);
+        assert_eq!((c.ok, c.fix.as_deref()), (true, Some("megg setup")));
+        // The current domain's knowledge file that does not exist yet is no reason for a hint.
+        let c = run(&[file(".megg/knowledge.md", false, false)], None, None);
+        assert_eq!((c.ok, c.fix), (true, None));
+        // Covered and not covered at once: healthy, with the hint.
+        let good = merge::command("/opt/megg");
+        let files = [
+            file(".megg/knowledge.md", true, true),
+            file(".megg/archive/2024.md", true, false),
+        ];
+        let c = run(
+            &files,
+            value("n", ConfigLevel::Repository),
+            value(&good, ConfigLevel::Repository),
+        );
+        assert!(
+            c.ok && c
+                .detail
+                .contains("no merge=megg attribute for .megg/archive/2024.md"),
+            "{c:?}"
+        );
+        assert_eq!(c.fix.as_deref(), Some("megg setup"));
     }
 }
