@@ -53,7 +53,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ))
         .with_hint("pass --force to replace it"));
     }
-    let detected = detect(env, &dir);
+    // The repository, found once: the remote init records and the merge hint below.
+    let project = Project::at(&dir, &env.ceilings);
+    let detected = detect(project.repo.as_ref(), &dir);
     let body = init::body(&dir_name(&dir), args.info.as_deref(), &detected);
     fsx::create_dir_all(&Boundary::new(&dir, "the directory"), &megg)?;
     fsx::write_atomic(
@@ -68,7 +70,6 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let verb = if existed { "Replaced" } else { "Created" };
     let mut text = format!("{verb} {}\n", result.path);
     // init registers nothing (SPEC §11); inside git it says what would.
-    let project = Project::at(&dir, &env.ceilings);
     let knowledge = megg.join("knowledge.md");
     let global = crate::git::global_config_path();
     if merge::in_effect(&project, &knowledge, global.as_deref()) == Some(false) {
@@ -84,7 +85,7 @@ const MERGE_HINT: &str = "hint: run `megg setup` so git merges knowledge entry b
 const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
 /// Name and description from the first manifest found, and the origin remote.
-fn detect(env: &Env, dir: &std::path::Path) -> Detected {
+fn detect(repo: Option<&crate::git::Repo>, dir: &std::path::Path) -> Detected {
     let mut d = Detected::default();
     for file in ["Cargo.toml", "package.json", "pyproject.toml"] {
         let b = Boundary::new(dir, "the project");
@@ -98,8 +99,7 @@ fn detect(env: &Env, dir: &std::path::Path) -> Detected {
             break;
         }
     }
-    d.remote = env
-        .repo(dir)
+    d.remote = repo
         .and_then(|r| r.remote_url("origin"))
         .map(|u| init::strip_credentials(&u));
     d
