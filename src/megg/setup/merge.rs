@@ -199,6 +199,7 @@ fn plan_keys(path: &Path, b: fsx::Boundary, wanted: &str, uninstall: bool) -> Re
         if name.is_none() && driver.is_none() {
             Action::Unchanged
         } else {
+            // The name first: a run cut short never leaves a name without its driver.
             edit.remove = vec![NAME_KEY, DRIVER_KEY];
             let text = fsx::read_for_edit(&b, path, plan::MAX_SETTINGS_BYTES).unwrap_or_default();
             if text.as_deref().is_some_and(only_megg) {
@@ -210,7 +211,8 @@ fn plan_keys(path: &Path, b: fsx::Boundary, wanted: &str, uninstall: bool) -> Re
     } else if name == Some(NAME) && driver == Some(wanted) {
         Action::Unchanged
     } else {
-        edit.set = vec![(NAME_KEY, NAME.into()), (DRIVER_KEY, wanted.into())];
+        // The driver first, for the same reason.
+        edit.set = vec![(DRIVER_KEY, wanted.into()), (NAME_KEY, NAME.into())];
         if let Some(other) = driver.filter(|d| *d != wanted) {
             what = format!("merge driver `megg`: replaces `{other}`");
         }
