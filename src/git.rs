@@ -424,24 +424,198 @@ impl Repo {
         })
     }
 
-    /// Every path in the index (stage 0) whose name satisfies `wanted`.
-    pub fn tracked(&self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
-        let Ok(index) = self.repo.index() else {
-            return Vec::new();
-        };
-        index
-            .iter()
-            .filter(|e| (e.flags >> 12) & 0x3 == 0)
-            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-            .filter(|p| wanted(p))
-            .collect()
-    }
-
     /// Stages the work tree's `rel` as resolved: its conflict stages give way to stage 0.
     pub fn mark_resolved(&self, rel: &Path) -> Result<(), String> {
         let mut index = self.repo.index().map_err(|e| e.message().to_string())?;
         index.add_path(rel).map_err(|e| e.message().to_string())?;
         index.write().map_err(|e| e.message().to_string())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config and attributes: megg's merge driver registration (SPEC §11 "Registration").
+
+/// Which git config file a value came from, as far as the fix is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigLevel {
+    /// The repository's own config (`.git/config`, or a worktree's `config.worktree`).
+    Repository,
+    /// The user's global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`).
+    User,
+    /// The system's, or one git was given some other way.
+    Other,
+}
+
+/// A config value git would use, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigValue {
+    pub value: String,
+    pub level: ConfigLevel,
+}
+
+/// What an attribute says for a path (gitattributes(5)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attr {
+    /// No rule names it.
+    Unspecified,
+    /// `name`.
+    Set,
+    /// `-name`.
+    Unset,
+    /// `name=value`.
+    Value(String),
+}
+
+/// A git config file that could not be read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl From<ConfigError> for crate::error::Error {
+    fn from(e: ConfigError) -> Self {
+        Self::user(format!(
+            "cannot use the git config file {}: {}; nothing more was changed",
+            e.path.display(),
+            e.message
+        ))
+        .with_hint("fix the file (git config --file <it> --list shows what git reads), then run megg setup again")
+    }
+}
+
+/// The global config file git reads and `git config --global` writes: `$GIT_CONFIG_GLOBAL`
+/// when set (libgit2 ignores it for a repository opened the ordinary way; git, which runs the
+/// driver, does not), else `~/.gitconfig`, else `$XDG_CONFIG_HOME/git/config` when only that
+/// one exists. `None` without a home directory.
+pub fn global_config_path() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(path) = var("GIT_CONFIG_GLOBAL") {
+        return Some(PathBuf::from(path));
+    }
+    let home = PathBuf::from(var("HOME")?);
+    let dotfile = home.join(".gitconfig");
+    let xdg = var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"))
+        .join("git/config");
+    // Like git: the XDG file only when there is no ~/.gitconfig (not even a link).
+    Some(
+        if crate::fsx::lstat_kind(&dotfile).is_none() && crate::fsx::identity(&xdg).is_some() {
+            xdg
+        } else {
+            dotfile
+        },
+    )
+}
+
+fn config_error(path: &Path, e: &git2::Error) -> ConfigError {
+    ConfigError {
+        path: path.to_path_buf(),
+        message: e.message().to_string(),
+    }
+}
+
+/// The values of `keys` in the one config file at `path` (a missing file has none). A key set
+/// several times gives its last value, as git reads it.
+pub fn config_file_values(path: &Path, keys: &[&str]) -> Result<Vec<Option<String>>, ConfigError> {
+    let config = git2::Config::open(path)
+        .and_then(|mut c| c.snapshot())
+        .map_err(|e| config_error(path, &e))?;
+    Ok(keys.iter().map(|key| config.get_string(key).ok()).collect())
+}
+
+/// Sets each `(key, value)` in the config file at `path` (created when missing), replacing
+/// every earlier value of the key. Written by libgit2 (its own lock file, then a rename).
+pub fn config_file_set(path: &Path, entries: &[(&str, &str)]) -> Result<(), ConfigError> {
+    let mut config = git2::Config::open(path).map_err(|e| config_error(path, &e))?;
+    for (key, value) in entries {
+        // A key set twice (by hand) is a multivar, which `set_str` refuses to overwrite.
+        remove_all(&mut config, key).map_err(|e| config_error(path, &e))?;
+        config
+            .set_str(key, value)
+            .map_err(|e| config_error(path, &e))?;
+    }
+    Ok(())
+}
+
+/// Removes every value of each of `keys` from the config file at `path`; `true` when one was
+/// there. libgit2 leaves the emptied section's header behind (callers tidy it).
+pub fn config_file_remove(path: &Path, keys: &[&str]) -> Result<bool, ConfigError> {
+    let had = config_file_values(path, keys)?.iter().any(Option::is_some);
+    if had {
+        let mut config = git2::Config::open(path).map_err(|e| config_error(path, &e))?;
+        for key in keys {
+            remove_all(&mut config, key).map_err(|e| config_error(path, &e))?;
+        }
+    }
+    Ok(had)
+}
+
+fn remove_all(config: &mut git2::Config, key: &str) -> Result<(), git2::Error> {
+    match config.remove_multivar(key, ".*") {
+        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+impl Repo {
+    /// The repository's own config file (`.git/config`; from a linked worktree, the common
+    /// directory's, which git reads for every worktree).
+    pub fn config_path(&self) -> PathBuf {
+        self.common_dir().join("config")
+    }
+
+    /// `key` as git reads it for this repository: every config file, the most specific first;
+    /// `global` stands for the user's global file (see [`global_config_path`]).
+    pub fn config_value(&self, key: &str, global: Option<&Path>) -> Option<ConfigValue> {
+        let mut config = self.repo.config().ok()?;
+        if let Some(global) = global {
+            config
+                .add_file(global, git2::ConfigLevel::Global, true)
+                .ok()?;
+        }
+        let config = config.snapshot().ok()?;
+        let entry = config.get_entry(key).ok()?;
+        let value = entry.value().ok()?.to_string();
+        let level = match entry.level() {
+            git2::ConfigLevel::Local | git2::ConfigLevel::Worktree => ConfigLevel::Repository,
+            git2::ConfigLevel::Global | git2::ConfigLevel::XDG => ConfigLevel::User,
+            _ => ConfigLevel::Other,
+        };
+        Some(ConfigValue { value, level })
+    }
+
+    /// Attribute `name` for `rel` (relative to the work tree), from every source git reads:
+    /// the `.gitattributes` files of the work tree (then the index's), `.git/info/attributes`,
+    /// `core.attributesFile` (or `$XDG_CONFIG_HOME/git/attributes`) and the system's.
+    pub fn attribute(&self, rel: &Path, name: &str) -> Attr {
+        let flags = git2::AttrCheckFlags::FILE_THEN_INDEX;
+        match self.repo.get_attr_bytes(rel, name, flags) {
+            Ok(value) => match git2::AttrValue::from_bytes(value) {
+                git2::AttrValue::True => Attr::Set,
+                git2::AttrValue::False => Attr::Unset,
+                git2::AttrValue::String(s) => Attr::Value(s.to_string()),
+                git2::AttrValue::Bytes(b) => Attr::Value(String::from_utf8_lossy(b).into_owned()),
+                git2::AttrValue::Unspecified => Attr::Unspecified,
+            },
+            Err(_) => Attr::Unspecified,
+        }
+    }
+
+    /// The paths in the index (any stage, each once) that `keep` accepts, `/`-separated.
+    pub fn index_paths(&self, keep: impl Fn(&str) -> bool) -> Vec<String> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        let mut paths: Vec<String> = index
+            .iter()
+            .filter_map(|e| String::from_utf8(e.path).ok())
+            .filter(|p| keep(p))
+            .collect();
+        paths.dedup();
+        paths
     }
 }
 
@@ -589,6 +763,71 @@ mod tests {
         let r = Repo::discover(dir.path(), &[]).unwrap();
         assert!(r.is_ignored(Path::new(".x.local.md")));
         assert!(!r.is_ignored(Path::new("x.md")));
+    }
+
+    #[test]
+    fn config_keys_are_set_replaced_and_removed_in_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gitconfig");
+        let keys = ["merge.megg.name", "merge.megg.driver"];
+        assert_eq!(config_file_values(&path, &keys).unwrap(), [None, None]);
+        // A key set twice by hand (a multivar) is replaced by one value.
+        std::fs::write(&path, "[merge \"megg\"]\n\tdriver = a\n\tdriver = b\n").unwrap();
+        config_file_set(
+            &path,
+            &[("merge.megg.name", "n"), ("merge.megg.driver", "d")],
+        )
+        .unwrap();
+        let values = config_file_values(&path, &keys).unwrap();
+        assert_eq!(values, [Some("n".to_string()), Some("d".to_string())]);
+        assert_eq!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .matches("driver")
+                .count(),
+            1
+        );
+        assert!(config_file_remove(&path, &keys).unwrap());
+        assert!(!config_file_remove(&path, &keys).unwrap());
+        assert_eq!(config_file_values(&path, &keys).unwrap(), [None, None]);
+    }
+
+    #[test]
+    fn config_values_say_where_they_come_from_and_attributes_every_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let global = dir.path().join("global");
+        std::fs::write(&global, "[merge \"megg\"]\n\tname = user\n").unwrap();
+        repo.config()
+            .unwrap()
+            .set_str("merge.megg.driver", "local")
+            .unwrap();
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+        let value = |key| r.config_value(key, Some(&global));
+        assert_eq!(
+            value("merge.megg.name"),
+            Some(ConfigValue {
+                value: "user".into(),
+                level: ConfigLevel::User
+            })
+        );
+        assert_eq!(
+            value("merge.megg.driver").unwrap().level,
+            ConfigLevel::Repository
+        );
+        assert_eq!(value("merge.megg.nothing"), None);
+
+        let rel = Path::new(".megg/knowledge.md");
+        assert_eq!(r.attribute(rel, "merge"), Attr::Unspecified);
+        std::fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        std::fs::write(
+            dir.path().join(".git/info/attributes"),
+            "**/.megg/knowledge.md merge=megg -diff\n",
+        )
+        .unwrap();
+        let r = Repo::discover(dir.path(), &[]).unwrap();
+        assert_eq!(r.attribute(rel, "merge"), Attr::Value("megg".into()));
+        assert_eq!(r.attribute(rel, "diff"), Attr::Unset);
     }
 
     #[test]

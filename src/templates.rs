@@ -9,6 +9,7 @@ pub const KNOWLEDGE: &str = include_str!("../templates/knowledge.md");
 pub const KNOWLEDGE_ENTRY: &str = include_str!("../templates/knowledge-entry.md");
 pub const KNOWLEDGE_ARCHIVE: &str = include_str!("../templates/knowledge-archive.md");
 pub const GITIGNORE: &str = include_str!("../templates/gitignore");
+pub const GITATTRIBUTES: &str = include_str!("../templates/gitattributes");
 pub const HOOK: &str = include_str!("../templates/hook.json");
 pub const CAPTURE_HOOK: &str = include_str!("../templates/capture-hook.json");
 pub const MCP: &str = include_str!("../templates/mcp.json");

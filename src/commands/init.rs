@@ -10,6 +10,8 @@ use crate::fsx;
 use crate::fsx::Boundary;
 use crate::megg::discovery::{self, Megg, dir_name};
 use crate::megg::init::{self, Detected};
+use crate::megg::project::Project;
+use crate::megg::setup::merge;
 use crate::output::Output;
 use crate::wire::misc::Initialized;
 
@@ -51,7 +53,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ))
         .with_hint("pass --force to replace it"));
     }
-    let detected = detect(env, &dir);
+    // The repository, found once: the remote init records and the merge hint below.
+    let project = Project::at(&dir, &env.ceilings);
+    let detected = detect(project.repo.as_ref(), &dir);
     let body = init::body(&dir_name(&dir), args.info.as_deref(), &detected);
     fsx::create_dir_all(&Boundary::new(&dir, "the directory"), &megg)?;
     fsx::write_atomic(
@@ -64,15 +68,24 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         created: !existed,
     };
     let verb = if existed { "Replaced" } else { "Created" };
-    let text = format!("{verb} {}\n", result.path);
+    let mut text = format!("{verb} {}\n", result.path);
+    // init registers nothing (SPEC §11); inside git it says what would.
+    let knowledge = megg.join("knowledge.md");
+    let global = crate::git::global_config_path();
+    if merge::in_effect(&project, &knowledge, global.as_deref()) == Some(false) {
+        text.push_str(MERGE_HINT);
+    }
     Ok(Output::pick(args.json, &result, text, Vec::new()))
 }
+
+/// What init says inside a repository where git would merge knowledge line by line.
+const MERGE_HINT: &str = "hint: run `megg setup` so git merges knowledge entry by entry (megg's merge driver is not in effect here)\n";
 
 /// Most bytes of a manifest read for its name and description.
 const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
 /// Name and description from the first manifest found, and the origin remote.
-fn detect(env: &Env, dir: &std::path::Path) -> Detected {
+fn detect(repo: Option<&crate::git::Repo>, dir: &std::path::Path) -> Detected {
     let mut d = Detected::default();
     for file in ["Cargo.toml", "package.json", "pyproject.toml"] {
         let b = Boundary::new(dir, "the project");
@@ -86,8 +99,7 @@ fn detect(env: &Env, dir: &std::path::Path) -> Detected {
             break;
         }
     }
-    d.remote = env
-        .repo(dir)
+    d.remote = repo
         .and_then(|r| r.remote_url("origin"))
         .map(|u| init::strip_credentials(&u));
     d

@@ -1,12 +1,13 @@
 //! `megg setup [--scope project|user] [--uninstall] [--no-capture] [--dry-run] [--json]`
 //! (SPEC §7, §10): install the SessionStart hook, the capture hooks, the skill, the workflow
-//! commands, the MCP registration and the gitignore block — merged into what is there,
-//! idempotent, backed up, and exactly undoable.
+//! commands, the MCP registration, the gitignore block and the merge driver (SPEC §11) —
+//! merged into what is there, idempotent, backed up, and exactly undoable.
 
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
+use crate::megg::gitignore;
 use crate::megg::setup::{self, Hook, Scope, active, plan};
 use crate::output::Output;
 use crate::render::shell_quote;
@@ -38,7 +39,11 @@ pub struct Args {
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let project = env.project();
-    let mut exe_path = String::new();
+    // megg's own path: the merge driver (SPEC §11) and, at user scope, the hooks run it.
+    let exe_path = std::env::current_exe()
+        .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?
+        .display()
+        .to_string();
     // The binary the MCP server (and, at user scope, the hooks) run.
     let (root, program) = match args.scope {
         Scope::Project => (project.root.join(".claude"), "megg".to_string()),
@@ -46,9 +51,6 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             let dir = crate::claude::user_dir().ok_or_else(|| {
                 Error::user("HOME is not set").with_hint("set HOME, or use --scope project")
             })?;
-            let exe = std::env::current_exe()
-                .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?;
-            exe_path = exe.display().to_string();
             (dir, shell_quote(&exe_path))
         }
     };
@@ -173,8 +175,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         }
     }
     let mut mcp_note = None;
-    // Where setup records the .gitignore lines it added, and what to record after this run.
-    let mut gitignore_change = None;
+    // The lines setup adds to .gitignore and .gitattributes, recorded after this run.
+    let mut records = Vec::new();
     let mcp_json = project.root.join(".mcp.json");
     let servers_elsewhere: Vec<_> = if check_others {
         active
@@ -209,17 +211,14 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 warnings.push(already_active("MCP server is", &servers_elsewhere));
                 planned.push(plan::skipped(&mcp_json, "MCP server `megg`"));
             }
-            let record = plan::gitignore_record(&project);
-            let recorded = record.as_ref().map(plan::read_record).unwrap_or_default();
-            let (p, added) = plan::plan_gitignore(
-                &places.project,
-                &project.root.join(".gitignore"),
+            let (p, record) = plan::plan_block(
+                &project,
+                &gitignore::BLOCK,
+                ".gitignore",
+                "gitignore block",
                 args.uninstall,
-                &recorded,
             )?;
-            if let Some(r) = record {
-                gitignore_change = Some((r, recorded, added));
-            }
+            records.extend(record);
             planned.push(p);
         }
         Scope::User if !servers_elsewhere.is_empty() => {
@@ -234,6 +233,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         }
     }
 
+    // The merge driver, whatever the host (SPEC §11 "Registration").
+    let global = crate::git::global_config_path();
+    let merge = setup::merge::plan(&project, args.scope, &exe_path, global, args.uninstall)?;
+    planned.extend(merge.planned);
+    records.extend(merge.record);
+    warnings.extend(merge.note);
+
     if !args.dry_run {
         let now = env.clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         // User-scope files are the user's, not the project's: their locks never go into this
@@ -245,14 +251,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         for p in &planned {
             plan::apply(&places, repo, p, &now)?;
         }
-        if let Some(((b, path), mut recorded, added)) = gitignore_change {
-            if args.uninstall {
-                fsx::remove_file(&b, &path)?;
-            } else if !added.is_empty() {
-                recorded.extend(added);
-                fsx::create_dir_all(&b, path.parent().unwrap_or(b.root()))?;
-                fsx::write_atomic(&b, &path, (recorded.join("\n") + "\n").as_bytes())?;
-            }
+        for record in &records {
+            record.save(args.uninstall)?;
         }
         if mcp_note.is_some() {
             let argv: Vec<&str> = if args.uninstall {

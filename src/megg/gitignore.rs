@@ -1,39 +1,22 @@
 //! The `.gitignore` block that keeps per-developer state out of git (SPEC §4.6).
 
+use super::block::Block;
+
 /// The block's comment line (the first line of `templates/gitignore`).
 pub const HEADER: &str = "# megg: per-developer session state (not shared)";
 /// The patterns the block ensures (the other lines of `templates/gitignore`).
 pub const PATTERNS: [&str; 2] = [".*.local.md", "**/.megg/state.md"];
 
+/// The block itself.
+pub const BLOCK: Block = Block {
+    header: HEADER,
+    lines: &PATTERNS,
+};
+
 /// `existing` with the missing lines of the block appended; every existing byte is kept.
 /// Returns the new text and the lines added (empty when nothing was missing).
 pub fn ensure(existing: &str) -> (String, Vec<&'static str>) {
-    let has = |wanted: &str| existing.lines().any(|l| l.trim_end() == wanted);
-    let missing: Vec<&str> = PATTERNS.iter().copied().filter(|p| !has(p)).collect();
-    if missing.is_empty() {
-        return (existing.to_string(), Vec::new());
-    }
-    let mut out = existing.to_string();
-    let newline = if existing.contains("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push_str(newline);
-    }
-    let mut added = Vec::new();
-    if !has(HEADER) {
-        out.push_str(HEADER);
-        out.push_str(newline);
-        added.push(HEADER);
-    }
-    for p in &missing {
-        out.push_str(p);
-        out.push_str(newline);
-    }
-    added.extend(missing);
-    (out, added)
+    BLOCK.ensure(existing)
 }
 
 #[cfg(test)]

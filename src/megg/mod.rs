@@ -1,6 +1,7 @@
 //! The domain: what `.megg` directories, knowledge, state and context are, as pure functions
 //! over data plus the reads they need. Commands orchestrate these; renderers format them.
 
+pub mod block;
 pub mod capture;
 pub mod checkpoint;
 pub mod conflict;

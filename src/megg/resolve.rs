@@ -77,7 +77,7 @@ pub fn resolve(places: &Places<'_>, req: &Request) -> Result<Report> {
     // Committed markers: files git has no stages for.
     let staged: Vec<&str> = unmerged.iter().map(|u| u.path.as_str()).collect();
     let candidates: Vec<String> = if req.paths.is_empty() {
-        places.repo.tracked(merge::is_knowledge_path)
+        places.repo.index_paths(merge::is_knowledge_path)
     } else {
         req.paths.clone()
     };

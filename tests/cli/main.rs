@@ -27,6 +27,7 @@ mod setup;
 mod snapshots;
 mod state;
 mod team;
+mod team_setup;
 mod tokens;
 
 use common::*;

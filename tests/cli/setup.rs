@@ -340,6 +340,8 @@ fn doctor_passes_a_healthy_setup() {
         "checkpoints",
         "state",
         "knowledge",
+        // Needs `megg merge-driver` (SPEC §11): doctor runs the driver setup registered.
+        "merge",
     ] {
         assert_eq!(check(&v, name)["ok"], true, "{name}: {v}");
         assert!(check(&v, name)["fix"].is_null());

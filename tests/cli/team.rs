@@ -46,6 +46,13 @@ fn assert_seen(t: &Team) {
     assert!(small.contains(WARNING), "{small}");
     let json = t.p.json("", &["context", "--format", "json"]);
     assert_eq!(json["knowledge"]["warning"], WARNING);
+    let doctor = t.p.run("", &["doctor"]);
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        text.contains("unresolved merge conflicts in .megg/knowledge.md") && text.contains("megg resolve"),
+        "{text}"
+    );
+    assert_eq!(doctor.status.code(), Some(1));
 }
 
 fn resolve(t: &Team, args: &[&str]) -> (Value, i32) {
@@ -68,6 +75,8 @@ fn assert_settled(t: &Team, expected: &[String]) {
     assert_eq!(std::fs::read_dir(&backups).unwrap().count(), 1);
     let (ctx, _) = hook(t);
     assert!(!ctx.contains(WARNING));
+    let doctor = String::from_utf8_lossy(&t.p.run("", &["doctor"]).stdout).into_owned();
+    assert!(!doctor.contains("unresolved merge conflicts"), "{doctor}");
     t.git(&["commit", "-q", "--no-edit"]);
     assert_eq!(t.git(&["status", "--porcelain"]), "");
 }

@@ -136,6 +136,8 @@ pub fn megg_command() -> Command {
         "PWD",
         "GIT_DIR",
         "GIT_WORK_TREE",
+        // Tests give megg a private HOME; git's own pointer to a global config would escape it.
+        "GIT_CONFIG_GLOBAL",
     ] {
         cmd.env_remove(var);
     }

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 pub mod active;
+pub mod merge;
 pub mod plan;
 
 /// Where setup installs.
@@ -12,9 +13,11 @@ pub mod plan;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
-    /// The project (the git top level): .claude/, .mcp.json, .gitignore
+    /// The project (the git top level): .claude/, .mcp.json, .gitignore, and megg's merge
+    /// driver in .gitattributes and the repository's git config
     Project,
-    /// Your user: ~/.claude/ and `claude mcp add --scope user`
+    /// Your user: ~/.claude/, `claude mcp add --scope user`, and megg's merge driver in your
+    /// global git config
     User,
 }
 
@@ -370,21 +373,6 @@ pub fn classify_installed(existing: &str, template: &str) -> Installed {
     }
 }
 
-/// `.gitignore` text without the lines setup recorded adding (`added`): the last occurrence
-/// of each, since setup appends. A line that was there before setup was never recorded, so it
-/// stays. `None` when none of them is there.
-pub fn remove_gitignore_lines(text: &str, added: &[String]) -> Option<String> {
-    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut removed = false;
-    for wanted in added {
-        if let Some(i) = lines.iter().rposition(|l| l.trim_end() == wanted) {
-            lines.remove(i);
-            removed = true;
-        }
-    }
-    removed.then(|| lines.concat())
-}
-
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
@@ -520,13 +508,19 @@ mod tests {
     fn gitignore_block_removal() {
         let (with, added) = super::super::gitignore::ensure("target/\n");
         let added: Vec<String> = added.iter().map(|s| s.to_string()).collect();
-        assert_eq!(remove_gitignore_lines(&with, &added).unwrap(), "target/\n");
-        assert_eq!(remove_gitignore_lines("target/\n", &added), None);
+        assert_eq!(
+            crate::megg::block::remove_lines(&with, &added).unwrap(),
+            "target/\n"
+        );
+        assert_eq!(crate::megg::block::remove_lines("target/\n", &added), None);
         // Lines that were there before setup are not in `added` and stay.
         let before = "# megg: per-developer session state (not shared)\n.*.local.md\n";
         let (with, added) = super::super::gitignore::ensure(before);
         let added: Vec<String> = added.iter().map(|s| s.to_string()).collect();
         assert_eq!(added, ["**/.megg/state.md"]);
-        assert_eq!(remove_gitignore_lines(&with, &added).unwrap(), before);
+        assert_eq!(
+            crate::megg::block::remove_lines(&with, &added).unwrap(),
+            before
+        );
     }
 }

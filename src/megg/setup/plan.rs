@@ -10,7 +10,7 @@ use super::{self as setup, Action, Installed};
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
-use crate::megg::gitignore;
+use crate::megg::block::{self, Block};
 use crate::megg::project::Project;
 
 /// A file setup manages, with its new content worked out before anything is written.
@@ -24,6 +24,8 @@ pub struct Planned {
     pub backup: bool,
     /// The file's bytes when planned (what a backup keeps).
     pub original: Option<String>,
+    /// A git config file: changed through git2 by this edit, not by writing `content`.
+    pub config: Option<ConfigEdit>,
 }
 
 /// Backups kept per file (SPEC §7).
@@ -68,6 +70,7 @@ pub fn skipped(path: &Path, what: &str) -> Planned {
         content: None,
         backup: false,
         original: None,
+        config: None,
     }
 }
 
@@ -132,6 +135,7 @@ pub fn plan_json(
         content: None,
         backup: false,
         original: existing.clone(),
+        config: None,
     };
     if !changed {
         return Ok(unchanged);
@@ -176,6 +180,7 @@ pub fn plan_markdown(
         content,
         backup: false,
         original: None,
+        config: None,
     };
     Ok(Some(match (uninstall, state) {
         (false, None) => base(Action::Create, Some(setup::mark(template))),
@@ -200,66 +205,238 @@ pub fn plan_markdown(
     }))
 }
 
-/// Where setup records the `.gitignore` lines it added, so `--uninstall` removes exactly those
-/// (SPEC §7): under the git directory, else in megg's cache directory keyed by the project
-/// directory's identity. Never in the work tree.
-pub fn gitignore_record(project: &Project) -> Option<(fsx::Boundary, PathBuf)> {
+/// Where setup records the lines it added to a block file (`name`: `gitignore`,
+/// `gitattributes`), so `--uninstall` removes exactly those (SPEC §7): under the git directory,
+/// else in megg's cache directory keyed by the project directory's identity. Never in the work
+/// tree.
+fn record_place(project: &Project, name: &str) -> Option<(fsx::Boundary, PathBuf)> {
     if let Some(repo) = &project.repo {
         let common = repo.common_dir();
         return Some((
             fsx::Boundary::new(&common, "the git directory"),
-            common.join("megg/setup/gitignore-added"),
+            common.join(format!("megg/setup/{name}-added")),
         ));
     }
     let cache = fsx::user_cache_dir()?;
     let (dev, ino) = fsx::identity(&project.root)?;
     Some((
         fsx::Boundary::new(&cache, "megg's cache directory"),
-        cache.join(format!("setup/{dev:x}-{ino:x}-gitignore-added")),
+        cache.join(format!("setup/{dev:x}-{ino:x}-{name}-added")),
     ))
 }
 
-pub fn read_record((b, path): &(fsx::Boundary, PathBuf)) -> Vec<String> {
-    fsx::read_text(b, path, 64 * 1024)
-        .ok()
-        .flatten()
-        .map(|t| t.text.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+/// The record's line saying setup created the file (no block line is ever this).
+const CREATED: &str = "(megg setup created this file)";
+/// The record's line saying the file was there before setup.
+const EXISTED: &str = "(this file was there before megg setup)";
+/// The record's line saying setup ended the file's last line before adding its own.
+const NEWLINE: &str = "(megg setup ended the last line of this file)";
+
+/// What setup recorded adding to a block file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record {
+    pub lines: Vec<String>,
+    /// Whether setup created the file; `None` in a record from before megg noted it.
+    pub created: Option<bool>,
+    /// Setup added a line end to the file's last line before its block.
+    pub newline: bool,
 }
 
-pub fn plan_gitignore(
-    b: &fsx::Boundary,
-    path: &Path,
+impl Record {
+    fn parse(text: &str) -> Self {
+        let mut record = Self::default();
+        for line in text.lines() {
+            match line {
+                CREATED => record.created = Some(true),
+                EXISTED => record.created = Some(false),
+                NEWLINE => record.newline = true,
+                _ => record.lines.push(line.to_string()),
+            }
+        }
+        record
+    }
+
+    fn to_text(&self) -> String {
+        let mut out = match self.created {
+            Some(true) => format!("{CREATED}\n"),
+            Some(false) => format!("{EXISTED}\n"),
+            None => String::new(),
+        };
+        if self.newline {
+            out.push_str(NEWLINE);
+            out.push('\n');
+        }
+        for line in &self.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A block file's record as it is to be after this run.
+pub struct BlockRecord {
+    place: (fsx::Boundary, PathBuf),
+    record: Record,
+    added: Vec<String>,
+    created_now: bool,
+    newline_now: bool,
+}
+
+impl BlockRecord {
+    /// Writes it (after the block file was changed): `--uninstall` deletes it; a run that
+    /// added lines adds them to it.
+    pub fn save(&self, uninstall: bool) -> Result<()> {
+        let (b, path) = &self.place;
+        if uninstall {
+            fsx::remove_file(b, path)?;
+            return Ok(());
+        }
+        if self.added.is_empty() {
+            return Ok(());
+        }
+        let mut record = self.record.clone();
+        record.created = if self.created_now {
+            Some(true)
+        } else if record.lines.is_empty() {
+            Some(false)
+        } else {
+            record.created
+        };
+        record.newline |= self.newline_now;
+        record.lines.extend(self.added.iter().cloned());
+        fsx::create_dir_all(b, path.parent().unwrap_or(b.root()))?;
+        fsx::write_atomic(b, path, record.to_text().as_bytes())
+    }
+}
+
+/// Adds `block` to the file `name` at the project root (or, with `uninstall`, takes out the
+/// lines setup recorded adding; a file setup created and nothing else is in goes). `what`
+/// names it in the report.
+pub fn plan_block(
+    project: &Project,
+    block: &Block,
+    name: &str,
+    what: &str,
     uninstall: bool,
-    recorded: &[String],
-) -> Result<(Planned, Vec<String>)> {
-    let existing = read_existing(b, path)?;
+) -> Result<(Planned, Option<BlockRecord>)> {
+    let b = project.boundary();
+    let path = project.root.join(name);
+    let place = record_place(project, name.trim_start_matches('.'));
+    let record = place
+        .as_ref()
+        .and_then(|(b, path)| fsx::read_text(b, path, 64 * 1024).ok().flatten())
+        .map(|t| Record::parse(&t.text))
+        .unwrap_or_default();
+    let existing = read_existing(&b, &path)?;
     let text = existing.clone().unwrap_or_default();
-    let mut added_lines = Vec::new();
+    let mut added = Vec::new();
     let new = if uninstall {
-        setup::remove_gitignore_lines(&text, recorded)
+        let new = block::remove_lines(&text, &record.lines);
+        // The line end setup gave the file's last line goes too, when its block still ends
+        // the file (else what follows is the user's, and so is that line end).
+        let block_ends_file = text
+            .lines()
+            .next_back()
+            .is_some_and(|last| record.lines.iter().any(|l| l == last.trim_end()));
+        match new {
+            Some(n) if record.newline && block_ends_file => Some(
+                n.strip_suffix("\r\n")
+                    .or_else(|| n.strip_suffix('\n'))
+                    .unwrap_or(&n)
+                    .to_string(),
+            ),
+            other => other,
+        }
     } else {
-        let (new, added) = gitignore::ensure(&text);
-        added_lines = added.iter().map(|s| s.to_string()).collect();
-        (!added.is_empty()).then_some(new)
+        let (new, lines) = block.ensure(&text);
+        added = lines.iter().map(|s| s.to_string()).collect();
+        (!lines.is_empty()).then_some(new)
     };
     let action = match (&new, &existing) {
         (None, _) => Action::Unchanged,
-        (Some(n), Some(_)) if n.is_empty() && uninstall => Action::Remove,
+        // Emptied: deleted when setup created it (or an older record cannot say).
+        (Some(n), Some(_)) if n.is_empty() && uninstall && record.created != Some(false) => {
+            Action::Remove
+        }
         (Some(_), Some(_)) => Action::Update,
         (Some(_), None) => Action::Create,
     };
-    Ok((
-        Planned {
-            path: path.to_path_buf(),
-            action,
-            what: "gitignore block".into(),
-            content: new.filter(|n| !n.is_empty()),
-            backup: existing.is_some() && action == Action::Update,
-            original: existing,
-        },
-        added_lines,
-    ))
+    let planned = Planned {
+        path: path.clone(),
+        action,
+        what: what.into(),
+        content: new.filter(|_| action != Action::Remove),
+        backup: existing.is_some() && action == Action::Update,
+        original: existing,
+        config: None,
+    };
+    let newline_now = !added.is_empty() && !text.is_empty() && !text.ends_with('\n');
+    let record = place.map(|place| BlockRecord {
+        place,
+        record,
+        added,
+        created_now: action == Action::Create,
+        newline_now,
+    });
+    Ok((planned, record))
+}
+
+/// A change to git config keys, made through git2 (SPEC §11): the file is git's to write.
+#[derive(Debug, Clone)]
+pub struct ConfigEdit {
+    /// The boundary the file is read in (for its backup and to tidy it).
+    pub boundary: fsx::Boundary,
+    /// What the file's backups are called.
+    pub backup_name: String,
+    /// The keys to set, in order; none when removing.
+    pub set: Vec<(&'static str, String)>,
+    /// The keys to remove.
+    pub remove: Vec<&'static str>,
+    /// The section header libgit2 leaves behind when its keys are removed, to take out too.
+    pub section: &'static str,
+}
+
+/// Keeps `bytes` (a file's previous content) in the backup directory as `<base>.<now>`, pruned
+/// to the newest [`BACKUPS_KEPT`] of that base.
+fn backup(places: &Places, base: &str, bytes: &[u8], now: &str) -> Result<()> {
+    if let Some((bb, dir)) = &places.backups {
+        fsx::create_unique(bb, dir, &format!("{base}.{now}"), bytes)?;
+        prune_backups(bb, dir, base);
+    }
+    Ok(())
+}
+
+fn apply_config(
+    places: &Places,
+    repo: Option<&crate::git::Repo>,
+    p: &Planned,
+    edit: &ConfigEdit,
+    now: &str,
+) -> Result<()> {
+    let b = &edit.boundary;
+    let _lock = crate::megg::lock(repo, b, &p.path)?;
+    if p.backup
+        && let Some(bytes) = fsx::read_bytes(b, &p.path, MAX_SETTINGS_BYTES)?
+    {
+        backup(places, &edit.backup_name, &bytes, now)?;
+    }
+    if !edit.set.is_empty() {
+        let set: Vec<(&str, &str)> = edit.set.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::git::config_file_set(&p.path, &set)?;
+    }
+    if !edit.remove.is_empty() {
+        crate::git::config_file_remove(&p.path, &edit.remove)?;
+        if let Ok(Some(text)) = fsx::read_for_edit(b, &p.path, MAX_SETTINGS_BYTES) {
+            let tidy = super::merge::drop_empty_section(&text, edit.section);
+            if p.action == Action::Remove && tidy.trim().is_empty() {
+                fsx::remove_file(b, &p.path)?;
+            } else if tidy != text {
+                fsx::write_atomic(b, &p.path, tidy.as_bytes())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn apply(
@@ -271,6 +448,9 @@ pub fn apply(
     if !p.action.changes() {
         return Ok(());
     }
+    if let Some(edit) = &p.config {
+        return apply_config(places, repo, p, edit, now);
+    }
     let b = places.boundary_for(&p.path);
     if let Some(dir) = p.path.parent()
         && p.content.is_some()
@@ -279,12 +459,11 @@ pub fn apply(
     }
     let _lock = crate::megg::lock(repo, b, &p.path)?;
     if p.backup
-        && let (Some(original), Some((bb, dir))) = (&p.original, &places.backups)
+        && let Some(original) = &p.original
     {
         let rel = p.path.strip_prefix(b.root()).unwrap_or(&p.path);
         let base = rel.to_string_lossy().replace('/', "__");
-        fsx::create_unique(bb, dir, &format!("{base}.{now}"), original.as_bytes())?;
-        prune_backups(bb, dir, &base);
+        backup(places, &base, original.as_bytes(), now)?;
     }
     match &p.content {
         Some(text) => fsx::write_atomic(b, &p.path, text.as_bytes()),
