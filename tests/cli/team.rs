@@ -182,3 +182,22 @@ fn resolve_outside_git_and_with_nothing_to_do() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("git repository"));
 }
+
+/// The whole path a team takes: `megg setup` registers the driver, and ten learnings on each
+/// of two branches merge — and rebase — with no conflict, every entry once.
+#[test]
+fn after_megg_setup_ten_learnings_a_side_merge_and_rebase_cleanly() {
+    let t = Team::new(false);
+    t.p.ok("", &["setup"]);
+    t.commit("megg setup");
+    let (base, alice, bob) = ten_each(&t);
+    let expected = sorted(base.into_iter().chain(alice).chain(bob).collect());
+    t.git(&["checkout", "-q", "-b", "bob-rebased", "bob"]);
+    t.git(&["merge", "--no-edit", "alice"]);
+    assert_eq!(sorted(ts_entries(&t.knowledge())), expected);
+    t.git(&["checkout", "-q", "bob"]);
+    t.git(&["rebase", "-q", "alice"]);
+    assert_eq!(sorted(ts_entries(&t.knowledge())), expected);
+    let (ctx, _) = hook(&t);
+    assert!(!ctx.contains(WARNING));
+}
