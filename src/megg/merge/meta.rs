@@ -67,19 +67,15 @@ pub(super) fn frontmatter(
 }
 
 /// Whether THEIRS' value of a time key wins: the later (`updated`) or the earlier (`created`)
-/// time; `None` when neither side holds a time (then the key merges three-way).
+/// time; `None` unless both sides hold a time (then the key merges three-way).
 fn later_wins(o: &Fields<'_>, t: &Fields<'_>, key: &str, later: bool) -> Option<bool> {
     let time = |f: &Fields<'_>| -> Option<DateTime<Utc>> {
         f.get_str(key)
             .and_then(|s| parse_timestamp(&s))
             .map(|p| p.at)
     };
-    match (time(o), time(t)) {
-        (Some(a), Some(b)) => Some(if later { b > a } else { b < a }),
-        (None, Some(_)) => Some(true),
-        (Some(_), None) => Some(false),
-        (None, None) => None,
-    }
+    let (ours, theirs) = (time(o)?, time(t)?);
+    Some(if later { theirs > ours } else { theirs < ours })
 }
 
 /// Whether THEIRS' value of `key` wins: THEIRS changed it and OURS did not. Changed on both

@@ -151,19 +151,17 @@ pub fn merge_knowledge(
     if !is_knowledge_path(path) {
         return fallback(ours, theirs, Fallback::NotKnowledge, marker_size);
     }
-    let text = |side: Side, bytes: &[u8]| -> Result<String, Fallback> {
+    fn text(side: Side, bytes: &[u8]) -> Result<&str, Fallback> {
         if bytes.len() > MAX_INPUT_BYTES {
             return Err(Fallback::TooLarge(side));
         }
-        std::str::from_utf8(bytes)
-            .map(str::to_string)
-            .map_err(|_| Fallback::NotUtf8(side))
-    };
+        std::str::from_utf8(bytes).map_err(|_| Fallback::NotUtf8(side))
+    }
     let texts = (|| {
         let b = base.map(|b| text(Side::Base, b)).transpose()?;
         Ok::<_, Fallback>((b, text(Side::Ours, ours)?, text(Side::Theirs, theirs)?))
     })();
-    match texts.and_then(|(b, o, t)| merge(b.as_deref(), &o, &t, marker_size)) {
+    match texts.and_then(|(b, o, t)| merge(b, o, t, marker_size)) {
         Ok(m) => m,
         Err(why) => fallback(ours, theirs, why, marker_size),
     }
@@ -358,8 +356,7 @@ impl Plan {
         theirs: &Version<'_>,
         warnings: &mut Vec<String>,
     ) -> Self {
-        let empty = HashMap::new();
-        let b = base.map_or_else(|| empty.clone(), Version::counts);
+        let b = base.map(Version::counts).unwrap_or_default();
         let o = ours.counts();
         let t = theirs.counts();
         let count = |m: &HashMap<&str, usize>, k: &str| m.get(k).copied().unwrap_or(0);

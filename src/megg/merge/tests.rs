@@ -515,6 +515,23 @@ fn created_is_the_earliest_and_updated_the_latest_compared_as_times() {
 }
 
 #[test]
+fn a_time_only_one_side_holds_merges_three_way() {
+    let fm =
+        |created: &str| format!("---\ncreated: {created}\ntype: knowledge\n---\n\n# Knowledge\n");
+    let base = fm("2026-01-10T09:00:00Z");
+    // THEIRS wrote something that is not a time; OURS kept the base's: THEIRS changed it.
+    let m = run(&base, &base, &fm("soon"));
+    assert_eq!(text(&m), fm("soon"));
+    // Changed on both sides, one not a time: OURS, with a warning.
+    let m = run(&base, &fm("2026-01-01T00:00:00Z"), &fm("soon"));
+    assert_eq!(text(&m), fm("2026-01-01T00:00:00Z"));
+    assert_eq!(
+        m.warnings,
+        ["frontmatter `created` changed differently on both sides: kept ours"]
+    );
+}
+
+#[test]
 fn other_frontmatter_keys_merge_three_way() {
     let fm = |extra: &str| {
         format!("---\ncreated: 2026-01-10T09:00:00Z\ntype: knowledge\n{extra}---\n\n# Knowledge\n")
@@ -763,8 +780,49 @@ mod properties {
         )
     }
 
+    /// Text made of the pieces a knowledge file is made of, in any order.
+    fn knowledgeish() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "---\n",
+            "---\r\n",
+            "\n",
+            "  \n",
+            "## A\n",
+            "## B  \n",
+            "# Knowledge\n",
+            "created: 2026-01-01T00:00:00Z\n",
+            "updated: x\n",
+            "body\n",
+            "<<<<<<< ours\n",
+            "=======\n",
+            "```\n",
+            "\u{feff}",
+            "**Type:** fact\n",
+            "no newline",
+        ]);
+        prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn any_input_merges_without_panicking_and_keeps_ours_when_theirs_changed_nothing(
+            base in knowledgeish(),
+            ours in knowledgeish(),
+            theirs in knowledgeish(),
+            size in 1usize..12,
+        ) {
+            let m = merge_knowledge(Some(base.as_bytes()), ours.as_bytes(), theirs.as_bytes(), PATH, size);
+            let _ = std::str::from_utf8(&m.bytes);
+            // THEIRS changed nothing: everything after the frontmatter (whose times still go
+            // to the earliest and latest) is OURS, byte for byte.
+            let m = merge_knowledge(Some(base.as_bytes()), ours.as_bytes(), base.as_bytes(), PATH, size);
+            if m.is_clean() {
+                let body = |t: &str| crate::frontmatter::split(t).body.to_string();
+                prop_assert_eq!(body(text(&m)), body(&ours));
+            }
+        }
 
         #[test]
         fn nothing_lost_nothing_duplicated_and_symmetric(
