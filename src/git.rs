@@ -397,7 +397,11 @@ impl Repo {
         conflicts
             .filter_map(Result::ok)
             .filter_map(|c| {
-                let any = c.our.as_ref().or(c.their.as_ref()).or(c.ancestor.as_ref())?;
+                let any = c
+                    .our
+                    .as_ref()
+                    .or(c.their.as_ref())
+                    .or(c.ancestor.as_ref())?;
                 let path = String::from_utf8_lossy(&any.path).into_owned();
                 wanted(&path).then(|| Unmerged {
                     path,

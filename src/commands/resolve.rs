@@ -32,9 +32,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut paths = Vec::with_capacity(args.paths.len());
     for p in &args.paths {
         let abs = env.cwd.join(p);
-        let rel = project.relative(&abs).ok_or_else(|| {
-            Error::usage(format!("{} is outside the repository", p.display()))
-        })?;
+        let rel = project
+            .relative(&abs)
+            .ok_or_else(|| Error::usage(format!("{} is outside the repository", p.display())))?;
         paths.push(rel);
     }
     let stamp = crate::clock::format_timestamp(env.clock.now()).replace(':', "");

@@ -466,7 +466,10 @@ fn unmerged(deps: &Deps<'_>, d: &Domain, path: &std::path::Path) -> bool {
     let Some(repo) = deps.repo(&d.dir) else {
         return false;
     };
-    let Some(rel) = repo.workdir().and_then(|top| path.strip_prefix(top).ok().map(|r| r.to_path_buf())) else {
+    let Some(rel) = repo
+        .workdir()
+        .and_then(|top| path.strip_prefix(top).ok().map(|r| r.to_path_buf()))
+    else {
         return false;
     };
     repo.is_operation_in_progress() && repo.is_unmerged(&rel)

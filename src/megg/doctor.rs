@@ -434,7 +434,10 @@ pub fn megg_files(project: &Project, domain: Option<&Domain>) -> Vec<MeggFile> {
             .filter(|(_, kind)| *kind == fsx::Kind::File)
             .map(|(name, _)| archive.join(name));
         for path in std::iter::once(domain.knowledge_path()).chain(archived) {
-            let Some(rel) = project.relative(&path).filter(|r| crate::megg::merge::is_knowledge_path(r)) else {
+            let Some(rel) = project
+                .relative(&path)
+                .filter(|r| crate::megg::merge::is_knowledge_path(r))
+            else {
                 continue;
             };
             let exists = fsx::kind(&domain.boundary, &path).is_some();

@@ -93,7 +93,12 @@ pub fn resolve(places: &Places<'_>, req: &Request) -> Result<Report> {
     Ok(report)
 }
 
-fn from_stages(places: &Places<'_>, req: &Request, u: &Unmerged, report: &mut Report) -> Result<()> {
+fn from_stages(
+    places: &Places<'_>,
+    req: &Request,
+    u: &Unmerged,
+    report: &mut Report,
+) -> Result<()> {
     let blob = |s: &Option<Stage>, side: &str| -> std::result::Result<Option<Vec<u8>>, String> {
         match s {
             None => Ok(None),
@@ -104,7 +109,13 @@ fn from_stages(places: &Places<'_>, req: &Request, u: &Unmerged, report: &mut Re
             )),
         }
     };
-    let sides = (|| Ok((blob(&u.base, "the base")?, blob(&u.ours, "our")?, blob(&u.theirs, "their")?)))();
+    let sides = (|| {
+        Ok((
+            blob(&u.base, "the base")?,
+            blob(&u.ours, "our")?,
+            blob(&u.theirs, "their")?,
+        ))
+    })();
     let (base, ours, theirs) = match sides {
         Ok(s) => s,
         Err(w) => {
@@ -120,7 +131,13 @@ fn from_stages(places: &Places<'_>, req: &Request, u: &Unmerged, report: &mut Re
         ));
         return Ok(());
     };
-    let merged = merge::merge_knowledge(base.as_deref(), &ours, &theirs, &u.path, DEFAULT_MARKER_SIZE);
+    let merged = merge::merge_knowledge(
+        base.as_deref(),
+        &ours,
+        &theirs,
+        &u.path,
+        DEFAULT_MARKER_SIZE,
+    );
     settle(places, req, &u.path, merged, report)
 }
 
@@ -128,18 +145,28 @@ fn from_markers(places: &Places<'_>, req: &Request, path: &str, report: &mut Rep
     let file = places.top.join(path);
     let Some(text) = fsx::read_for_edit(&places.work, &file, MAX_INPUT_BYTES as u64)? else {
         if !req.paths.is_empty() {
-            report.warnings.push(format!("{path} does not exist; nothing to resolve"));
+            report
+                .warnings
+                .push(format!("{path} does not exist; nothing to resolve"));
         }
         return Ok(());
     };
     let Some((ours, theirs)) = conflict::both(&text) else {
         if !req.paths.is_empty() {
-            report.warnings.push(format!("{path} has no conflicts; nothing to resolve"));
+            report
+                .warnings
+                .push(format!("{path} has no conflicts; nothing to resolve"));
         }
         return Ok(());
     };
     // No base: nothing is deleted, the entries of both sides are kept.
-    let merged = merge::merge_knowledge(None, ours.as_bytes(), theirs.as_bytes(), path, DEFAULT_MARKER_SIZE);
+    let merged = merge::merge_knowledge(
+        None,
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        path,
+        DEFAULT_MARKER_SIZE,
+    );
     settle(places, req, path, merged, report)
 }
 
@@ -162,15 +189,14 @@ fn settle(
         fsx::create_dir_all(&places.work, parent)?;
     }
     fsx::write_atomic(&places.work, &file, &merged.bytes)?;
-    report.warnings.extend(merged.warnings.iter().map(|w| format!("{path}: {w}")));
+    report
+        .warnings
+        .extend(merged.warnings.iter().map(|w| format!("{path}: {w}")));
     if merged.is_clean() {
-        places
-            .repo
-            .mark_resolved(Path::new(path))
-            .map_err(|e| {
-                Error::user(format!("{path} is merged but could not be staged: {e}"))
-                    .with_hint(format!("stage it yourself: git add {path}"))
-            })?;
+        places.repo.mark_resolved(Path::new(path)).map_err(|e| {
+            Error::user(format!("{path} is merged but could not be staged: {e}"))
+                .with_hint(format!("stage it yourself: git add {path}"))
+        })?;
         report.resolved.push(path.to_string());
     } else {
         report.conflicts.push(Remaining {

@@ -8,7 +8,9 @@ use crate::megg::resolve::Report;
 pub fn resolved(r: &Report) -> String {
     let mut out = String::new();
     if r.resolved.is_empty() && r.conflicts.is_empty() {
-        out.push_str("Nothing to resolve: no megg knowledge file is unmerged or holds conflict markers.\n");
+        out.push_str(
+            "Nothing to resolve: no megg knowledge file is unmerged or holds conflict markers.\n",
+        );
         return out;
     }
     for path in &r.resolved {
@@ -21,7 +23,9 @@ pub fn resolved(r: &Report) -> String {
         }
     }
     if r.conflicts.is_empty() {
-        out.push_str("\nFinish with `git commit` (or `git merge --continue` / `git rebase --continue`).\n");
+        out.push_str(
+            "\nFinish with `git commit` (or `git merge --continue` / `git rebase --continue`).\n",
+        );
     } else {
         out.push_str(
             "\nEdit the marked entries (keep one side, or combine them), then `git add` the file and finish the merge.\n",

@@ -98,7 +98,14 @@ impl Team {
     }
 
     /// `megg learn` at `now`, committed; returns the entry as it must read back.
-    pub(crate) fn learn(&self, now: &str, title: &str, kind: &str, topics: &str, content: &str) -> String {
+    pub(crate) fn learn(
+        &self,
+        now: &str,
+        title: &str,
+        kind: &str,
+        topics: &str,
+        content: &str,
+    ) -> String {
         let out = self
             .p
             .megg("")

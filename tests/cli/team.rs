@@ -14,7 +14,10 @@ fn stopped_merge(t: &Team) -> Vec<String> {
     let (base, alice, bob) = ten_each(t);
     let out = t.run_git(&["merge", "--no-edit", "alice"]);
     assert!(!out.status.success(), "the merge did not stop");
-    assert_eq!(t.git(&["diff", "--name-only", "--diff-filter=U"]), ".megg/knowledge.md\n");
+    assert_eq!(
+        t.git(&["diff", "--name-only", "--diff-filter=U"]),
+        ".megg/knowledge.md\n"
+    );
     // Every entry once after resolve: the base, both sides' ten (the shared heading twice, as
     // two different entries).
     sorted(base.into_iter().chain(alice).chain(bob).collect())
@@ -42,14 +45,17 @@ fn assert_seen(t: &Team) {
     }
     // Even when the budget cuts everything it can, the warning stays.
     let v = t.p.json("", &["context", "--json", "--max-chars", "2000"]);
-    let small = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    let small = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     assert!(small.contains(WARNING), "{small}");
     let json = t.p.json("", &["context", "--format", "json"]);
     assert_eq!(json["knowledge"]["warning"], WARNING);
     let doctor = t.p.run("", &["doctor"]);
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        text.contains("unresolved merge conflicts in .megg/knowledge.md") && text.contains("megg resolve"),
+        text.contains("unresolved merge conflicts in .megg/knowledge.md")
+            && text.contains("megg resolve"),
         "{text}"
     );
     assert_eq!(doctor.status.code(), Some(1));
@@ -93,7 +99,10 @@ fn a_clone_without_the_driver_conflicts_visibly_and_resolve_settles_it() {
     let out = t.p.run("", &["maintain", "--archive-before", "2026-12-01"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("megg resolve"));
-    assert!(t.knowledge().contains("<<<<<<<"), "archive touched the file");
+    assert!(
+        t.knowledge().contains("<<<<<<<"),
+        "archive touched the file"
+    );
     assert_settled(&t, &expected);
 }
 
@@ -138,14 +147,30 @@ fn committed_markers_keep_both_sides_entries() {
 #[test]
 fn an_entry_edited_on_both_sides_stays_marked_and_named() {
     let t = Team::new(false);
-    t.learn("2026-11-01T09:00:00Z", "Deploys", "process", "ops", "Deploy on Fridays.");
+    t.learn(
+        "2026-11-01T09:00:00Z",
+        "Deploys",
+        "process",
+        "ops",
+        "Deploy on Fridays.",
+    );
     t.git(&["checkout", "-q", "-b", "alice"]);
-    let k = t.knowledge().replace("Deploy on Fridays.", "Deploy on Mondays.");
+    let k = t
+        .knowledge()
+        .replace("Deploy on Fridays.", "Deploy on Mondays.");
     t.p.write(".megg/knowledge.md", k);
     t.commit("alice edits");
-    t.learn("2026-11-02T09:00:00Z", "Alice's note", "fact", "ops", "From alice.");
+    t.learn(
+        "2026-11-02T09:00:00Z",
+        "Alice's note",
+        "fact",
+        "ops",
+        "From alice.",
+    );
     t.git(&["checkout", "-q", "main"]);
-    let k = t.knowledge().replace("Deploy on Fridays.", "Never deploy on Fridays.");
+    let k = t
+        .knowledge()
+        .replace("Deploy on Fridays.", "Never deploy on Fridays.");
     t.p.write(".megg/knowledge.md", k);
     t.commit("main edits");
     assert!(!t.run_git(&["merge", "--no-edit", "alice"]).status.success());
@@ -163,7 +188,10 @@ fn an_entry_edited_on_both_sides_stays_marked_and_named() {
     let after = &k[k.find(">>>>>>> theirs").unwrap()..];
     assert!(after.contains("Alice's note"), "{k}");
     // Still unmerged in git: the user edits, then adds.
-    assert_eq!(t.git(&["diff", "--name-only", "--diff-filter=U"]), ".megg/knowledge.md\n");
+    assert_eq!(
+        t.git(&["diff", "--name-only", "--diff-filter=U"]),
+        ".megg/knowledge.md\n"
+    );
     // Text mode names it too.
     let out = t.p.run("", &["resolve"]);
     assert_eq!(out.status.code(), Some(1));

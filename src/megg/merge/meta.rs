@@ -4,9 +4,11 @@
 
 use chrono::{DateTime, Utc};
 
-use super::Version;
 use crate::clock::parse_timestamp;
+use std::collections::HashMap;
+
 use crate::frontmatter::{self, Fields};
+use crate::megg::knowledge::Document;
 
 /// Which side's text a part of the result takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,4 +159,22 @@ fn normalized(text: &str) -> String {
         out.push_str(line);
     }
     out
+}
+
+/// One version of the file, parsed, with its entries' normalized texts.
+pub(super) struct Version<'a> {
+    pub(super) doc: Document<'a>,
+    pub(super) fields: Option<Fields<'a>>,
+    pub(super) keys: Vec<String>,
+}
+
+impl Version<'_> {
+    /// How many times each normalized entry text occurs.
+    pub(super) fn counts(&self) -> HashMap<&str, usize> {
+        let mut m: HashMap<&str, usize> = HashMap::new();
+        for k in &self.keys {
+            *m.entry(k.as_str()).or_default() += 1;
+        }
+        m
+    }
 }

@@ -14,10 +14,12 @@
 
 mod meta;
 
+use meta::Version;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use crate::megg::knowledge::{self, Document};
+use crate::megg::knowledge;
 
 /// Most bytes of each version merged by entry; a larger file gets the fallback (SPEC §9).
 pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
@@ -176,9 +178,9 @@ pub fn merge(
     marker_size: usize,
 ) -> Result<Merged, Fallback> {
     let base = base.filter(|b| !b.trim().is_empty());
-    let base = base.map(|b| Version::read(b, Side::Base)).transpose()?;
-    let ours = Version::read(ours, Side::Ours)?;
-    let theirs = Version::read(theirs, Side::Theirs)?;
+    let base = base.map(|b| read_version(b, Side::Base)).transpose()?;
+    let ours = read_version(ours, Side::Ours)?;
+    let theirs = read_version(theirs, Side::Theirs)?;
     let mut warnings = Vec::new();
     let mut conflicts = Vec::new();
     let markers = Markers::new(marker_size.max(1));
@@ -275,36 +277,20 @@ pub fn fallback(ours: &[u8], theirs: &[u8], why: Fallback, marker_size: usize) -
     }
 }
 
-/// One version, parsed, with its entries' normalized texts.
-struct Version<'a> {
-    doc: Document<'a>,
-    fields: Option<crate::frontmatter::Fields<'a>>,
-    keys: Vec<String>,
-}
-
-impl<'a> Version<'a> {
-    fn read(text: &'a str, side: Side) -> Result<Self, Fallback> {
-        let doc = knowledge::document(text);
-        let fields = doc
-            .yaml
-            .map(crate::frontmatter::parse)
-            .transpose()
-            .map_err(|e| Fallback::Frontmatter(side, e.0))?;
-        let keys = doc
-            .entries
-            .iter()
-            .map(|e| knowledge::normalized(e.raw))
-            .collect();
-        Ok(Self { doc, fields, keys })
-    }
-
-    fn counts(&self) -> HashMap<&str, usize> {
-        let mut m: HashMap<&str, usize> = HashMap::new();
-        for k in &self.keys {
-            *m.entry(k.as_str()).or_default() += 1;
-        }
-        m
-    }
+/// Parses one version of the file (`side` names it when its frontmatter does not parse).
+fn read_version(text: &str, side: Side) -> Result<Version<'_>, Fallback> {
+    let doc = knowledge::document(text);
+    let fields = doc
+        .yaml
+        .map(crate::frontmatter::parse)
+        .transpose()
+        .map_err(|e| Fallback::Frontmatter(side, e.0))?;
+    let keys = doc
+        .entries
+        .iter()
+        .map(|e| knowledge::normalized(e.raw))
+        .collect();
+    Ok(Version { doc, fields, keys })
 }
 
 /// How many copies of one entry text the result holds, given how many the base, OURS and

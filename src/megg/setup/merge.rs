@@ -239,27 +239,6 @@ fn only_megg(text: &str) -> bool {
     })
 }
 
-/// `text` without each `section` header that has nothing left under it (blank lines aside)
-/// before the next section: libgit2 removes a section's keys but leaves its header.
-pub fn drop_empty_section(text: &str, section: &str) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut out = String::with_capacity(text.len());
-    for (i, line) in lines.iter().enumerate() {
-        let empty_after = || {
-            lines[i + 1..]
-                .iter()
-                .map(|l| l.trim())
-                .take_while(|l| !l.starts_with('['))
-                .all(str::is_empty)
-        };
-        if line.trim() == section && empty_after() {
-            continue;
-        }
-        out.push_str(line);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,18 +287,18 @@ mod tests {
     fn an_emptied_section_goes_and_nothing_else() {
         let text = "[core]\n\tbare = false\n[merge \"megg\"]\n[user]\n\tname = x\n";
         assert_eq!(
-            drop_empty_section(text, SECTION),
+            plan::drop_empty_section(text, SECTION),
             "[core]\n\tbare = false\n[user]\n\tname = x\n"
         );
         let at_end = "[core]\n\tbare = false\n[merge \"megg\"]\n\n";
         assert_eq!(
-            drop_empty_section(at_end, SECTION),
+            plan::drop_empty_section(at_end, SECTION),
             "[core]\n\tbare = false\n\n"
         );
         let kept = "[merge \"megg\"]\n\tmine = yes\n";
-        assert_eq!(drop_empty_section(kept, SECTION), kept);
+        assert_eq!(plan::drop_empty_section(kept, SECTION), kept);
         assert_eq!(
-            drop_empty_section("[merge \"other\"]\n", SECTION),
+            plan::drop_empty_section("[merge \"other\"]\n", SECTION),
             "[merge \"other\"]\n"
         );
     }

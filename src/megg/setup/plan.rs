@@ -428,7 +428,7 @@ fn apply_config(
     if !edit.remove.is_empty() {
         crate::git::config_file_remove(&p.path, &edit.remove)?;
         if let Ok(Some(text)) = fsx::read_for_edit(b, &p.path, MAX_SETTINGS_BYTES) {
-            let tidy = super::merge::drop_empty_section(&text, edit.section);
+            let tidy = drop_empty_section(&text, edit.section);
             if p.action == Action::Remove && tidy.trim().is_empty() {
                 fsx::remove_file(b, &p.path)?;
             } else if tidy != text {
@@ -488,4 +488,24 @@ pub fn apply(
             Ok(())
         }
     }
+}
+/// `text` without each `section` header that has nothing left under it (blank lines aside)
+/// before the next section: libgit2 removes a section's keys but leaves its header.
+pub(super) fn drop_empty_section(text: &str, section: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        let empty_after = || {
+            lines[i + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .take_while(|l| !l.starts_with('['))
+                .all(str::is_empty)
+        };
+        if line.trim() == section && empty_after() {
+            continue;
+        }
+        out.push_str(line);
+    }
+    out
 }
