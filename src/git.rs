@@ -384,16 +384,7 @@ impl Repo {
         let Ok(conflicts) = index.conflicts() else {
             return Vec::new();
         };
-        let stage = |entry: Option<git2::IndexEntry>| {
-            let entry = entry?;
-            let blob = self.repo.find_blob(entry.id).ok()?;
-            let size = blob.size() as u64;
-            Some(if size > max_bytes {
-                Stage::TooLarge(size)
-            } else {
-                Stage::Blob(blob.content().to_vec())
-            })
-        };
+        let stage = |entry: Option<git2::IndexEntry>| self.stage_blob(&entry?, max_bytes);
         conflicts
             .filter_map(Result::ok)
             .filter_map(|c| {
@@ -417,6 +408,23 @@ impl Repo {
     /// unmerged).
     pub fn is_operation_in_progress(&self) -> bool {
         self.repo.state() != git2::RepositoryState::Clean
+    }
+
+    fn stage_blob(&self, entry: &git2::IndexEntry, max_bytes: u64) -> Option<Stage> {
+        let blob = self.repo.find_blob(entry.id).ok()?;
+        let size = blob.size() as u64;
+        Some(if size > max_bytes {
+            Stage::TooLarge(size)
+        } else {
+            Stage::Blob(blob.content().to_vec())
+        })
+    }
+
+    /// OURS' version (stage 2) of an unmerged `rel`; `None` when `rel` is not unmerged or has
+    /// no stage 2.
+    pub fn ours_stage(&self, rel: &Path, max_bytes: u64) -> Option<Stage> {
+        let index = self.repo.index().ok()?;
+        self.stage_blob(&index.get_path(rel, 2)?, max_bytes)
     }
 
     /// Whether `rel` (relative to the work tree) is unmerged in the index.

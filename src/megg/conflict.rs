@@ -33,14 +33,22 @@ fn marker(line: &str) -> Option<Marker> {
         .then_some(kind)
 }
 
-/// A fence line (```` ``` ```` or `~~~`, up to three spaces in), opening or closing code.
-fn fence(line: &str) -> Option<&str> {
+/// A fence line (CommonMark: three or more backticks or tildes, up to three spaces in): its
+/// character, its run length, and whether anything but whitespace follows (an info string:
+/// such a line can open a fence but never close one).
+fn fence(line: &str) -> Option<(u8, usize, bool)> {
+    let line = line.trim_end_matches(['\n', '\r']);
     let indent = line.len() - line.trim_start_matches(' ').len();
-    let t = &line[indent..];
     if indent > 3 {
         return None;
     }
-    ["```", "~~~"].into_iter().find(|f| t.starts_with(f))
+    let t = &line[indent..];
+    let c = *t.as_bytes().first()?;
+    if c != b'`' && c != b'~' {
+        return None;
+    }
+    let run = t.len() - t.trim_start_matches(c as char).len();
+    (run >= 3).then(|| (c, run, !t[run..].trim().is_empty()))
 }
 
 /// Which side of a conflict a line belongs to.
@@ -52,55 +60,135 @@ enum Side {
     Theirs,
 }
 
-/// Each line of `text` (newline kept) with the side it is on; `None` when the markers do not
-/// form complete conflicts (then nothing is treated as one).
-fn sides(text: &str) -> Option<(Vec<(&str, Side)>, usize)> {
+/// One complete run of markers: the lines it spans and its opening and closing labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Group {
+    /// Index of the `<<<<<<<` line and of the `>>>>>>>` line.
+    open: usize,
+    close: usize,
+    labels: (String, String),
+}
+
+/// Every complete marker run, wherever it is.
+fn groups(lines: &[&str]) -> Vec<Group> {
     let mut out = Vec::new();
-    let mut side = Side::Outside;
-    let mut open_fence: Option<&str> = None;
-    let mut hunks = 0;
-    for line in text.split_inclusive('\n') {
-        if side == Side::Outside {
-            if let Some(f) = open_fence {
-                if fence(line) == Some(f) {
-                    open_fence = None;
-                }
-                out.push((line, side));
-                continue;
-            }
-            if let Some(f) = fence(line) {
-                open_fence = Some(f);
-                out.push((line, side));
-                continue;
-            }
-        }
+    let (mut side, mut open) = (Side::Outside, 0);
+    for (i, line) in lines.iter().enumerate() {
         match (side, marker(line)) {
-            (Side::Outside, Some(Marker::Open)) => side = Side::Ours,
+            (_, Some(Marker::Open)) => {
+                // A second opener before the first closed: start over from it.
+                side = Side::Ours;
+                open = i;
+            }
             (Side::Ours, Some(Marker::Base)) => side = Side::Base,
             (Side::Ours | Side::Base, Some(Marker::Split)) => side = Side::Theirs,
             (Side::Theirs, Some(Marker::Close)) => {
+                let label = |l: &str| {
+                    l.trim_end()
+                        .trim_start_matches(['<', '>'])
+                        .trim()
+                        .to_string()
+                };
+                out.push(Group {
+                    open,
+                    close: i,
+                    labels: (label(lines[open]), label(line)),
+                });
                 side = Side::Outside;
-                hunks += 1;
             }
-            _ => {
-                out.push((line, side));
-                continue;
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The marker runs that are conflicts: those outside fenced code, and those inside a fence
+/// that carry the same labels as one outside (git splits one merge into several hunks around
+/// the lines both sides share — a shared fence line among them). Fences are read on the lines
+/// outside every run, with CommonMark's rules, so a hunk whose two sides are different fence
+/// lines shifts nothing.
+fn conflicts(lines: &[&str]) -> Vec<Group> {
+    let all = groups(lines);
+    let mut fenced = vec![false; all.len()];
+    let mut open: Option<(u8, usize)> = None;
+    let mut next = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        if next < all.len() && all[next].open == i {
+            fenced[next] = open.is_some();
+            i = all[next].close + 1;
+            next += 1;
+            continue;
+        }
+        if let Some((c, run, info)) = fence(lines[i]) {
+            match open {
+                None => open = Some((c, run)),
+                Some((oc, orun)) if oc == c && run >= orun && !info => open = None,
+                Some(_) => {}
             }
         }
-        // A marker line itself belongs to no side.
+        i += 1;
     }
-    (side == Side::Outside).then_some((out, hunks))
+    let outside: Vec<(String, String)> = all
+        .iter()
+        .zip(&fenced)
+        .filter(|(_, f)| !**f)
+        .map(|(g, _)| g.labels.clone())
+        .collect();
+    all.into_iter()
+        .zip(fenced)
+        .filter(|(g, f)| !*f || outside.contains(&g.labels))
+        .map(|(g, _)| g)
+        .collect()
+}
+
+/// Each line of `text` (newline kept) with the side it is on, and how many conflicts there
+/// are. Marker lines themselves belong to no side.
+fn sides(text: &str) -> (Vec<(&str, Side)>, usize) {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let found = conflicts(&lines);
+    let mut out = Vec::with_capacity(lines.len());
+    let mut g = found.iter().peekable();
+    let mut side = Side::Outside;
+    for (i, line) in lines.iter().enumerate() {
+        match g.peek() {
+            Some(c) if c.open == i => {
+                side = Side::Ours;
+                continue;
+            }
+            Some(c) if c.close == i => {
+                side = Side::Outside;
+                g.next();
+                continue;
+            }
+            Some(c) if i > c.open && i < c.close => match (side, marker(line)) {
+                (Side::Ours, Some(Marker::Base)) => {
+                    side = Side::Base;
+                    continue;
+                }
+                (Side::Ours | Side::Base, Some(Marker::Split)) => {
+                    side = Side::Theirs;
+                    continue;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        out.push((*line, side));
+    }
+    (out, found.len())
 }
 
 /// How many complete conflicts `text` holds outside fenced code.
 pub fn count(text: &str) -> usize {
-    sides(text).map_or(0, |(_, hunks)| hunks)
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    conflicts(&lines).len()
 }
 
 /// `text` with every conflict replaced by OURS' side: what megg loads until it is resolved.
 pub fn ours(text: &str) -> String {
     match sides(text) {
-        Some((lines, hunks)) if hunks > 0 => lines
+        (lines, hunks) if hunks > 0 => lines
             .into_iter()
             .filter(|(_, side)| matches!(side, Side::Outside | Side::Ours))
             .map(|(line, _)| line)
@@ -112,7 +200,7 @@ pub fn ours(text: &str) -> String {
 /// OURS' and THEIRS' whole versions of `text` (outside lines in both): what `megg resolve`
 /// merges when conflicts were committed and no index stages are left.
 pub fn both(text: &str) -> Option<(String, String)> {
-    let (lines, hunks) = sides(text)?;
+    let (lines, hunks) = sides(text);
     if hunks == 0 {
         return None;
     }
@@ -173,5 +261,35 @@ mod tests {
         let t = "<<<<<<< ours\r\nA\r\n=======\r\nB\r\n>>>>>>> theirs\r\nmid\n<<<<<<<\nC\n=======\nD\n>>>>>>>\n";
         assert_eq!(count(t), 2);
         assert_eq!(ours(t), "A\r\nmid\nC\n");
+    }
+
+    /// git splits one merge into hunks around shared lines: a shared fence line leaves the
+    /// next hunk inside a fence, and it is still a conflict (it carries the merge's labels).
+    #[test]
+    fn hunks_between_shared_fence_lines_are_conflicts() {
+        let t = "## Ours lint\n<<<<<<< HEAD\nnpm lint\n=======\n## Theirs\n>>>>>>> other\nUse this:\n```sh\n<<<<<<< HEAD\nnpm run lint\n=======\ncargo test --all\n>>>>>>> other\n```\n";
+        assert_eq!(count(t), 2);
+        assert_eq!(
+            ours(t),
+            "## Ours lint\nnpm lint\nUse this:\n```sh\nnpm run lint\n```\n"
+        );
+    }
+
+    #[test]
+    fn a_hunk_whose_sides_are_different_fence_lines_shifts_nothing() {
+        let t = "<<<<<<< HEAD\n```sh\n=======\n```rust\n>>>>>>> other\nx\n```\ntext\n<<<<<<< HEAD\nA\n=======\nB\n>>>>>>> other\n";
+        assert_eq!(count(t), 2);
+    }
+
+    #[test]
+    fn fences_follow_commonmark() {
+        // A four-backtick fence is not closed by three, nor by a line with an info string.
+        let t = "````md\n```\n<<<<<<< ours\nA\n=======\nB\n>>>>>>> theirs\n```\n````\n";
+        assert_eq!(count(t), 0);
+        let t = "```\n```sh\n<<<<<<< ours\nA\n=======\nB\n>>>>>>> theirs\n```\n";
+        assert_eq!(count(t), 0);
+        // Indented four spaces: code, not a fence.
+        let t = "    ```\n<<<<<<< ours\nA\n=======\nB\n>>>>>>> theirs\n";
+        assert_eq!(count(t), 1);
     }
 }

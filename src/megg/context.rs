@@ -385,15 +385,18 @@ fn load_knowledge(
             path,
         });
     }
-    let conflicted = conflict::count(&read.text) > 0 || unmerged(deps, d, &path);
-    let text = if conflicted {
+    // OURS' side: git's stage 2 while the file is unmerged, else the text outside markers.
+    let (text, conflicted) = match unmerged(deps, d, &path) {
+        Some(Some(ours)) => (ours, true),
+        Some(None) => (conflict::ours(&read.text), true),
+        None if conflict::count(&read.text) > 0 => (conflict::ours(&read.text), true),
+        None => (read.text, false),
+    };
+    if conflicted {
         warnings.push(format!(
             "{CONFLICT_WARNING} (only our side of {shown} is loaded)"
         ));
-        conflict::ours(&read.text)
-    } else {
-        read.text
-    };
+    }
     let tokens = deps.tokens.count(&text);
     let body = body_of(&text);
     let entries = knowledge::parse(body);
@@ -460,19 +463,19 @@ fn load_knowledge(
     })
 }
 
-/// Whether git has `path` unmerged. Only looked up while a merge, rebase, cherry-pick or
-/// revert is under way, so the hook never reads a large index for nothing.
-fn unmerged(deps: &Deps<'_>, d: &Domain, path: &std::path::Path) -> bool {
-    let Some(repo) = deps.repo(&d.dir) else {
-        return false;
-    };
-    let Some(rel) = repo
-        .workdir()
-        .and_then(|top| path.strip_prefix(top).ok().map(|r| r.to_path_buf()))
-    else {
-        return false;
-    };
-    repo.is_operation_in_progress() && repo.is_unmerged(&rel)
+/// `Some` when git has `path` unmerged, with OURS' version (stage 2) when git has one within
+/// the bound. Only looked up while a merge, rebase, cherry-pick or revert is under way, so the
+/// hook never reads a large index for nothing (markers in the file are found either way).
+fn unmerged(deps: &Deps<'_>, d: &Domain, path: &Path) -> Option<Option<String>> {
+    let repo = deps.repo(&d.dir)?;
+    let rel = path.strip_prefix(repo.workdir()?).ok()?.to_path_buf();
+    if !repo.is_operation_in_progress() || !repo.is_unmerged(&rel) {
+        return None;
+    }
+    Some(match repo.ours_stage(&rel, MAX_KNOWLEDGE_BYTES) {
+        Some(crate::git::Stage::Blob(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+        _ => None,
+    })
 }
 
 /// The domain's `state.md`, active or expired, with git facts when inside a repository.

@@ -44,6 +44,8 @@ struct Plan {
     state_lines: Option<usize>,
     /// Warnings shown to the model (hook format).
     warnings: bool,
+    /// The budget dropped the warnings (they were to be shown).
+    warnings_cut: bool,
 }
 
 const FULL_PLAN: Plan = Plan {
@@ -54,6 +56,7 @@ const FULL_PLAN: Plan = Plan {
     info_lines: None,
     state_lines: None,
     warnings: false,
+    warnings_cut: false,
 };
 
 /// The knowledge a render delivered: as loaded, or cut down to its topic list (SPEC §3.3).
@@ -105,7 +108,10 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
             &|p| std::mem::replace(&mut p.excerpts, false),
             &|p| std::mem::replace(&mut p.chain, false),
             &|p| std::mem::replace(&mut p.lists, false),
-            &|p| std::mem::replace(&mut p.warnings, false),
+            &|p| {
+                p.warnings_cut = std::mem::replace(&mut p.warnings, false);
+                p.warnings_cut
+            },
             &|p| {
                 if can_summarize && p.knowledge == KnowledgeLevel::AsComputed {
                     p.knowledge = KnowledgeLevel::Summary;
@@ -336,7 +342,7 @@ fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
             shell_quote(&d.dir.display().to_string())
         ));
     }
-    if !plan.warnings && !ctx.warnings.is_empty() {
+    if plan.warnings_cut && !ctx.warnings.is_empty() {
         notes.push(format!("{} warning(s) left out", ctx.warnings.len()));
     }
     notes

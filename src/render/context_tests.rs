@@ -182,6 +182,7 @@ mod budget {
             info_lines,
             state_lines: Some(1),
             warnings: false,
+            warnings_cut: true,
         };
         render(ctx, &plan)
     }

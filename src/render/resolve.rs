@@ -17,10 +17,13 @@ pub fn resolved(r: &Report) -> String {
         let _ = writeln!(out, "resolved: {path} (merged by entry, staged)");
     }
     for c in &r.conflicts {
-        let _ = writeln!(out, "conflict: {} (markers left around:)", c.path);
+        let _ = writeln!(out, "conflict: {} (left for you:)", c.path);
         for e in &c.entries {
             let _ = writeln!(out, "  - {e}");
         }
+    }
+    for b in &r.backups {
+        let _ = writeln!(out, "backup: {b}");
     }
     if r.conflicts.is_empty() {
         out.push_str(
@@ -28,7 +31,7 @@ pub fn resolved(r: &Report) -> String {
         );
     } else {
         out.push_str(
-            "\nEdit the marked entries (keep one side, or combine them), then `git add` the file and finish the merge.\n",
+            "\nSettle what is left (for marked entries: keep one side or combine them), `git add` the file, then finish the merge.\n",
         );
     }
     out

@@ -130,3 +130,15 @@ fn a_long_state_is_cut_at_a_line_with_its_marker() {
         "{out}"
     );
 }
+
+/// Without a budget nothing is trimmed: a warning is not "left out" of an unbudgeted render.
+#[test]
+fn an_unbudgeted_render_says_nothing_was_trimmed() {
+    let p = Project::new();
+    p.write(".megg/info.md", info_file("Billing", 3));
+    p.write(".megg/knowledge.md", b"# Knowledge\n\xff\xfe not UTF-8\n");
+    let out = p.run("", &["context"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid UTF-8"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("Context trimmed"), "{text}");
+}

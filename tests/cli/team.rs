@@ -229,3 +229,129 @@ fn after_megg_setup_ten_learnings_a_side_merge_and_rebase_cleanly() {
     let (ctx, _) = hook(&t);
     assert!(!ctx.contains(WARNING));
 }
+
+/// git splits a conflict around the lines both sides share; a shared fence line leaves a hunk
+/// inside a code block. It is still a conflict: never shown to the model, never staged as clean.
+#[test]
+fn a_conflict_inside_a_shared_code_fence_is_still_a_conflict() {
+    let t = Team::new(false);
+    t.learn("2026-11-01T09:00:00Z", "Base", "rule", "ci", "Base rule.");
+    t.git(&["checkout", "-q", "-b", "other"]);
+    t.learn(
+        "2026-11-02T09:00:00Z",
+        "Theirs tests",
+        "process",
+        "ci",
+        "Use this:\n\n```sh\ncargo test --all\n```",
+    );
+    t.git(&["checkout", "-q", "main"]);
+    t.learn(
+        "2026-11-02T09:00:00Z",
+        "Ours lint",
+        "process",
+        "ci",
+        "Use this:\n\n```sh\nnpm run lint\n```",
+    );
+    assert!(!t.run_git(&["merge", "--no-edit", "other"]).status.success());
+    assert_seen(&t);
+    // Committed as it is: no stages left, only the markers tell.
+    t.commit("hasty merge");
+    assert_seen(&t);
+    let (v, code) = resolve(&t, &[]);
+    assert_eq!(code, 0, "{v}");
+    let k = t.knowledge();
+    assert!(!k.contains("<<<<<<<") && !k.contains(">>>>>>>"), "{k}");
+    let entries = ts_entries(&k);
+    assert_eq!(entries.len(), 3, "{k}");
+    assert!(k.contains("npm run lint") && k.contains("cargo test --all"));
+}
+
+/// A second `megg resolve` never overwrites the hand-made fix of an entry both sides edited.
+#[test]
+fn resolve_keeps_a_hand_edit_made_after_it() {
+    let t = Team::new(false);
+    t.learn(
+        "2026-11-01T09:00:00Z",
+        "Deploys",
+        "process",
+        "ops",
+        "Deploy on Fridays.",
+    );
+    t.git(&["checkout", "-q", "-b", "alice"]);
+    let k = t
+        .knowledge()
+        .replace("Deploy on Fridays.", "Deploy on Mondays.");
+    t.p.write(".megg/knowledge.md", k);
+    t.commit("alice edits");
+    t.git(&["checkout", "-q", "main"]);
+    let k = t
+        .knowledge()
+        .replace("Deploy on Fridays.", "Never on Fridays.");
+    t.p.write(".megg/knowledge.md", k);
+    t.commit("main edits");
+    assert!(!t.run_git(&["merge", "--no-edit", "alice"]).status.success());
+    assert_eq!(resolve(&t, &[]).1, 1);
+    // The user settles the entry by hand, without markers, and runs resolve again.
+    let fixed = t.knowledge();
+    let start = fixed.find("<<<<<<< ours").unwrap();
+    let end = fixed.find(">>>>>>> theirs\n").unwrap() + ">>>>>>> theirs\n".len();
+    let by_hand = format!(
+        "{}## 2026-11-01 - Deploys\n**Type:** process\n**Topics:** ops\n\nDeploy on Mondays, never on Fridays.\n{}",
+        &fixed[..start],
+        &fixed[end..]
+    );
+    t.p.write(".megg/knowledge.md", &by_hand);
+    let (v, code) = resolve(&t, &[]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(t.knowledge(), by_hand, "the hand edit was overwritten");
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("edited since the merge"),
+        "{v}"
+    );
+    t.git(&["add", ".megg/knowledge.md"]);
+    t.git(&["commit", "-q", "--no-edit"]);
+}
+
+/// Deleted on one side and changed on the other: reported as left to the user (exit 1),
+/// never "nothing to resolve".
+#[test]
+fn a_file_deleted_on_one_side_is_left_and_named() {
+    let t = Team::new(false);
+    t.learn("2026-11-01T09:00:00Z", "Base", "rule", "ci", "Base rule.");
+    t.git(&["checkout", "-q", "-b", "other"]);
+    t.git(&["rm", "-q", ".megg/knowledge.md"]);
+    t.commit("drop knowledge");
+    t.git(&["checkout", "-q", "main"]);
+    t.learn("2026-11-02T09:00:00Z", "More", "rule", "ci", "More rule.");
+    assert!(!t.run_git(&["merge", "--no-edit", "other"]).status.success());
+    let (v, code) = resolve(&t, &[]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["conflicts"][0]["path"], ".megg/knowledge.md");
+    assert!(
+        v["conflicts"][0]["entries"][0]
+            .as_str()
+            .unwrap()
+            .contains("deleted on their side")
+    );
+    assert_eq!(
+        t.git(&["diff", "--name-only", "--diff-filter=U"]),
+        ".megg/knowledge.md\n"
+    );
+}
+
+/// Paths are taken as the shell gives them, `..` included, relative to where megg runs.
+#[test]
+fn resolve_takes_paths_relative_to_a_subdirectory() {
+    let t = Team::new(false);
+    let expected = stopped_merge(&t);
+    t.p.mkdir("sub");
+    let out =
+        t.p.run("sub", &["resolve", "--json", "../.megg/knowledge.md"]);
+    let v = crate::stdout_json(&out);
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["resolved"], serde_json::json!([".megg/knowledge.md"]));
+    assert_eq!(sorted(ts_entries(&t.knowledge())), expected);
+}
