@@ -355,3 +355,29 @@ fn resolve_takes_paths_relative_to_a_subdirectory() {
     assert_eq!(v["resolved"], serde_json::json!([".megg/knowledge.md"]));
     assert_eq!(sorted(ts_entries(&t.knowledge())), expected);
 }
+
+/// A knowledge file replaced by a link during the merge is never written through, nor staged
+/// as a link.
+#[test]
+fn resolve_refuses_a_linked_knowledge_file() {
+    let t = Team::new(false);
+    stopped_merge(&t);
+    t.p.write("docs/k.md", "elsewhere\n");
+    let k = t.root().join(".megg/knowledge.md");
+    std::fs::remove_file(&k).unwrap();
+    std::os::unix::fs::symlink("../docs/k.md", &k).unwrap();
+    let (v, code) = resolve(&t, &[]);
+    assert_eq!(code, 1, "{v}");
+    assert!(
+        v["conflicts"][0]["entries"][0]
+            .as_str()
+            .unwrap()
+            .contains("symbolic link"),
+        "{v}"
+    );
+    assert_eq!(t.p.read("docs/k.md"), "elsewhere\n");
+    assert_eq!(
+        t.git(&["diff", "--name-only", "--diff-filter=U"]),
+        ".megg/knowledge.md\n"
+    );
+}
