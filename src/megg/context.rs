@@ -328,8 +328,15 @@ fn title_and_excerpt(body: &str, name: &str) -> (String, String) {
     if excerpt.chars().count() > 160 {
         excerpt = excerpt.chars().take(159).collect::<String>() + "…";
     }
-    (title.unwrap_or_else(|| name.to_string()), excerpt)
+    let mut title = title.unwrap_or_else(|| name.to_string());
+    if title.chars().count() > MAX_TITLE_CHARS {
+        title = title.chars().take(MAX_TITLE_CHARS - 1).collect::<String>() + "…";
+    }
+    (title, excerpt)
 }
+
+/// Most characters of a domain's title in the chain: a title is a name, not a description.
+const MAX_TITLE_CHARS: usize = 120;
 
 fn load_knowledge(
     deps: &Deps<'_>,

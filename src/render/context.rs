@@ -157,6 +157,18 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
                 char_len(&state_marker(left, &path))
             });
         }
+        // A title too long to leave room for the state goes too, before the hard cut.
+        if !fits(&text)
+            && plan.info_lines == Some(1)
+            && let Some(state) = &ctx.state
+            && !state.content.trim().is_empty()
+        {
+            plan.info_lines = Some(0);
+            let path = state.path.display().to_string();
+            text = cut_to_fit(ctx, &mut plan, max, Part::State, &state.content, |left| {
+                char_len(&state_marker(left, &path))
+            });
+        }
         if !fits(&text) {
             text = hard_cut(&text, max);
             hard = true;
@@ -411,7 +423,7 @@ fn render(ctx: &Context, plan: &Plan) -> String {
             Some(info) => match plan.info_lines {
                 None => push_block(&mut out, info),
                 Some(keep) => {
-                    let (kept, left) = first_lines(info, keep.max(1));
+                    let (kept, left) = first_lines(info, keep);
                     push_block(&mut out, kept);
                     out.push_str(&info_marker(left, &d.info_path().display().to_string()));
                 }

@@ -142,3 +142,22 @@ fn an_unbudgeted_render_says_nothing_was_trimmed() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("Context trimmed"), "{text}");
 }
+
+/// A title too long for the budget goes before the handoff does.
+#[test]
+fn a_huge_title_never_costs_the_state() {
+    let p = Project::new();
+    let title = "Billing ".repeat(400);
+    p.write(".megg/info.md", info_file(&title, 50));
+    p.write(".megg/state.md", state_with(20));
+    let hook = p.json("", &["context", "--json", "--max-chars", "2000"]);
+    let ctx = hook["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.encode_utf16().count() <= 2000);
+    assert!(
+        ctx.contains(&format!("{STATE_FIRST}\nShip the billing export")),
+        "{ctx}"
+    );
+    assert!(!ctx.contains("cut to fit the context limit"), "{ctx}");
+}
