@@ -29,6 +29,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Where the work-tree files were kept before they were rewritten.
     pub backups: Vec<String>,
+    /// Other files git still has unmerged (not megg's to resolve).
+    pub others: Vec<String>,
 }
 
 /// A file that still holds conflicts after `megg resolve`.
@@ -95,6 +97,12 @@ pub fn resolve(places: &Places<'_>, req: &Request) -> Result<Report> {
         let done = from_markers(places, req, path, &mut report);
         settle_error(done, named, path, &mut report)?;
     }
+    report.others = places
+        .repo
+        .unmerged(|p| !merge::is_knowledge_path(p), 0)
+        .into_iter()
+        .map(|u| u.path)
+        .collect();
     Ok(report)
 }
 

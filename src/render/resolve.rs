@@ -25,14 +25,50 @@ pub fn resolved(r: &Report) -> String {
     for b in &r.backups {
         let _ = writeln!(out, "backup: {b}");
     }
-    if r.conflicts.is_empty() {
+    if !r.others.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nStill unmerged, not megg's: {} (settle them with git).",
+            r.others.join(", ")
+        );
+    }
+    if r.conflicts.is_empty() && r.others.is_empty() {
         out.push_str(
             "\nFinish with `git commit` (or `git merge --continue` / `git rebase --continue`).\n",
         );
-    } else {
+    } else if !r.conflicts.is_empty() {
         out.push_str(
             "\nSettle what is left (for marked entries: keep one side or combine them), `git add` the file, then finish the merge.\n",
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::megg::resolve::Remaining;
+
+    #[test]
+    fn finish_is_advised_only_when_nothing_is_left() {
+        let mut r = Report {
+            resolved: vec![".megg/knowledge.md".into()],
+            ..Report::default()
+        };
+        assert!(resolved(&r).contains("Finish with `git commit`"));
+        r.others = vec!["README.md".into()];
+        let text = resolved(&r);
+        assert!(
+            text.contains("Still unmerged, not megg's: README.md"),
+            "{text}"
+        );
+        assert!(!text.contains("Finish with"), "{text}");
+        r.conflicts = vec![Remaining {
+            path: "a/.megg/knowledge.md".into(),
+            entries: vec!["## Deploys".into()],
+        }];
+        assert!(
+            resolved(&r).contains("conflict: a/.megg/knowledge.md (left for you:)\n  - ## Deploys")
+        );
+    }
 }
