@@ -240,7 +240,8 @@ fn cut_to_fit(
     }
 }
 
-/// `kept[k]`: characters of the first `k` lines as rendered (`push_block` trims the end).
+/// `kept[k]`: characters the first `k` lines take as rendered by [`push_cut`]: trimmed at the
+/// end and followed by a blank line, or nothing at all when they are blank.
 fn kept_lengths(lines: &[&str]) -> Vec<usize> {
     let mut kept = Vec::with_capacity(lines.len() + 1);
     kept.push(0);
@@ -250,9 +251,17 @@ fn kept_lengths(lines: &[&str]) -> Vec<usize> {
             trimmed = total + char_len(line.trim_end());
         }
         total += char_len(line);
-        kept.push(trimmed);
+        kept.push(if trimmed > 0 { trimmed + 2 } else { 0 });
     }
     kept
+}
+
+/// A cut block: its kept lines as [`push_block`] writes them, or nothing when none is left
+/// (only the marker follows the heading).
+fn push_cut(out: &mut String, kept: &str) {
+    if !kept.trim().is_empty() {
+        push_block(out, kept);
+    }
 }
 
 fn info_marker(left: usize, path: &str) -> String {
@@ -424,7 +433,7 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                 None => push_block(&mut out, info),
                 Some(keep) => {
                     let (kept, left) = first_lines(info, keep);
-                    push_block(&mut out, kept);
+                    push_cut(&mut out, kept);
                     out.push_str(&info_marker(left, &d.info_path().display().to_string()));
                 }
             },
@@ -502,7 +511,7 @@ fn render(ctx: &Context, plan: &Plan) -> String {
             None => push_block(&mut out, &s.content),
             Some(keep) => {
                 let (kept, left) = first_lines(&s.content, keep);
-                push_block(&mut out, kept);
+                push_cut(&mut out, kept);
                 out.push_str(&state_marker(left, &s.path.display().to_string()));
             }
         }
