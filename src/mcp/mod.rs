@@ -272,6 +272,58 @@ fn invalid(message: &str) -> CallToolResult {
     respond(Err(Error::usage(message)), Shape::Text)
 }
 
+/// The `format`s JSON Schema defines (2020-12, §7.3); schemars adds Rust's own (`uint`,
+/// `int64`, `double`…), which hosts' validators do not know and warn about at every start
+/// (Gemini CLI: `unknown format "uint" ignored in schema`). `minimum` already says what
+/// `uint` meant.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// `schema` with every non-standard `format` removed, at every depth (SPEC §12).
+fn standard_schema(schema: &rmcp::model::JsonObject) -> rmcp::model::JsonObject {
+    fn clean(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if map
+                    .get("format")
+                    .and_then(|f| f.as_str())
+                    .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+                {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(clean);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(clean),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::Value::Object(schema.clone());
+    clean(&mut v);
+    match v {
+        serde_json::Value::Object(map) => map,
+        _ => schema.clone(),
+    }
+}
+
 /// The `outputSchema` of a tool whose result is the wire type `T`.
 fn output<T: schemars::JsonSchema + 'static>() -> std::sync::Arc<rmcp::model::JsonObject> {
     rmcp::handler::server::common::schema_for_output::<T>()
@@ -280,9 +332,15 @@ fn output<T: schemars::JsonSchema + 'static>() -> std::sync::Arc<rmcp::model::Js
 #[tool_router]
 impl Megg {
     pub fn new() -> Self {
-        Self {
-            tool_router: Self::tool_router(),
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            let tool = &mut route.attr;
+            tool.input_schema = std::sync::Arc::new(standard_schema(&tool.input_schema));
+            if let Some(out) = &tool.output_schema {
+                tool.output_schema = Some(std::sync::Arc::new(standard_schema(out)));
+            }
         }
+        Self { tool_router }
     }
 
     #[tool(

@@ -1382,6 +1382,27 @@ fn mcp_tools() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // Standard JSON Schema formats only (SPEC §12): hosts warn about schemars' own.
+    fn formats(v: &serde_json::Value, found: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(f) = m.get("format").and_then(|f| f.as_str()) {
+                    found.push(f.to_string());
+                }
+                m.values().for_each(|v| formats(v, found));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| formats(v, found)),
+            _ => {}
+        }
+    }
+    let list = messages.iter().find(|m| m["id"] == 2).unwrap();
+    let mut found = Vec::new();
+    formats(&list["result"], &mut found);
+    found.retain(|f| !["date-time", "date", "uri", "uuid", "email"].contains(&f.as_str()));
+    assert!(
+        found.is_empty(),
+        "non-standard formats in tool schemas: {found:?}"
+    );
     for (id, name) in [
         (1, "mcp_initialize"),
         (2, "mcp_tools_list"),
