@@ -49,9 +49,13 @@ pub const HOOK_INPUT_WAIT: std::time::Duration = std::time::Duration::from_milli
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(default)]
 pub struct HookInput {
+    /// Copilot CLI spells its fields in camelCase (SPEC §12).
+    #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
+    #[serde(alias = "transcriptPath")]
     pub transcript_path: Option<PathBuf>,
     pub cwd: Option<PathBuf>,
+    #[serde(alias = "hookEventName")]
     pub hook_event_name: Option<String>,
     /// SessionStart's `startup|resume|clear|compact`.
     pub source: Option<String>,
@@ -101,4 +105,25 @@ pub fn task_list_dir(session_id: &str) -> Option<PathBuf> {
     let plain =
         !list.is_empty() && list != "." && list != ".." && !list.contains(['/', '\\', '\0']);
     plain.then(|| user_dir().map(|d| d.join("tasks").join(list)))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copilot_camel_case_input_is_read() {
+        let i = HookInput::parse(
+            r#"{"sessionId":"abc-1","cwd":"/w","source":"new","initialPrompt":"hi","transcriptPath":"/t.jsonl"}"#,
+        )
+        .unwrap();
+        assert_eq!(i.session_id.as_deref(), Some("abc-1"));
+        assert_eq!(
+            i.transcript_path.as_deref(),
+            Some(std::path::Path::new("/t.jsonl"))
+        );
+        assert_eq!(i.source.as_deref(), Some("new"));
+        let claude = HookInput::parse(r#"{"session_id":"s","source":"startup"}"#).unwrap();
+        assert_eq!(claude.session_id.as_deref(), Some("s"));
+    }
 }

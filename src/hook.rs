@@ -13,6 +13,7 @@ use crate::clock::Clock;
 use crate::commands::capture;
 use crate::commands::context::{Session, failure_document, hook};
 use crate::env::Env;
+use crate::host::Agent;
 
 /// The first command word and the arguments after it (global options skipped).
 fn command_word(args: &[OsString]) -> Option<(String, Vec<String>)> {
@@ -102,32 +103,38 @@ fn capture_from_args(args: Vec<OsString>) -> String {
 /// whatever happens, a panic included.
 pub fn main(args: Vec<OsString>) -> u8 {
     std::panic::set_hook(Box::new(|_| {}));
-    let document = std::panic::catch_unwind(|| hook_from_args(args)).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown".into());
-        failure_document(&format!("internal error ({what}); please report it"))
-    });
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let agent = Agent::from_args(&words);
+    let document =
+        std::panic::catch_unwind(|| hook_from_args(args, agent)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            failure_document(agent, &format!("internal error ({what}); please report it"))
+        });
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{document}");
     let _ = out.flush();
     0
 }
 
-fn hook_from_args(args: Vec<OsString>) -> String {
+fn hook_from_args(args: Vec<OsString>, agent: Agent) -> String {
     crate::failpoint::panic_at("hook");
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            return failure_document(first.trim_start_matches("error: "));
+            return failure_document(agent, first.trim_start_matches("error: "));
         }
     };
     let Command::Context(args) = cli.command else {
-        return failure_document("not a context command");
+        return failure_document(agent, "not a context command");
     };
     let mut problems = Vec::new();
     let clock = Clock::from_env().unwrap_or_else(|e| {
@@ -142,7 +149,7 @@ fn hook_from_args(args: Vec<OsString>) -> String {
     };
     let env = match Env::with_clock(dir.as_deref(), clock) {
         Ok(env) => env,
-        Err(e) => return failure_document(&e.message),
+        Err(e) => return failure_document(agent, &e.message),
     };
     let session = Session::of(&input, !env.capture_off);
     let document = hook(&env, &args, problems, session.as_ref());

@@ -17,6 +17,7 @@ pub mod frontmatter;
 pub mod fsx;
 pub mod git;
 pub mod hook;
+pub mod host;
 pub mod mcp;
 pub mod megg;
 pub mod output;

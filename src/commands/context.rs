@@ -9,6 +9,7 @@ use crate::claude::HookInput;
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
+use crate::host::Agent;
 use crate::megg::capture::{self, SessionId};
 use crate::megg::context::{self as ctx, Request};
 use crate::output::Output;
@@ -38,6 +39,10 @@ pub struct Args {
     /// Character budget for the markdown (hook default: 9500, or MEGG_HOOK_MAX_CHARS)
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
+
+    /// The agent whose SessionStart hook runs this (hook format): its input and its document
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -157,13 +162,19 @@ pub fn hook(
         }
         req
     });
+    let host = args.agent.host();
     let context = match request.and_then(|req| build(env, &req)) {
         Ok(c) => c,
-        Err(e) => return failure_document(&e.message),
+        Err(e) => return failure_document(args.agent, &e.message),
     };
-    let rendered = render::markdown(&context, Some(max), true);
+    // A host that previews long output by its bytes gets a budget in bytes (SPEC §12).
+    let limit = match host.max_bytes {
+        Some(bytes) => (max.min(bytes), render::Unit::Utf8),
+        None => (max, render::Unit::Utf16),
+    };
+    let rendered = render::markdown_in(&context, Some(limit), true);
     let message = render::system_message(&context, &rendered, &problems);
-    render::hook_json(&message, &rendered.text)
+    crate::host::hook_document(host, &message, &rendered.text)
 }
 
 /// The hook budget: `--max-chars`, else `MEGG_HOOK_MAX_CHARS`, else the default; clamped to
@@ -195,9 +206,10 @@ fn hook_budget(flag: Option<usize>, problems: &mut Vec<String>) -> usize {
     max
 }
 
-/// The hook document when no context could be built at all.
-pub fn failure_document(problem: &str) -> String {
-    render::hook_json(
+/// The hook document, in `agent`'s shape, when no context could be built at all.
+pub fn failure_document(agent: Agent, problem: &str) -> String {
+    crate::host::hook_document(
+        agent.host(),
         &format!("MEGG: no context loaded: {problem}"),
         &format!("megg could not load project context: {problem}"),
     )

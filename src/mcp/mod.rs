@@ -372,6 +372,7 @@ impl Megg {
                     .unwrap_or(CONTEXT_MAX_CHARS)
                     .min(MAX_RESULT_CHARS),
             ),
+            agent: crate::host::Agent::Claude,
         };
         let shape = if json {
             Shape::TextAndJson

@@ -91,8 +91,41 @@ pub struct Rendered {
 const HARD_CUT_MARKER: &str =
     "\n[… cut to fit the context limit; run `megg context` for everything]";
 
+/// What a budget counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// UTF-16 code units, as Claude Code counts characters.
+    Utf16,
+    /// UTF-8 bytes, as Codex's preview threshold counts (never fewer than UTF-16 units, so a
+    /// byte budget also holds the character budget).
+    Utf8,
+}
+
+impl Unit {
+    pub fn len(self, s: &str) -> usize {
+        match self {
+            Unit::Utf16 => char_len(s),
+            Unit::Utf8 => s.len(),
+        }
+    }
+
+    fn of(self, c: char) -> usize {
+        match self {
+            Unit::Utf16 => c.len_utf16(),
+            Unit::Utf8 => c.len_utf8(),
+        }
+    }
+}
+
 /// Renders markdown; with `max_chars`, degrades in the order of SPEC §3.3 until it fits.
 pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) -> Rendered {
+    markdown_in(ctx, max_chars.map(|m| (m, Unit::Utf16)), with_warnings)
+}
+
+/// [`markdown`] within `limit` counted in its unit.
+pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: bool) -> Rendered {
+    let unit = limit.map_or(Unit::Utf16, |(_, u)| u);
+    let max_chars = limit.map(|(m, _)| m);
     let mut plan = Plan {
         warnings: with_warnings,
         ..FULL_PLAN
@@ -100,7 +133,7 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
     let mut text = render(ctx, &plan);
     let mut hard = false;
     if let Some(max) = max_chars {
-        let fits = |t: &str| char_len(t) <= max;
+        let fits = |t: &str| unit.len(t) <= max;
         let k = ctx.knowledge.as_ref();
         let can_summarize = k.is_some_and(|k| k.mode == Mode::Full && k.digest.is_some());
         // SPEC §3.3: ancestors, then lists, then knowledge, then info, and the state last.
@@ -144,8 +177,8 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
             && info.split_inclusive('\n').nth(1).is_some()
         {
             let path = d.info_path().display().to_string();
-            text = cut_to_fit(ctx, &mut plan, max, Part::Info, info, |left| {
-                char_len(&info_marker(left, &path))
+            text = cut_to_fit(ctx, &mut plan, (max, unit), Part::Info, info, |left| {
+                unit.len(&info_marker(left, &path))
             });
         }
         if !fits(&text)
@@ -153,9 +186,14 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
             && !state.content.trim().is_empty()
         {
             let path = state.path.display().to_string();
-            text = cut_to_fit(ctx, &mut plan, max, Part::State, &state.content, |left| {
-                char_len(&state_marker(left, &path))
-            });
+            text = cut_to_fit(
+                ctx,
+                &mut plan,
+                (max, unit),
+                Part::State,
+                &state.content,
+                |left| unit.len(&state_marker(left, &path)),
+            );
         }
         // A title too long to leave room for the state goes too, before the hard cut.
         if !fits(&text)
@@ -165,12 +203,17 @@ pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) ->
         {
             plan.info_lines = Some(0);
             let path = state.path.display().to_string();
-            text = cut_to_fit(ctx, &mut plan, max, Part::State, &state.content, |left| {
-                char_len(&state_marker(left, &path))
-            });
+            text = cut_to_fit(
+                ctx,
+                &mut plan,
+                (max, unit),
+                Part::State,
+                &state.content,
+                |left| unit.len(&state_marker(left, &path)),
+            );
         }
         if !fits(&text) {
-            text = hard_cut(&text, max);
+            text = hard_cut(&text, max, unit);
             hard = true;
         }
     }
@@ -206,7 +249,7 @@ enum Part {
 fn cut_to_fit(
     ctx: &Context,
     plan: &mut Plan,
-    max: usize,
+    (max, unit): (usize, Unit),
     part: Part,
     block: &str,
     marker_len: impl Fn(usize) -> usize,
@@ -223,8 +266,8 @@ fn cut_to_fit(
     set(plan, least);
     let smallest = render(ctx, plan);
     // Everything but the block's kept text and its marker, measured on a real render.
-    let kept = kept_lengths(&lines);
-    let rest = char_len(&smallest) - kept[least] - marker_len(lines.len() - least);
+    let kept = kept_lengths(&lines, unit);
+    let rest = unit.len(&smallest) - kept[least] - marker_len(lines.len() - least);
     // Keeping every line is no cut; it did not fit without a marker, so not with one either.
     let best = (least..lines.len())
         .rev()
@@ -233,7 +276,7 @@ fn cut_to_fit(
         Some(k) if k > least => {
             set(plan, k);
             let text = render(ctx, plan);
-            debug_assert!(char_len(&text) <= max, "computed cut does not fit");
+            debug_assert!(unit.len(&text) <= max, "computed cut does not fit");
             text
         }
         _ => smallest,
@@ -242,15 +285,15 @@ fn cut_to_fit(
 
 /// `kept[k]`: characters the first `k` lines take as rendered by [`push_cut`]: trimmed at the
 /// end and followed by a blank line, or nothing at all when they are blank.
-fn kept_lengths(lines: &[&str]) -> Vec<usize> {
+fn kept_lengths(lines: &[&str], unit: Unit) -> Vec<usize> {
     let mut kept = Vec::with_capacity(lines.len() + 1);
     kept.push(0);
     let (mut total, mut trimmed) = (0, 0);
     for line in lines {
         if !line.trim().is_empty() {
-            trimmed = total + char_len(line.trim_end());
+            trimmed = total + unit.len(line.trim_end());
         }
-        total += char_len(line);
+        total += unit.len(line);
         kept.push(if trimmed > 0 { trimmed + 2 } else { 0 });
     }
     kept
@@ -280,12 +323,12 @@ fn delivered_mode(computed: Mode, plan: &Plan) -> Delivered {
     }
 }
 
-/// The longest prefix of `s` made of whole lines within `max` characters.
-fn cut_lines(s: &str, max: usize) -> (&str, usize) {
+/// The longest prefix of `s` made of whole lines within `max` units.
+fn cut_lines(s: &str, max: usize, unit: Unit) -> (&str, usize) {
     let mut used = 0;
     let mut end = 0;
     for line in s.split_inclusive('\n') {
-        let n = char_len(line);
+        let n = unit.len(line);
         if used + n > max {
             break;
         }
@@ -297,14 +340,19 @@ fn cut_lines(s: &str, max: usize) -> (&str, usize) {
 }
 
 /// Last resort when even the degraded parts do not fit: whole lines, plus a marker.
-fn hard_cut(text: &str, max: usize) -> String {
+fn hard_cut(text: &str, max: usize, unit: Unit) -> String {
     let marker = HARD_CUT_MARKER;
-    let (kept, _) = cut_lines(text, max.saturating_sub(char_len(marker)));
+    let room = max.saturating_sub(unit.len(marker));
+    let (kept, _) = cut_lines(text, room, unit);
     let mut out = kept.trim_end().to_string();
-    if char_len(&out) + char_len(marker) > max {
+    if unit.len(&out) > room {
+        let mut used = 0;
         out = out
             .chars()
-            .take(max.saturating_sub(char_len(marker) + 1))
+            .take_while(|c| {
+                used += unit.of(*c);
+                used <= room
+            })
             .collect();
     }
     out.push_str(marker);
@@ -723,18 +771,6 @@ fn push_line(out: &mut String, line: &str, budget: usize) {
         out.push_str(&line);
         out.push('\n');
     }
-}
-
-/// The hook document.
-pub fn hook_json(system_message: &str, additional_context: &str) -> String {
-    serde_json::json!({
-        "systemMessage": system_message,
-        "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": additional_context,
-        }
-    })
-    .to_string()
 }
 
 #[cfg(test)]

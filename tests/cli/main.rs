@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agents;
 mod budget;
 mod capture;
 mod checkpoint;
