@@ -410,14 +410,16 @@ impl Repo {
         self.repo.state() != git2::RepositoryState::Clean
     }
 
+    /// A stage's content; over `max_bytes` only its size, read from the object's header
+    /// without inflating it.
     fn stage_blob(&self, entry: &git2::IndexEntry, max_bytes: u64) -> Option<Stage> {
+        let (size, _) = self.repo.odb().ok()?.read_header(entry.id).ok()?;
+        let size = size as u64;
+        if size > max_bytes {
+            return Some(Stage::TooLarge(size));
+        }
         let blob = self.repo.find_blob(entry.id).ok()?;
-        let size = blob.size() as u64;
-        Some(if size > max_bytes {
-            Stage::TooLarge(size)
-        } else {
-            Stage::Blob(blob.content().to_vec())
-        })
+        Some(Stage::Blob(blob.content().to_vec()))
     }
 
     /// OURS' version (stage 2) of an unmerged `rel`; `None` when `rel` is not unmerged or has

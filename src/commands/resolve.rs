@@ -1,7 +1,7 @@
 //! `megg resolve [PATH]... [--json]` (SPEC §11): finish a merge of megg's knowledge files by
 //! entry, from the index's stages or from committed markers.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -31,7 +31,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let places = Places::of(repo)?;
     let mut paths = Vec::with_capacity(args.paths.len());
     for p in &args.paths {
-        let abs = lexical(&env.cwd.join(p));
+        // Folded lexically (`sub/../x` is `x`): the file may be deleted in the work tree.
+        let abs = env.resolve(p);
         let rel = project
             .relative(&abs)
             .ok_or_else(|| Error::usage(format!("{} is outside the repository", p.display())))?;
@@ -48,20 +49,4 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     );
     out.code = u8::from(!report.conflicts.is_empty());
     Ok(out)
-}
-
-/// `path` with `.` and `..` folded away without touching the file system: `sub/../x` is `x`
-/// (the file may be deleted in the work tree, so it cannot be canonicalised).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }

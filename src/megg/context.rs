@@ -184,13 +184,13 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
     let (mut knowledge, mut state, mut files, mut siblings) = (None, None, Vec::new(), Vec::new());
     let mut newer_captures = Vec::new();
     if let Some(d) = &domain {
-        knowledge = load_knowledge(deps, d, req, &mut warnings);
+        let repo = deps.repo(path);
+        knowledge = load_knowledge(deps, repo.as_ref(), d, req, &mut warnings);
         let on_disk = load_state(deps, d, &mut warnings);
         let own = req
             .own_capture
             .as_ref()
             .and_then(|id| own_capture(deps, d, path, id, &mut warnings));
-        let repo = deps.repo(path);
         if on_disk.is_some()
             && let Some(sessions) = super::capture::sessions_for(repo.as_ref(), &top, Some(d))
         {
@@ -340,6 +340,7 @@ const MAX_TITLE_CHARS: usize = 120;
 
 fn load_knowledge(
     deps: &Deps<'_>,
+    repo: Option<&crate::git::Repo>,
     d: &Domain,
     req: &Request,
     warnings: &mut Vec<String>,
@@ -393,7 +394,7 @@ fn load_knowledge(
         });
     }
     // OURS' side: git's stage 2 while the file is unmerged, else the text outside markers.
-    let (text, conflicted) = match unmerged(deps, d, &path) {
+    let (text, conflicted) = match repo.and_then(|r| unmerged(r, &path)) {
         Some(Some(ours)) => (ours, true),
         Some(None) => (conflict::ours(&read.text), true),
         None if conflict::count(&read.text) > 0 => (conflict::ours(&read.text), true),
@@ -473,8 +474,7 @@ fn load_knowledge(
 /// `Some` when git has `path` unmerged, with OURS' version (stage 2) when git has one within
 /// the bound. Only looked up while a merge, rebase, cherry-pick or revert is under way, so the
 /// hook never reads a large index for nothing (markers in the file are found either way).
-fn unmerged(deps: &Deps<'_>, d: &Domain, path: &Path) -> Option<Option<String>> {
-    let repo = deps.repo(&d.dir)?;
+fn unmerged(repo: &crate::git::Repo, path: &Path) -> Option<Option<String>> {
     let rel = path.strip_prefix(repo.workdir()?).ok()?.to_path_buf();
     if !repo.is_operation_in_progress() || !repo.is_unmerged(&rel) {
         return None;

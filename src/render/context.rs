@@ -181,36 +181,22 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
                 unit.len(&info_marker(left, &path))
             });
         }
+        let state = ctx.state.as_ref().filter(|s| !s.content.trim().is_empty());
+        let cut_state = |plan: &mut Plan, s: &crate::megg::context::StateView| {
+            let path = s.path.display().to_string();
+            cut_to_fit(ctx, plan, (max, unit), Part::State, &s.content, |left| {
+                unit.len(&state_marker(left, &path))
+            })
+        };
         if !fits(&text)
-            && let Some(state) = &ctx.state
-            && !state.content.trim().is_empty()
+            && let Some(s) = state
         {
-            let path = state.path.display().to_string();
-            text = cut_to_fit(
-                ctx,
-                &mut plan,
-                (max, unit),
-                Part::State,
-                &state.content,
-                |left| unit.len(&state_marker(left, &path)),
-            );
-        }
-        // A title too long to leave room for the state goes too, before the hard cut.
-        if !fits(&text)
-            && plan.info_lines == Some(1)
-            && let Some(state) = &ctx.state
-            && !state.content.trim().is_empty()
-        {
-            plan.info_lines = Some(0);
-            let path = state.path.display().to_string();
-            text = cut_to_fit(
-                ctx,
-                &mut plan,
-                (max, unit),
-                Part::State,
-                &state.content,
-                |left| unit.len(&state_marker(left, &path)),
-            );
+            text = cut_state(&mut plan, s);
+            // A title too long to leave room for the state goes too, before the hard cut.
+            if !fits(&text) && plan.info_lines == Some(1) {
+                plan.info_lines = Some(0);
+                text = cut_state(&mut plan, s);
+            }
         }
         if !fits(&text) {
             text = hard_cut(&text, max, unit);

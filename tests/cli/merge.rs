@@ -54,29 +54,8 @@ impl Team {
 
     /// git in the repository, isolated from the user's and the system's configuration.
     pub(crate) fn run_git(&self, args: &[&str]) -> Output {
-        let mut cmd = std::process::Command::new("git");
-        for var in [
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-            "GIT_INDEX_FILE",
-            "MEGG_NOW",
-            "MEGG_FAILPOINTS",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.args(args)
-            .current_dir(self.root())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", self.home.path())
-            .env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .env("GIT_AUTHOR_DATE", "2026-11-22T12:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-11-22T12:00:00Z")
-            .env("GIT_EDITOR", "true")
-            .env("NO_COLOR", "1")
+        crate::git_cli(self.root(), self.home.path())
+            .args(args)
             .output()
             .unwrap()
     }

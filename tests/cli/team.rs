@@ -144,8 +144,9 @@ fn committed_markers_keep_both_sides_entries() {
     assert!(!t.knowledge().contains("<<<<<<<"));
 }
 
-#[test]
-fn an_entry_edited_on_both_sides_stays_marked_and_named() {
+/// One entry edited differently on main and on alice (who also learns something new), and
+/// git's merge of alice stopped on it.
+fn edited_on_both_sides() -> Team {
     let t = Team::new(false);
     t.learn(
         "2026-11-01T09:00:00Z",
@@ -174,6 +175,12 @@ fn an_entry_edited_on_both_sides_stays_marked_and_named() {
     t.p.write(".megg/knowledge.md", k);
     t.commit("main edits");
     assert!(!t.run_git(&["merge", "--no-edit", "alice"]).status.success());
+    t
+}
+
+#[test]
+fn an_entry_edited_on_both_sides_stays_marked_and_named() {
+    let t = edited_on_both_sides();
     let (v, code) = resolve(&t, &[]);
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["resolved"], serde_json::json!([]));
@@ -205,6 +212,10 @@ fn resolve_outside_git_and_with_nothing_to_do() {
     let (v, code) = resolve(&t, &[]);
     assert_eq!(code, 0);
     assert_eq!(v["resolved"], serde_json::json!([]));
+    // A path outside the repository is a usage error that touches nothing.
+    let out = t.p.run("", &["resolve", "/etc/hosts"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the repository"));
     let p = crate::Project::new();
     let out = p.run("", &["resolve"]);
     assert_eq!(out.status.code(), Some(1));
@@ -269,27 +280,7 @@ fn a_conflict_inside_a_shared_code_fence_is_still_a_conflict() {
 /// A second `megg resolve` never overwrites the hand-made fix of an entry both sides edited.
 #[test]
 fn resolve_keeps_a_hand_edit_made_after_it() {
-    let t = Team::new(false);
-    t.learn(
-        "2026-11-01T09:00:00Z",
-        "Deploys",
-        "process",
-        "ops",
-        "Deploy on Fridays.",
-    );
-    t.git(&["checkout", "-q", "-b", "alice"]);
-    let k = t
-        .knowledge()
-        .replace("Deploy on Fridays.", "Deploy on Mondays.");
-    t.p.write(".megg/knowledge.md", k);
-    t.commit("alice edits");
-    t.git(&["checkout", "-q", "main"]);
-    let k = t
-        .knowledge()
-        .replace("Deploy on Fridays.", "Never on Fridays.");
-    t.p.write(".megg/knowledge.md", k);
-    t.commit("main edits");
-    assert!(!t.run_git(&["merge", "--no-edit", "alice"]).status.success());
+    let t = edited_on_both_sides();
     assert_eq!(resolve(&t, &[]).1, 1);
     // The user settles the entry by hand, without markers, and runs resolve again.
     let fixed = t.knowledge();

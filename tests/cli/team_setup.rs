@@ -67,19 +67,8 @@ fn json(out: Output) -> Value {
 
 /// The `git` CLI in `repo/`, seeing only the private HOME's global config.
 fn git(p: &Project, args: &[&str]) -> Output {
-    std::process::Command::new("git")
+    crate::git_cli(&p.path("repo"), &p.path("home"))
         .args(args)
-        .current_dir(p.path("repo"))
-        .env_remove("GIT_CONFIG_GLOBAL")
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env("HOME", p.path("home"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "T")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "T")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
         .unwrap()
 }

@@ -253,3 +253,33 @@ pub fn stdout_json(out: &Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("not one JSON document ({e}): {text}"))
 }
+
+/// The `git` CLI in `dir`, isolated from the machine: the system config off, `home` as HOME
+/// (its global config, if any, is the only one), a fixed author, committer and dates, no
+/// editor, and none of the variables that would point it (or a merge driver it runs) elsewhere.
+pub fn git_cli(dir: &Path, home: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new("git");
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_CONFIG_GLOBAL",
+        "XDG_CONFIG_HOME",
+        "MEGG_NOW",
+        "MEGG_FAILPOINTS",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-11-22T12:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-11-22T12:00:00Z")
+        .env("GIT_EDITOR", "true")
+        .env("NO_COLOR", "1");
+    cmd
+}
