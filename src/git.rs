@@ -438,11 +438,30 @@ impl Repo {
         })
     }
 
-    /// Stages the work tree's `rel` as resolved: its conflict stages give way to stage 0.
-    pub fn mark_resolved(&self, rel: &Path) -> Result<(), String> {
-        let mut index = self.repo.index().map_err(|e| e.message().to_string())?;
-        index.add_path(rel).map_err(|e| e.message().to_string())?;
-        index.write().map_err(|e| e.message().to_string())
+    /// Stages `bytes` as the resolved `path` (`/`-separated, as git stores it): its conflict
+    /// stages give way to a regular file of exactly those bytes. Staged from the buffer, so
+    /// git never reads the work tree (megg wrote it through the file gate).
+    pub fn mark_resolved(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let msg = |e: git2::Error| e.message().to_string();
+        let mut index = self.repo.index().map_err(msg)?;
+        let entry = git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o100_644,
+            uid: 0,
+            gid: 0,
+            file_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+            id: Oid::ZERO_SHA1,
+            flags: 0,
+            flags_extended: 0,
+            path: path.as_bytes().to_vec(),
+        };
+        index.add_frombuffer(&entry, bytes).map_err(msg)?;
+        // Older libgit2 keeps the conflict beside the new entry; none may stay.
+        let _ = index.conflict_remove(Path::new(path));
+        index.write().map_err(msg)
     }
 }
 

@@ -275,10 +275,13 @@ fn settle(
     // The safety net: a result that still holds a marker run is never called clean.
     let clean = merged.is_clean() && conflict::count(&String::from_utf8_lossy(&merged.bytes)) == 0;
     if clean {
-        places.repo.mark_resolved(Path::new(path)).map_err(|e| {
-            Error::user(format!("{path} is merged but could not be staged: {e}"))
-                .with_hint(format!("stage it yourself: git add {path}"))
-        })?;
+        places
+            .repo
+            .mark_resolved(path, &merged.bytes)
+            .map_err(|e| {
+                Error::user(format!("{path} is merged but could not be staged: {e}"))
+                    .with_hint(format!("stage it yourself: git add {path}"))
+            })?;
         report.resolved.push(path.to_string());
     } else {
         let mut entries: Vec<String> = merged
