@@ -4,6 +4,9 @@
 //! | tool | pin | installed into the cargo target directory |
 //! |---|---|---|
 //! | Claude Code (e2e) | `@anthropic-ai/claude-code@`[`CLAUDE_VERSION`] from npm | `claude-code/` |
+//! | Codex CLI (e2e) | [`CODEX`] from npm | `codex/` |
+//! | Gemini CLI (e2e) | [`GEMINI`] from npm | `gemini/` |
+//! | Copilot CLI (e2e) | [`COPILOT`] from npm | `copilot/` |
 //! | the MCP Python SDK | [`MCP_PYTHON`] with pip | a venv, `mcp-venv/` |
 //! | the MCP TypeScript SDK | `tests/mcp/ts/package-lock.json`, `npm ci` | `mcp-ts/` |
 //!
@@ -30,6 +33,45 @@ use std::sync::OnceLock;
 pub const CLAUDE_VERSION: &str = "2.1.330";
 /// The MCP Python SDK the Python client (`tests/mcp/client.py`) is written against.
 pub const MCP_PYTHON: &str = "mcp==2.3.0";
+
+/// An agent CLI from npm, pinned (SPEC §12).
+pub struct Cli {
+    /// The directory under the target directory it is installed into.
+    pub dir: &'static str,
+    pub package: &'static str,
+    pub version: &'static str,
+    /// Its program under `node_modules/.bin/`.
+    pub bin: &'static str,
+    /// What the tests call it.
+    pub name: &'static str,
+    /// The variable that points the tests at a binary of that version instead.
+    pub env: &'static str,
+}
+
+pub const CODEX: Cli = Cli {
+    dir: "codex",
+    package: "@openai/codex",
+    version: "0.169.0",
+    bin: "codex",
+    name: "Codex CLI",
+    env: "MEGG_E2E_CODEX",
+};
+pub const GEMINI: Cli = Cli {
+    dir: "gemini",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    bin: "gemini",
+    name: "Gemini CLI",
+    env: "MEGG_E2E_GEMINI",
+};
+pub const COPILOT: Cli = Cli {
+    dir: "copilot",
+    package: "@github/copilot",
+    version: "1.0.102",
+    bin: "copilot",
+    name: "Copilot CLI",
+    env: "MEGG_E2E_COPILOT",
+};
 
 /// The file, inside an installed directory, whose content is the pin it was installed for.
 const STAMP: &str = ".provisioned";
@@ -106,6 +148,70 @@ pub fn claude_code() -> Option<&'static Path> {
             other => other,
         }
     }))
+}
+
+/// `cli`'s program: `$<cli.env>` when set (it must be the pinned version), else the pinned
+/// release installed from npm into `<target>/<cli.dir>`. `None`: the test skips.
+pub fn agent_cli(cli: &'static Cli) -> Option<&'static Path> {
+    static CODEX_CLI: OnceLock<Outcome> = OnceLock::new();
+    static GEMINI_CLI: OnceLock<Outcome> = OnceLock::new();
+    static COPILOT_CLI: OnceLock<Outcome> = OnceLock::new();
+    let cell = match cli.dir {
+        "codex" => &CODEX_CLI,
+        "gemini" => &GEMINI_CLI,
+        _ => &COPILOT_CLI,
+    };
+    ready(cell.get_or_init(|| {
+        if let Some(path) = std::env::var_os(cli.env) {
+            return cli_version(cli, PathBuf::from(path), cli.env);
+        }
+        let package = format!("{}@{}", cli.package, cli.version);
+        let what = format!("{} {}", cli.name, cli.version);
+        let or = format!("or point {} at a {} binary of that version", cli.env, cli.bin);
+        let npm = Manager::npm(&what, &or);
+        let installed = once(cli.dir, &package, &what, &npm, |dir| {
+            let prefix = dir.to_str().unwrap();
+            run_npm(&what, &or, dir, &["install", "--prefix", prefix, &package])
+        });
+        match installed {
+            Ready(dir) => cli_version(
+                cli,
+                dir.join("node_modules/.bin").join(cli.bin),
+                "the install",
+            ),
+            other => other,
+        }
+    }))
+}
+
+/// Runs `<cli> --version` and checks it names the pinned release.
+fn cli_version(cli: &Cli, path: PathBuf, from: &str) -> Outcome {
+    let out = Command::new(&path)
+        .arg("--version")
+        .env("COPILOT_AUTO_UPDATE", "false")
+        .env("COPILOT_OFFLINE", "true")
+        .stdin(Stdio::null())
+        .output();
+    let version = match out {
+        Ok(out) => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        Err(e) => {
+            return Broken(format!(
+                "{} (from {from}) does not run: {e}",
+                path.display()
+            ));
+        }
+    };
+    let words = version.split(|c: char| c.is_whitespace() || c == 'v');
+    if words.clone().any(|w| w.trim_end_matches('.') == cli.version) {
+        Ready(path)
+    } else {
+        Broken(format!(
+            "{} (from {from}) says {version:?}; these tests pin {} {}",
+            path.display(),
+            cli.name,
+            cli.version
+        ))
+    }
 }
 
 /// Runs `claude --version` and checks it is the pinned release.
