@@ -3,10 +3,25 @@
 //! arrives whole. The hook, and later setup and doctor, read these descriptions instead of
 //! each matching on the host.
 
+use std::path::{Path, PathBuf};
+
 use clap::ValueEnum;
 
 /// An agent CLI megg runs in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    ValueEnum,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Agent {
     /// Claude Code (`@anthropic-ai/claude-code`)
@@ -32,6 +47,32 @@ pub enum Document {
     TopLevelContext,
 }
 
+/// How a host's hooks file lays out one handler (SPEC §12 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookLayout {
+    /// `{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", "command", <timeout>}]}]}}`
+    /// (Claude Code, Codex, Gemini).
+    Grouped,
+    /// `{"version": 1, "hooks": {event: [{"type": "command", "bash", <timeout>}]}}` (Copilot).
+    Flat,
+}
+
+/// Where a host reads its MCP servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpPlace {
+    /// `mcpServers.megg` in the project's `.mcp.json` (Claude Code's shape; Copilot reads it
+    /// too): shared between the hosts that read it.
+    ProjectMcpJson,
+    /// Claude Code's user scope: registered with `claude mcp add --scope user`.
+    ClaudeCli,
+    /// `[mcp_servers.megg]` in a Codex `config.toml`.
+    CodexToml,
+    /// `mcpServers.megg` in a Gemini `settings.json`, next to its hooks.
+    GeminiSettings,
+    /// `mcpServers.megg` in Copilot's `mcp-config.json` (`"type": "local"`, `"tools": ["*"]`).
+    CopilotConfig,
+}
+
 /// What megg knows of one host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Host {
@@ -42,6 +83,25 @@ pub struct Host {
     /// Most UTF-8 bytes of context that arrive whole: Codex turns hook output over about
     /// 2,500 tokens (≈ 10,000 bytes) into a head-and-tail preview.
     pub max_bytes: Option<usize>,
+    /// The event megg's context hook runs on.
+    pub start_event: &'static str,
+    /// The matcher of the context hook's entry (`None`: every source).
+    pub start_matcher: Option<&'static str>,
+    /// The events megg's capture hook runs on. Only Claude Code's capture exists yet; the
+    /// other hosts' belong to the capture issue (SPEC §12 "Capture for every host").
+    pub capture_events: &'static [&'static str],
+    pub layout: HookLayout,
+    /// The handler's timeout key and its value (in the host's unit), if megg sets one.
+    pub timeout: Option<(&'static str, u64)>,
+    /// The hooks file at project scope, relative to the project root.
+    pub project_hooks: &'static str,
+    /// The hooks file at user scope, relative to the host's user directory.
+    pub user_hooks: &'static str,
+    /// Where the MCP server goes: project scope, user scope.
+    pub mcp: [McpPlace; 2],
+    /// Whether setup installs megg's workflow commands (and `/megg-state`) into the host's
+    /// directory: Claude Code's markdown commands and skill, Gemini's TOML commands.
+    pub commands: bool,
 }
 
 const HOSTS: [Host; 4] = [
@@ -50,28 +110,156 @@ const HOSTS: [Host; 4] = [
         name: "Claude Code",
         document: Document::SystemMessageAndContext,
         max_bytes: None,
+        start_event: "SessionStart",
+        start_matcher: Some("startup|resume|clear|compact"),
+        capture_events: &["PreCompact", "SessionEnd", "Stop"],
+        layout: HookLayout::Grouped,
+        timeout: None,
+        project_hooks: ".claude/settings.json",
+        user_hooks: "settings.json",
+        mcp: [McpPlace::ProjectMcpJson, McpPlace::ClaudeCli],
+        commands: true,
     },
     Host {
         agent: Agent::Codex,
         name: "Codex CLI",
         document: Document::ContextOnly,
         max_bytes: Some(9_500),
+        start_event: "SessionStart",
+        start_matcher: None,
+        capture_events: &[],
+        layout: HookLayout::Grouped,
+        timeout: Some(("timeout", 30)),
+        project_hooks: ".codex/hooks.json",
+        user_hooks: "hooks.json",
+        mcp: [McpPlace::CodexToml, McpPlace::CodexToml],
+        commands: false,
     },
     Host {
         agent: Agent::Gemini,
         name: "Gemini CLI",
         document: Document::ContextOnly,
         max_bytes: None,
+        start_event: "SessionStart",
+        start_matcher: None,
+        capture_events: &[],
+        layout: HookLayout::Grouped,
+        timeout: Some(("timeout", 30_000)),
+        project_hooks: ".gemini/settings.json",
+        user_hooks: "settings.json",
+        mcp: [McpPlace::GeminiSettings, McpPlace::GeminiSettings],
+        commands: true,
     },
     Host {
         agent: Agent::Copilot,
         name: "Copilot CLI",
         document: Document::TopLevelContext,
         max_bytes: None,
+        start_event: "sessionStart",
+        start_matcher: None,
+        capture_events: &[],
+        layout: HookLayout::Flat,
+        timeout: Some(("timeoutSec", 30)),
+        project_hooks: ".github/hooks/megg.json",
+        user_hooks: "hooks/megg.json",
+        mcp: [McpPlace::ProjectMcpJson, McpPlace::CopilotConfig],
+        commands: false,
     },
 ];
 
+/// Every host, in `--agent`'s order.
+pub fn all() -> impl Iterator<Item = &'static Host> {
+    HOSTS.iter()
+}
+
+/// The user directories of each host, from the environment (each host's own home variable
+/// first: `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `COPILOT_HOME`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Homes {
+    pub claude: Option<PathBuf>,
+    pub codex: Option<PathBuf>,
+    pub gemini: Option<PathBuf>,
+    pub copilot: Option<PathBuf>,
+    /// megg's own user configuration directory (`$XDG_CONFIG_HOME/megg`, else `~/.config/megg`):
+    /// where user-scope setup records the hosts it installed.
+    pub megg: Option<PathBuf>,
+}
+
+impl Homes {
+    pub fn from_env() -> Self {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let home = var("HOME");
+        let under = |rel: &str| home.as_ref().map(|h| h.join(rel));
+        Self {
+            claude: var("CLAUDE_CONFIG_DIR").or_else(|| under(".claude")),
+            codex: var("CODEX_HOME").or_else(|| under(".codex")),
+            // Gemini CLI reads `$GEMINI_CLI_HOME/.gemini` when that is set.
+            gemini: var("GEMINI_CLI_HOME")
+                .map(|h| h.join(".gemini"))
+                .or_else(|| under(".gemini")),
+            copilot: var("COPILOT_HOME").or_else(|| under(".copilot")),
+            megg: var("XDG_CONFIG_HOME")
+                .map(|c| c.join("megg"))
+                .or_else(|| under(".config/megg")),
+        }
+    }
+
+    /// The user directory of `agent`.
+    pub fn of(&self, agent: Agent) -> Option<&Path> {
+        match agent {
+            Agent::Claude => self.claude.as_deref(),
+            Agent::Codex => self.codex.as_deref(),
+            Agent::Gemini => self.gemini.as_deref(),
+            Agent::Copilot => self.copilot.as_deref(),
+        }
+    }
+}
+
+impl Host {
+    /// The hooks file for a scope: `project` is the project root, `user` the host's user
+    /// directory.
+    pub fn hooks_file(&self, user: bool, project: &Path, home: &Path) -> PathBuf {
+        if user {
+            home.join(self.user_hooks)
+        } else {
+            project.join(self.project_hooks)
+        }
+    }
+
+    /// The directory a scope's files live in (the boundary setup writes in).
+    pub fn dir(&self, user: bool, project: &Path, home: &Path) -> PathBuf {
+        if user {
+            home.to_path_buf()
+        } else {
+            let first = self.project_hooks.split('/').next().unwrap_or_default();
+            project.join(first)
+        }
+    }
+
+    /// The arguments after `megg` of the context hook.
+    pub fn context_args(&self) -> String {
+        match self.agent {
+            Agent::Claude => "context --json".into(),
+            a => format!("context --format hook --agent {}", a.as_str()),
+        }
+    }
+}
+
 impl Agent {
+    /// Its `--agent` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Copilot => "copilot",
+        }
+    }
+
     pub fn host(self) -> &'static Host {
         HOSTS.iter().find(|h| h.agent == self).unwrap_or(&HOSTS[0])
     }

@@ -1,21 +1,29 @@
-//! `megg setup [--scope project|user] [--uninstall] [--no-capture] [--dry-run] [--json]`
-//! (SPEC §7, §10): install the SessionStart hook, the capture hooks, the skill, the workflow
-//! commands, the MCP registration, the gitignore block and the merge driver (SPEC §11) —
-//! merged into what is there, idempotent, backed up, and exactly undoable.
+//! `megg setup [--agent HOST]... [--scope project|user] [--uninstall] [--no-capture]
+//! [--dry-run] [--json]` (SPEC §7, §10, §12): install, for each host, the session-start hook
+//! (and Claude Code's capture hooks), the commands, the MCP registration; and once for all of
+//! them the gitignore block and the merge driver (SPEC §11) — merged into what is there,
+//! idempotent, backed up, and exactly undoable. The shared pieces go with the last host.
+
+use std::collections::BTreeSet;
+use std::path::Path;
 
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
-use crate::megg::gitignore;
-use crate::megg::setup::{self, Hook, Scope, active, plan};
+use crate::host::{Agent, Homes};
+use crate::megg::setup::hosts_record::Record;
+use crate::megg::setup::plan::{Places, Planned};
+use crate::megg::setup::{Scope, active, claude, hosts, plan, shared, trust};
 use crate::output::Output;
 use crate::render::shell_quote;
-use crate::templates::CLAUDE_FILES;
 use crate::wire::setup::{Change, Report};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// The agent CLI to set megg up for (repeat for several)
+    #[arg(long = "agent", value_enum, value_name = "HOST")]
+    pub agents: Vec<Agent>,
     /// Where to install
     #[arg(long, value_enum, default_value_t = Scope::Project)]
     pub scope: Scope,
@@ -39,206 +47,151 @@ pub struct Args {
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let project = env.project();
+    let homes = Homes::from_env();
     // megg's own path: the merge driver (SPEC §11) and, at user scope, the hooks run it.
-    let exe_path = std::env::current_exe()
+    let exe = std::env::current_exe()
         .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?
         .display()
         .to_string();
-    // The binary the MCP server (and, at user scope, the hooks) run.
-    let (root, program) = match args.scope {
-        Scope::Project => (project.root.join(".claude"), "megg".to_string()),
-        Scope::User => {
-            let dir = crate::claude::user_dir().ok_or_else(|| {
-                Error::user("HOME is not set").with_hint("set HOME, or use --scope project")
-            })?;
-            (dir, shell_quote(&exe_path))
+    let mut agents: Vec<Agent> = Vec::new();
+    for a in &args.agents {
+        if !agents.contains(a) {
+            agents.push(*a);
         }
-    };
-    // Project hooks live in a committed file: guarded plain `megg`. User hooks: the absolute path.
-    let hook_command = |hook: Hook| match args.scope {
-        Scope::Project => hook.project_command().to_string(),
-        Scope::User => hook.command(&program),
-    };
-    let places = plan::Places {
-        claude: match args.scope {
-            Scope::Project => project.boundary(),
-            Scope::User => fsx::Boundary::user(&root, "~/.claude"),
-        },
-        project: project.boundary(),
-        backups: match (args.scope, &project.repo) {
-            (Scope::Project, Some(repo)) => {
-                let common = repo.common_dir();
-                Some((
-                    fsx::Boundary::new(&common, "the git directory"),
-                    common.join("megg/backups"),
-                ))
-            }
-            (Scope::User, _) => Some((
-                fsx::Boundary::user(&root, "~/.claude"),
-                root.join(".megg-backups"),
-            )),
-            (Scope::Project, None) => fsx::user_cache_dir().map(|c| {
-                (
-                    fsx::Boundary::new(&c, "megg's cache directory"),
-                    c.join("backups"),
-                )
-            }),
-        },
-    };
-    let mut warnings = Vec::new();
-    let mut planned = Vec::new();
-
-    // One megg per session: where megg is already active from another place, add no second
-    // hook or server (the model would get its context twice, or see two servers).
+    }
+    if agents.is_empty() {
+        agents.push(Agent::Claude);
+    }
     let active = active::Places {
         project: project.root.clone(),
-        user_dir: crate::claude::user_dir(),
+        user_dir: homes.claude.clone(),
         user_json: crate::claude::user_json(),
     };
-    let check_others = !args.uninstall && !args.force;
-    let settings_path = root.join("settings.json");
-    let elsewhere = |hook: Hook| -> Vec<_> {
-        if !check_others {
-            return Vec::new();
-        }
-        active
-            .hooks(hook)
-            .into_iter()
-            .filter(|s| !matches!(s, active::Source::Settings(p) if *p == settings_path))
-            .collect()
-    };
-    // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
-    let capture_off = args.no_capture && !args.uninstall;
-
-    // Plan everything first: an invalid JSON file stops the run before anything is written.
-    // megg's hooks in the settings file: each added, removed (--uninstall; the capture hooks
-    // with --no-capture) or left out because megg already runs it from another place.
-    let mut hooks = Vec::new();
-    for (hook, verb) in [
-        (Hook::Context, "hook is"),
-        (Hook::Capture, "capture hooks are"),
-    ] {
-        let others = if hook == Hook::Capture && capture_off {
-            Vec::new()
-        } else {
-            elsewhere(hook)
-        };
-        if others.is_empty() {
-            hooks.push(hook);
-        } else {
-            warnings.push(already_active(verb, &others));
-            planned.push(plan::skipped(&settings_path, hook.as_str()));
-        }
-    }
-    if !hooks.is_empty() {
-        // How the report names the change depends on what the edit finds: `what` comes after.
-        let mut capture_removed = false;
-        let mut p = plan::plan_json(&places.claude, &settings_path, args.uninstall, "", |v| {
-            let mut changed = false;
-            for &hook in &hooks {
-                if args.uninstall || (hook == Hook::Capture && capture_off) {
-                    let removed = setup::remove_hook(v, hook, &hook_command(hook));
-                    capture_removed |= removed && hook == Hook::Capture;
-                    changed |= removed;
-                } else {
-                    changed |= setup::add_hook(v, hook, &hook_command(hook))?;
-                }
-            }
-            Ok(changed)
-        })?;
-        let parts: Vec<&str> = hooks
-            .iter()
-            .filter_map(|&hook| match hook {
-                Hook::Capture if capture_off => {
-                    capture_removed.then_some("capture hooks removed (--no-capture)")
-                }
-                _ => Some(hook.as_str()),
-            })
-            .collect();
-        // --no-capture with nothing to remove, and the SessionStart hook active elsewhere:
-        // nothing of megg's is in this file to report.
-        if !parts.is_empty() {
-            p.what = parts.join(", ");
-            planned.push(p);
-        }
-    }
-    for (rel, template) in CLAUDE_FILES {
-        let path = root.join(rel);
-        if let Some(p) = plan::plan_markdown(
-            &places.claude,
-            &path,
-            template,
-            args.uninstall,
-            &mut warnings,
-        )? {
-            planned.push(p);
-        }
-    }
-    let mut mcp_note = None;
-    // The lines setup adds to .gitignore and .gitattributes, recorded after this run.
-    let mut records = Vec::new();
-    let mcp_json = project.root.join(".mcp.json");
-    let servers_elsewhere: Vec<_> = if check_others {
-        active
-            .servers()
-            .into_iter()
-            .filter(|s| match (args.scope, s) {
-                (Scope::Project, active::Source::Mcp(p)) => *p != mcp_json,
-                (Scope::User, active::Source::Mcp(p)) => Some(p) != active.user_json.as_ref(),
-                _ => true,
-            })
+    // The hosts megg is set up for in this scope, before and after this run: the shared pieces
+    // go only with the last of them.
+    let record = Record::at(&project, args.scope, homes.megg.as_deref());
+    let before: BTreeSet<Agent> = record
+        .read()
+        .into_iter()
+        .chain(shared::detected(&project, args.scope, &homes, &active))
+        .collect();
+    let after: BTreeSet<Agent> = if args.uninstall {
+        before
+            .difference(&agents.iter().copied().collect())
+            .copied()
             .collect()
     } else {
-        Vec::new()
+        before.iter().chain(&agents).copied().collect()
     };
-    match args.scope {
-        Scope::Project => {
-            if servers_elsewhere.is_empty() {
-                planned.push(plan::plan_json(
-                    &places.project,
-                    &mcp_json,
-                    args.uninstall,
-                    "MCP server `megg`",
-                    |v| {
-                        if args.uninstall {
-                            Ok(setup::remove_mcp(v))
-                        } else {
-                            setup::add_mcp(v, &program)
-                        }
-                    },
-                )?);
+
+    let mut warnings = Vec::new();
+    let mut trust = Vec::new();
+    let mut groups: Vec<(Places, Vec<Planned>)> = Vec::new();
+    let mut mcp_command = None;
+    let mut roots = Vec::new();
+    // Plan everything first: an invalid file stops the run before anything is written.
+    for &agent in &agents {
+        let host = agent.host();
+        let home = homes.of(agent).map(Path::to_path_buf);
+        let user_home = || {
+            home.clone().ok_or_else(|| {
+                Error::user(format!(
+                    "HOME is not set: no user directory for {}",
+                    host.name
+                ))
+                .with_hint("set HOME, or use --scope project")
+            })
+        };
+        let dir = match args.scope {
+            Scope::Project => host.dir(false, &project.root, Path::new("")),
+            Scope::User => user_home()?,
+        };
+        roots.push(dir.clone());
+        let places = Places {
+            claude: match args.scope {
+                Scope::Project => project.boundary(),
+                Scope::User => fsx::Boundary::user(&dir, host.name),
+            },
+            project: project.boundary(),
+            backups: shared::backups(&project, args.scope, &dir),
+        };
+        let planned = if agent == Agent::Claude {
+            let program = match args.scope {
+                Scope::Project => "megg".to_string(),
+                Scope::User => shell_quote(&exe),
+            };
+            let t = claude::Target {
+                scope: args.scope,
+                root: dir.clone(),
+                program: &program,
+                exe: &exe,
+                active: &active,
+                uninstall: args.uninstall,
+                force: args.force,
+                no_capture: args.no_capture,
+            };
+            let plan = claude::plan(&t, &places.claude, &mut warnings)?;
+            mcp_command = plan.mcp_command;
+            plan.planned
+        } else {
+            let home = match args.scope {
+                Scope::Project => home.unwrap_or_default(),
+                Scope::User => dir.clone(),
+            };
+            let t = hosts::Target {
+                host,
+                scope: args.scope,
+                project: &project,
+                home: &home,
+                exe: &exe,
+                uninstall: args.uninstall,
+                force: args.force,
+            };
+            hosts::plan(&t, &mut warnings)?
+        };
+        if !args.uninstall {
+            let steps = trust::steps(host, args.scope, &project.root);
+            if !steps.is_empty() && args.scope == Scope::Project {
+                trust.extend(steps);
+                trust.push(format!(
+                    "{}: {}",
+                    host.name,
+                    trust::reach(&trust::others(host, &project))
+                ));
             } else {
-                warnings.push(already_active("MCP server is", &servers_elsewhere));
-                planned.push(plan::skipped(&mcp_json, "MCP server `megg`"));
+                trust.extend(steps);
             }
-            let (p, record) = plan::plan_block(
-                &project,
-                &gitignore::BLOCK,
-                ".gitignore",
-                "gitignore block",
-                args.uninstall,
-            )?;
-            records.extend(record);
-            planned.push(p);
         }
-        Scope::User if !servers_elsewhere.is_empty() => {
-            warnings.push(already_active("MCP server is", &servers_elsewhere));
-        }
-        Scope::User => {
-            mcp_note = Some(if args.uninstall {
-                "claude mcp remove --scope user megg".to_string()
-            } else {
-                format!("claude mcp add --scope user megg -- {program} mcp")
-            });
-        }
+        groups.push((places, planned));
     }
 
-    // The merge driver, whatever the host (SPEC §11 "Registration").
-    let global = crate::git::global_config_path();
-    let merge = setup::merge::plan(&project, args.scope, &exe_path, global, args.uninstall)?;
-    planned.extend(merge.planned);
-    records.extend(merge.record);
-    warnings.extend(merge.note);
+    // The shared pieces' backups at user scope (the global git config's) stay where SPEC §7
+    // keeps user-scope backups: ~/.claude/.megg-backups/.
+    let shared_dir = match args.scope {
+        Scope::Project => Some(project.root.clone()),
+        Scope::User => homes.claude.clone(),
+    };
+    let shared = Places {
+        claude: project.boundary(),
+        project: project.boundary(),
+        backups: shared_dir.and_then(|d| shared::backups(&project, args.scope, &d)),
+    };
+    let run = shared::Run {
+        scope: args.scope,
+        uninstall: args.uninstall,
+        force: args.force,
+    };
+    let (shared_planned, records) = shared::plan(
+        &project,
+        &run,
+        &agents,
+        &after,
+        &active,
+        &homes,
+        &exe,
+        &mut warnings,
+    )?;
+    groups.push((shared, shared_planned));
 
     if !args.dry_run {
         let now = env.clock.now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -248,42 +201,45 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             Scope::Project => project.repo.as_ref(),
             Scope::User => None,
         };
-        for p in &planned {
-            plan::apply(&places, repo, p, &now)?;
+        for (places, planned) in &groups {
+            for p in planned {
+                plan::apply(places, repo, p, &now)?;
+            }
         }
-        for record in &records {
-            record.save(args.uninstall)?;
+        for r in &records {
+            r.save(args.uninstall)?;
         }
-        if mcp_note.is_some() {
-            let argv: Vec<&str> = if args.uninstall {
-                vec!["mcp", "remove", "--scope", "user", "megg"]
-            } else {
-                vec![
-                    "mcp", "add", "--scope", "user", "megg", "--", &exe_path, "mcp",
-                ]
-            };
+        record.write(&after)?;
+        if let Some(argv) = &mcp_command {
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
             if crate::claude::run(&argv) {
-                mcp_note = None;
+                mcp_command = None;
             }
         }
     }
     let report = Report {
         scope: args.scope,
+        agents,
         root: match args.scope {
             Scope::Project => project.root.clone(),
-            Scope::User => root.clone(),
+            Scope::User => roots.first().cloned().unwrap_or_default(),
         },
         uninstall: args.uninstall,
         dry_run: args.dry_run,
-        changes: planned
+        changes: groups
             .into_iter()
+            .flat_map(|(_, planned)| planned)
             .map(|p| Change {
                 path: p.path,
                 action: p.action,
                 what: p.what,
             })
             .collect(),
-        mcp_command: mcp_note,
+        mcp_command: mcp_command.map(|argv| {
+            let words: Vec<String> = argv.iter().map(|w| shell_quote(w)).collect();
+            format!("claude {}", words.join(" "))
+        }),
+        trust,
         warnings,
     };
     let human = crate::render::setup::text(&report);
@@ -293,14 +249,4 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         human,
         report.warnings.clone(),
     ))
-}
-
-/// The warning for hooks or a server setup leaves out because megg is active elsewhere; `what`
-/// ends with its verb ("hook is", "capture hooks are").
-fn already_active(what: &str, places: &[active::Source]) -> String {
-    let names: Vec<String> = places.iter().map(ToString::to_string).collect();
-    format!(
-        "megg's {what} already active from {}; not adding a second one (megg would run twice in each session). Run with --force to add it anyway",
-        names.join(" and ")
-    )
 }

@@ -5,8 +5,15 @@ use crate::wire::setup::Report;
 
 /// What setup changed (or would change), one line per file.
 pub fn text(r: &Report) -> String {
+    let agents: String = match r.agents.as_slice() {
+        [crate::host::Agent::Claude] => String::new(),
+        agents => agents
+            .iter()
+            .map(|a| format!(" --agent {}", a.as_str()))
+            .collect(),
+    };
     let mut out = format!(
-        "megg setup{} ({} scope, {}){}:\n",
+        "megg setup{agents}{} ({} scope, {}){}:\n",
         if r.uninstall { " --uninstall" } else { "" },
         match r.scope {
             Scope::Project => "project",
@@ -36,6 +43,12 @@ pub fn text(r: &Report) -> String {
     }
     if let Some(cmd) = &r.mcp_command {
         out.push_str(&format!("MCP server: run `{cmd}`\n"));
+    }
+    if !r.trust.is_empty() {
+        out.push_str("Trust (megg changes no host's trust settings; these steps are yours):\n");
+        for line in &r.trust {
+            out.push_str(&format!("  - {line}\n"));
+        }
     }
     out
 }

@@ -3,9 +3,17 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::host::{Agent, HookLayout, Host};
+
 pub mod active;
+pub mod claude;
+pub mod hosts;
+pub mod hosts_record;
 pub mod merge;
 pub mod plan;
+pub mod shared;
+pub mod toml;
+pub mod trust;
 
 /// Where setup installs.
 #[derive(
@@ -77,12 +85,14 @@ const GUARD: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec ";
 /// The Claude Code events megg's capture hooks run on (SPEC §10).
 pub const CAPTURE_EVENTS: [&str; 3] = ["PreCompact", "SessionEnd", "Stop"];
 
-/// One of megg's hooks in Claude Code's settings.
+/// One of megg's hooks in a host's hooks file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hook {
-    /// SessionStart runs `megg context --json`: the context the session starts with (SPEC §3.3).
+    /// The session-start hook runs `megg context`: the context the session starts with
+    /// (SPEC §3.3, §12).
     Context,
-    /// PreCompact, SessionEnd and Stop run `megg capture`: the session's handoff (SPEC §10).
+    /// Claude Code's PreCompact, SessionEnd and Stop run `megg capture`: the session's handoff
+    /// (SPEC §10).
     Capture,
 }
 
@@ -95,23 +105,31 @@ impl Hook {
         }
     }
 
-    /// The events it is registered for.
+    /// The events it is registered for in Claude Code.
     pub fn events(self) -> &'static [&'static str] {
+        self.events_of(Agent::Claude.host())
+    }
+
+    /// The events it is registered for in `host`.
+    pub fn events_of(self, host: &'static Host) -> &'static [&'static str] {
         match self {
-            Self::Context => &["SessionStart"],
-            Self::Capture => &CAPTURE_EVENTS,
+            Self::Context => std::slice::from_ref(&host.start_event),
+            Self::Capture => host.capture_events,
         }
     }
 
-    /// megg's arguments, after the binary.
-    fn args(self) -> &'static str {
+    /// megg's arguments, after the binary, in `host`'s hooks.
+    fn args(self, host: &Host) -> String {
         match self {
-            Self::Context => "context --json",
-            Self::Capture => "capture",
+            Self::Context => host.context_args(),
+            Self::Capture => match host.agent {
+                Agent::Claude => "capture".into(),
+                a => format!("capture --agent {}", a.as_str()),
+            },
         }
     }
 
-    /// The project-scope command: plain `megg`, guarded.
+    /// Claude Code's project-scope command: plain `megg`, guarded.
     pub fn project_command(self) -> &'static str {
         match self {
             Self::Context => PROJECT_HOOK,
@@ -119,25 +137,36 @@ impl Hook {
         }
     }
 
-    /// The command running `program` (already shell-quoted), as user scope installs it.
-    pub fn command(self, program: &str) -> String {
-        format!("{program} {}", self.args())
+    /// The project-scope command in `host`'s hooks: plain `megg`, guarded (a committed file:
+    /// a silent no-op for a teammate without megg, SPEC §7).
+    pub fn project_command_of(self, host: &Host) -> String {
+        format!("{GUARD}{}", self.command_of(host, "megg"))
     }
 
-    /// The settings entry one event gets, `{{command}}` to fill.
-    fn template(self) -> &'static str {
-        match self {
-            Self::Context => crate::templates::HOOK,
-            Self::Capture => crate::templates::CAPTURE_HOOK,
-        }
+    /// The command running `program` (already shell-quoted), as user scope installs it.
+    pub fn command(self, program: &str) -> String {
+        self.command_of(Agent::Claude.host(), program)
+    }
+
+    /// The command running `program` (already shell-quoted) in `host`'s hooks.
+    pub fn command_of(self, host: &Host, program: &str) -> String {
+        format!("{program} {}", self.args(host))
     }
 
     /// The binary `command` runs (unquoted), or `None` when the command is not this megg hook
-    /// (megg with this hook's arguments, any path to the binary, guarded or not).
+    /// of Claude Code (megg with this hook's arguments, any path to the binary, guarded or not).
     pub fn program(self, command: &str) -> Option<String> {
+        self.program_of(Agent::Claude.host(), command)
+    }
+
+    /// [`Hook::program`] for `host`'s hooks.
+    pub fn program_of(self, host: &Host, command: &str) -> Option<String> {
         let command = command.trim();
         let command = command.strip_prefix(GUARD).unwrap_or(command);
-        let program = command.strip_suffix(self.args())?.strip_suffix(' ')?.trim();
+        let program = command
+            .strip_suffix(self.args(host).as_str())?
+            .strip_suffix(' ')?
+            .trim();
         let program = match program
             .strip_prefix('\'')
             .and_then(|p| p.strip_suffix('\''))
@@ -148,9 +177,34 @@ impl Hook {
         (program == "megg" || program.ends_with("/megg")).then_some(program)
     }
 
-    /// Whether a hook command is this megg hook (any spelling of the binary).
+    /// Whether a hook command is this megg hook of Claude Code (any spelling of the binary).
     pub fn matches(self, command: &str) -> bool {
         self.program(command).is_some()
+    }
+
+    /// The entry one event gets in `host`'s hooks file.
+    fn entry(self, host: &Host, command: &str) -> Value {
+        let mut handler = Map::new();
+        handler.insert("type".into(), json!("command"));
+        let key = match host.layout {
+            HookLayout::Grouped => "command",
+            HookLayout::Flat => "bash",
+        };
+        handler.insert(key.into(), json!(command));
+        if let Some((key, value)) = host.timeout {
+            handler.insert(key.into(), json!(value));
+        }
+        match host.layout {
+            HookLayout::Flat => Value::Object(handler),
+            HookLayout::Grouped => {
+                let mut entry = Map::new();
+                if let (Self::Context, Some(m)) = (self, host.start_matcher) {
+                    entry.insert("matcher".into(), json!(m));
+                }
+                entry.insert("hooks".into(), json!([handler]));
+                Value::Object(entry)
+            }
+        }
     }
 }
 
@@ -160,45 +214,78 @@ impl std::fmt::Display for Hook {
     }
 }
 
-fn entries<'v>(settings: &'v Value, event: &str) -> impl Iterator<Item = &'v Value> {
-    settings
+/// The command of one handler in a hooks file: `command` (Claude Code, Codex, Gemini) or
+/// `bash` (Copilot).
+fn handler_command(handler: &Value) -> Option<&str> {
+    handler
+        .get("command")
+        .or_else(|| handler.get("bash"))
+        .and_then(Value::as_str)
+}
+
+/// The handlers registered for `event` in a hooks file of `host`'s layout.
+fn handlers<'v>(settings: &'v Value, host: &Host, event: &str) -> Vec<&'v Value> {
+    let list = settings
         .get("hooks")
         .and_then(|h| h.get(event))
         .and_then(Value::as_array)
         .into_iter()
-        .flatten()
+        .flatten();
+    match host.layout {
+        HookLayout::Flat => list.collect(),
+        HookLayout::Grouped => list
+            .filter_map(|entry| entry.get("hooks").and_then(Value::as_array))
+            .flatten()
+            .collect(),
+    }
 }
 
-/// The commands of megg's `hook` registered for `event` in a settings value.
+/// The commands of megg's `hook` registered for `event` in a Claude Code settings value.
 pub fn event_commands(settings: &Value, hook: Hook, event: &str) -> Vec<String> {
-    entries(settings, event)
-        .filter_map(|entry| entry.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .filter_map(|h| h.get("command").and_then(Value::as_str))
-        .filter(|c| hook.matches(c))
+    event_commands_of(settings, Agent::Claude.host(), hook, event)
+}
+
+/// The commands of megg's `hook` registered for `event` in `host`'s hooks file.
+pub fn event_commands_of(settings: &Value, host: &Host, hook: Hook, event: &str) -> Vec<String> {
+    handlers(settings, host, event)
+        .into_iter()
+        .filter_map(handler_command)
+        .filter(|c| hook.program_of(host, c).is_some())
         .map(str::to_string)
         .collect()
 }
 
-/// The commands of megg's `hook` registered in a settings value, over all its events.
+/// The commands of megg's `hook` registered in a Claude Code settings value, over all its
+/// events.
 pub fn hook_commands(settings: &Value, hook: Hook) -> Vec<String> {
-    hook.events()
+    hook_commands_of(settings, Agent::Claude.host(), hook)
+}
+
+/// The commands of megg's `hook` registered in `host`'s hooks file, over all its events.
+pub fn hook_commands_of(settings: &Value, host: &'static Host, hook: Hook) -> Vec<String> {
+    hook.events_of(host)
         .iter()
-        .flat_map(|event| event_commands(settings, hook, event))
+        .flat_map(|event| event_commands_of(settings, host, hook, event))
         .collect()
 }
 
-/// Adds `hook` running `command` to each of its events that does not run it yet; `false` when
-/// all of them already do.
+/// Adds `hook` running `command` to each of its Claude Code events that does not run it yet;
+/// `false` when all of them already do.
 pub fn add_hook(settings: &mut Value, hook: Hook, command: &str) -> Result<bool, String> {
-    let entry: Value = serde_json::from_str(&crate::templates::fill(
-        hook.template(),
-        &[("command", &json_escape(command))],
-    ))
-    .map_err(|e| format!("hook template: {e}"))?;
+    add_hook_of(settings, Agent::Claude.host(), hook, command)
+}
+
+/// [`add_hook`] in `host`'s hooks file.
+pub fn add_hook_of(
+    settings: &mut Value,
+    host: &'static Host,
+    hook: Hook,
+    command: &str,
+) -> Result<bool, String> {
+    let entry = hook.entry(host, command);
     let mut added = false;
-    for event in hook.events() {
-        if event_commands(settings, hook, event)
+    for event in hook.events_of(host) {
+        if event_commands_of(settings, host, hook, event)
             .iter()
             .any(|c| c == command)
         {
@@ -206,7 +293,10 @@ pub fn add_hook(settings: &mut Value, hook: Hook, command: &str) -> Result<bool,
         }
         let root = settings
             .as_object_mut()
-            .ok_or("the settings file is not a JSON object")?;
+            .ok_or("the file is not a JSON object")?;
+        if host.layout == HookLayout::Flat && !root.contains_key("version") {
+            root.insert("version".into(), json!(1));
+        }
         let hooks = root
             .entry("hooks")
             .or_insert_with(|| Value::Object(Map::new()))
@@ -223,9 +313,20 @@ pub fn add_hook(settings: &mut Value, hook: Hook, command: &str) -> Result<bool,
     Ok(added)
 }
 
-/// Removes every `hook` running `command` from its events, and the entries, event lists and
-/// `hooks` object left empty by that; `false` when there was none.
+/// Removes every `hook` running `command` from its Claude Code events, and the entries, event
+/// lists and `hooks` object left empty by that; `false` when there was none.
 pub fn remove_hook(settings: &mut Value, hook: Hook, command: &str) -> bool {
+    remove_hook_of(settings, Agent::Claude.host(), hook, command)
+}
+
+/// [`remove_hook`] in `host`'s hooks file (Copilot's `version` goes with the last hook, as
+/// setup added it).
+pub fn remove_hook_of(
+    settings: &mut Value,
+    host: &'static Host,
+    hook: Hook,
+    command: &str,
+) -> bool {
     let Some(root) = settings.as_object_mut() else {
         return false;
     };
@@ -233,28 +334,36 @@ pub fn remove_hook(settings: &mut Value, hook: Hook, command: &str) -> bool {
         return false;
     };
     // Any spelling of the same program: an older unguarded install goes too.
-    let program = hook.program(command);
+    let program = hook.program_of(host, command);
     let megg = |h: &Value| {
-        let c = h.get("command").and_then(Value::as_str);
-        c == Some(command) || (program.is_some() && c.and_then(|c| hook.program(c)) == program)
+        let c = handler_command(h);
+        c == Some(command)
+            || (program.is_some() && c.and_then(|c| hook.program_of(host, c)) == program)
     };
     let mut removed = false;
-    for event in hook.events() {
+    for event in hook.events_of(host) {
         let Some(list) = hooks.get_mut(*event).and_then(Value::as_array_mut) else {
             continue;
         };
+        let before = list.len();
         let mut removed_here = false;
-        list.retain_mut(|entry| {
-            let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) else {
-                return true;
-            };
-            let before = inner.len();
-            inner.retain(|h| !megg(h));
-            let changed = inner.len() != before;
-            removed_here |= changed;
-            // An entry megg emptied goes; one the user left empty stays.
-            !(changed && inner.is_empty())
-        });
+        match host.layout {
+            HookLayout::Flat => {
+                list.retain(|h| !megg(h));
+                removed_here = list.len() != before;
+            }
+            HookLayout::Grouped => list.retain_mut(|entry| {
+                let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    return true;
+                };
+                let before = inner.len();
+                inner.retain(|h| !megg(h));
+                let changed = inner.len() != before;
+                removed_here |= changed;
+                // An entry megg emptied goes; one the user left empty stays.
+                !(changed && inner.is_empty())
+            }),
+        }
         if removed_here && list.is_empty() {
             hooks.remove(*event);
         }
@@ -262,17 +371,46 @@ pub fn remove_hook(settings: &mut Value, hook: Hook, command: &str) -> bool {
     }
     if removed && hooks.is_empty() {
         root.remove("hooks");
+        if host.layout == HookLayout::Flat
+            && root.len() == 1
+            && root.get("version") == Some(&json!(1))
+        {
+            root.remove("version");
+        }
     }
     removed
 }
 
 /// Registers the MCP server `megg` in a `.mcp.json` value; `false` when it already is.
 pub fn add_mcp(config: &mut Value, command: &str) -> Result<bool, String> {
-    let wanted: Value = serde_json::from_str(&crate::templates::fill(
+    add_mcp_entry(config, mcp_entry(command)?)
+}
+
+/// The `mcpServers.megg` entry running `command mcp` (Claude Code's shape, which Gemini CLI
+/// and Copilot's `.mcp.json` read as it is).
+pub fn mcp_entry(command: &str) -> Result<Value, String> {
+    serde_json::from_str(&crate::templates::fill(
         crate::templates::MCP,
         &[("command", &json_escape(command))],
     ))
-    .map_err(|e| format!("mcp template: {e}"))?;
+    .map_err(|e| format!("mcp template: {e}"))
+}
+
+/// Copilot's user-scope entry: a local server whose tools are all enabled.
+pub fn copilot_mcp_entry(command: &str) -> Result<Value, String> {
+    let mut entry = mcp_entry(command)?;
+    if let Some(o) = entry.as_object_mut() {
+        let mut shaped = Map::new();
+        shaped.insert("type".into(), json!("local"));
+        shaped.append(o);
+        shaped.insert("tools".into(), json!(["*"]));
+        *o = shaped;
+    }
+    Ok(entry)
+}
+
+/// Registers `wanted` as the MCP server `megg` under `mcpServers`; `false` when it already is.
+pub fn add_mcp_entry(config: &mut Value, wanted: Value) -> Result<bool, String> {
     let root = config
         .as_object_mut()
         .ok_or("the file is not a JSON object")?;
@@ -325,13 +463,42 @@ pub fn to_text(value: &Value) -> String {
     s
 }
 
+/// How the last line of a file megg installed is commented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// `<!-- … -->`: markdown (Claude Code's commands and skill).
+    Html,
+    /// `# …`: TOML (Gemini CLI's commands).
+    Hash,
+}
+
+impl Marker {
+    fn line(self, hash: u64) -> String {
+        match self {
+            Self::Html => format!("<!-- installed by megg setup; megg-hash: {hash:016x} -->"),
+            Self::Hash => format!("# installed by megg setup; megg-hash: {hash:016x}"),
+        }
+    }
+
+    fn hash_in(self, line: &str) -> Option<&str> {
+        match self {
+            Self::Html => line
+                .strip_prefix("<!-- installed by megg setup; megg-hash: ")?
+                .strip_suffix(" -->"),
+            Self::Hash => line.strip_prefix("# installed by megg setup; megg-hash: "),
+        }
+    }
+}
+
 /// The last line of a file megg installed: a hash of everything above it, so megg can tell
 /// its own unedited files from files the user changed.
 pub fn mark(content: &str) -> String {
-    format!(
-        "{content}\n<!-- installed by megg setup; megg-hash: {:016x} -->\n",
-        hash(content)
-    )
+    mark_with(Marker::Html, content)
+}
+
+/// [`mark`] in a file commented with `marker`.
+pub fn mark_with(marker: Marker, content: &str) -> String {
+    format!("{content}\n{}\n", marker.line(hash(content)))
 }
 
 fn hash(s: &str) -> u64 {
@@ -353,17 +520,19 @@ pub enum Installed {
 
 /// Classifies an existing file against the `template` this megg would install.
 pub fn classify_installed(existing: &str, template: &str) -> Installed {
-    if existing == mark(template) {
+    classify_installed_with(Marker::Html, existing, template)
+}
+
+/// [`classify_installed`] for a file commented with `marker`.
+pub fn classify_installed_with(marker: Marker, existing: &str, template: &str) -> Installed {
+    if existing == mark_with(marker, template) {
         return Installed::Current;
     }
     let body = existing.trim_end_matches('\n');
     let Some((content, last)) = body.rsplit_once('\n') else {
         return Installed::Foreign;
     };
-    let Some(h) = last
-        .strip_prefix("<!-- installed by megg setup; megg-hash: ")
-        .and_then(|r| r.strip_suffix(" -->"))
-    else {
+    let Some(h) = marker.hash_in(last) else {
         return Installed::Foreign;
     };
     if u64::from_str_radix(h, 16).ok() == Some(hash(content)) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{self as setup, Action, Installed};
+use super::{self as setup, Action, Installed, Marker};
 use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
@@ -162,6 +162,7 @@ pub fn plan_json(
     })
 }
 
+/// A file megg installs whole (a command, the skill), marked as megg's by its last line.
 pub fn plan_markdown(
     b: &fsx::Boundary,
     path: &Path,
@@ -169,23 +170,46 @@ pub fn plan_markdown(
     uninstall: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Planned>> {
+    plan_installed(
+        b,
+        path,
+        template,
+        Marker::Html,
+        "Claude Code file",
+        uninstall,
+        warnings,
+    )
+}
+
+/// [`plan_markdown`] for any file megg installs whole, commented with `marker`.
+pub fn plan_installed(
+    b: &fsx::Boundary,
+    path: &Path,
+    template: &str,
+    marker: Marker,
+    what: &str,
+    uninstall: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Planned>> {
     let existing = read_existing(b, path)?;
     let state = existing
         .as_deref()
-        .map(|e| setup::classify_installed(e, template));
+        .map(|e| setup::classify_installed_with(marker, e, template));
     let base = |action, content| Planned {
         path: path.to_path_buf(),
         action,
-        what: "Claude Code file".into(),
+        what: what.into(),
         content,
         backup: false,
         original: None,
         config: None,
     };
     Ok(Some(match (uninstall, state) {
-        (false, None) => base(Action::Create, Some(setup::mark(template))),
+        (false, None) => base(Action::Create, Some(setup::mark_with(marker, template))),
         (false, Some(Installed::Current)) => base(Action::Unchanged, None),
-        (false, Some(Installed::Stale)) => base(Action::Update, Some(setup::mark(template))),
+        (false, Some(Installed::Stale)) => {
+            base(Action::Update, Some(setup::mark_with(marker, template)))
+        }
         (_, Some(Installed::Edited)) => {
             warnings.push(format!(
                 "{} was edited after megg installed it; left alone",
@@ -209,7 +233,7 @@ pub fn plan_markdown(
 /// `gitattributes`), so `--uninstall` removes exactly those (SPEC §7): under the git directory,
 /// else in megg's cache directory keyed by the project directory's identity. Never in the work
 /// tree.
-fn record_place(project: &Project, name: &str) -> Option<(fsx::Boundary, PathBuf)> {
+pub fn record_place(project: &Project, name: &str) -> Option<(fsx::Boundary, PathBuf)> {
     if let Some(repo) = &project.repo {
         let common = repo.common_dir();
         return Some((
@@ -474,6 +498,10 @@ pub fn apply(
             while let Some(d) = dir {
                 if d.file_name().is_some_and(|n| {
                     n == ".claude"
+                        || n == ".codex"
+                        || n == ".gemini"
+                        || n == ".github"
+                        || n == "hooks"
                         || n == "skills"
                         || n == "commands"
                         || n == "workflows"

@@ -1,0 +1,328 @@
+//! `megg setup --agent codex|gemini|copilot` (SPEC §12): the session-start hook, the MCP server
+//! and Gemini's commands in each host's own files, planned from the host's description in
+//! [`crate::host`]. Claude Code's part, and the pieces the hosts share (`.mcp.json`, the
+//! gitignore block, the merge driver), are planned by the command.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::plan::{self, Planned};
+use super::{Action, Hook, Marker, Scope};
+use crate::error::{Error, Result};
+use crate::fsx;
+use crate::host::{Agent, Host, McpPlace};
+use crate::megg::project::Project;
+
+/// One host set up in one scope.
+pub struct Target<'a> {
+    pub host: &'static Host,
+    pub scope: Scope,
+    pub project: &'a Project,
+    /// The host's user directory (`$CODEX_HOME`, `~/.gemini`, `~/.copilot`).
+    pub home: &'a Path,
+    /// megg's absolute path: what user scope runs.
+    pub exe: &'a str,
+    pub uninstall: bool,
+    /// Add megg even where it is already active from the other scope.
+    pub force: bool,
+}
+
+impl Target<'_> {
+    fn user(&self) -> bool {
+        self.scope == Scope::User
+    }
+
+    /// The directory this scope's files are in, and the boundary they are written in.
+    pub fn boundary(&self) -> fsx::Boundary {
+        if self.user() {
+            fsx::Boundary::user(self.home, self.host.name)
+        } else {
+            self.project.boundary()
+        }
+    }
+
+    /// The hooks file of this scope.
+    pub fn hooks_file(&self) -> PathBuf {
+        self.host
+            .hooks_file(self.user(), &self.project.root, self.home)
+    }
+
+    /// The hooks file of the other scope.
+    fn other_hooks_file(&self) -> PathBuf {
+        self.host
+            .hooks_file(!self.user(), &self.project.root, self.home)
+    }
+
+    /// The command megg's hook runs: guarded plain `megg` in a project's committed file, the
+    /// absolute path at user scope.
+    pub fn hook_command(&self) -> String {
+        if self.user() {
+            Hook::Context.command_of(self.host, &crate::render::shell_quote(self.exe))
+        } else {
+            Hook::Context.project_command_of(self.host)
+        }
+    }
+
+    /// The program megg's MCP server entry runs (an argv, not a shell line: unquoted).
+    pub fn mcp_program(&self) -> &str {
+        if self.user() { self.exe } else { "megg" }
+    }
+
+    /// Where this scope's MCP server goes.
+    pub fn mcp_place(&self) -> McpPlace {
+        self.host.mcp[usize::from(self.user())]
+    }
+
+    /// The file of this scope's MCP server, unless it is the hooks file or shared.
+    fn mcp_file(&self) -> Option<PathBuf> {
+        match self.mcp_place() {
+            McpPlace::CodexToml => Some(if self.user() {
+                self.home.join("config.toml")
+            } else {
+                self.project.root.join(".codex/config.toml")
+            }),
+            McpPlace::CopilotConfig => Some(self.home.join("mcp-config.json")),
+            McpPlace::GeminiSettings | McpPlace::ProjectMcpJson | McpPlace::ClaudeCli => None,
+        }
+    }
+}
+
+/// Plans one host's files. Pieces already active from the other scope are left out with a
+/// warning (SPEC §7 "one megg per session", per host).
+pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
+    debug_assert!(t.host.agent != Agent::Claude);
+    let b = t.boundary();
+    let mut planned = Vec::new();
+    let hooks_file = t.hooks_file();
+    let command = t.hook_command();
+    let what = format!("{} {} hook", t.host.name, t.host.start_event);
+    let elsewhere = !t.uninstall && !t.force && other_scope_has_hook(t);
+    let gemini = t.mcp_place() == McpPlace::GeminiSettings;
+    if elsewhere {
+        warnings.push(format!(
+            "megg's {} hook is already active from {}; not adding a second one (the model would get megg's context twice). Run with --force to add it anyway",
+            t.host.name,
+            t.other_hooks_file().display()
+        ));
+        planned.push(plan::skipped(&hooks_file, &what));
+    }
+    if !elsewhere || gemini {
+        refuse_comments(&b, &hooks_file, t)?;
+        let mcp = gemini.then(|| t.mcp_program().to_string());
+        let hook = !elsewhere;
+        let what = match (hook, &mcp) {
+            (true, Some(_)) => format!("{what}, MCP server `megg`"),
+            (true, None) => what.clone(),
+            (false, _) => "MCP server `megg`".into(),
+        };
+        planned.push(plan::plan_json(&b, &hooks_file, t.uninstall, &what, |v| {
+            let mut changed = false;
+            if hook {
+                changed |= if t.uninstall {
+                    super::remove_hook_of(v, t.host, Hook::Context, &command)
+                } else {
+                    super::add_hook_of(v, t.host, Hook::Context, &command)?
+                };
+            }
+            if let Some(program) = &mcp {
+                changed |= if t.uninstall {
+                    super::remove_mcp(v)
+                } else {
+                    super::add_mcp(v, program)?
+                };
+            }
+            Ok(changed)
+        })?);
+    }
+    if let Some(file) = t.mcp_file() {
+        planned.push(match t.mcp_place() {
+            McpPlace::CodexToml => plan_toml(&b, &file, t)?,
+            _ => plan::plan_json(&b, &file, t.uninstall, "MCP server `megg`", |v| {
+                if t.uninstall {
+                    Ok(super::remove_mcp(v))
+                } else {
+                    super::add_mcp_entry(v, super::copilot_mcp_entry(t.mcp_program())?)
+                }
+            })?,
+        });
+    }
+    if t.host.commands {
+        let root = t.host.dir(t.user(), &t.project.root, t.home);
+        for (rel, template) in crate::templates::GEMINI_FILES {
+            planned.extend(plan::plan_installed(
+                &b,
+                &root.join(rel),
+                template,
+                Marker::Hash,
+                "Gemini CLI command",
+                t.uninstall,
+                warnings,
+            )?);
+        }
+    }
+    Ok(planned)
+}
+
+/// Whether megg's hook for this host is registered in the other scope's hooks file.
+fn other_scope_has_hook(t: &Target) -> bool {
+    let path = t.other_hooks_file();
+    let b = if t.user() {
+        t.project.boundary()
+    } else {
+        fsx::Boundary::user(t.home, t.host.name)
+    };
+    read_lenient(&b, &path)
+        .is_some_and(|v| !super::hook_commands_of(&v, t.host, Hook::Context).is_empty())
+}
+
+/// A host's JSON file, read for inspection: comments (Gemini allows them) stripped; `None`
+/// when it is missing, unreadable or not JSON.
+pub fn read_lenient(b: &fsx::Boundary, path: &Path) -> Option<Value> {
+    let text = fsx::read_text(b, path, plan::MAX_SETTINGS_BYTES)
+        .ok()??
+        .text;
+    serde_json::from_str(&text)
+        .ok()
+        .or_else(|| serde_json::from_str(&strip_comments(&text)?).ok())
+}
+
+/// Gemini CLI's settings may hold comments, which a JSON rewrite would lose: such a file is
+/// refused untouched, with the entries to add by hand (SPEC §12).
+fn refuse_comments(b: &fsx::Boundary, path: &Path, t: &Target) -> Result<()> {
+    let Some(text) = plan::read_existing(b, path)? else {
+        return Ok(());
+    };
+    if serde_json::from_str::<Value>(&text).is_ok() {
+        return Ok(());
+    }
+    let Some(stripped) = strip_comments(&text) else {
+        return Ok(());
+    };
+    if serde_json::from_str::<Value>(&stripped).is_err() {
+        return Ok(()); // not JSON at all: plan_json says so
+    }
+    let verb = if t.uninstall { "remove" } else { "add" };
+    Err(Error::user(format!(
+        "{} has comments, which megg would lose rewriting it; nothing was changed",
+        path.display()
+    ))
+    .with_hint(format!(
+        "{verb} megg's entries by hand — under \"hooks\".\"{}\" the command `{}`{} — or remove the comments and run megg setup again",
+        t.host.start_event,
+        t.hook_command(),
+        if t.mcp_place() == McpPlace::GeminiSettings {
+            format!(
+                ", and under \"mcpServers\" the server \"megg\": {{\"command\": \"{}\", \"args\": [\"mcp\"]}}",
+                t.mcp_program()
+            )
+        } else {
+            String::new()
+        }
+    )))
+}
+
+/// `text` without `//` and `/* */` comments outside strings; `None` when it has none.
+pub fn strip_comments(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let (mut in_string, mut found) = (false, false);
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                found = true;
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                found = true;
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    found.then_some(out)
+}
+
+/// Codex's `config.toml`: `[mcp_servers.megg]` merged with toml_edit (comments kept).
+fn plan_toml(b: &fsx::Boundary, path: &Path, t: &Target) -> Result<Planned> {
+    let existing = plan::read_existing(b, path)?;
+    let mut doc: toml_edit::DocumentMut =
+        existing
+            .as_deref()
+            .unwrap_or_default()
+            .parse()
+            .map_err(|e| {
+                Error::corrupt(format!(
+                    "{} is not valid TOML ({e}); nothing was changed",
+                    path.display()
+                ))
+                .with_hint("fix the file (or move it aside), then run megg setup again")
+            })?;
+    let changed = if t.uninstall {
+        super::toml::remove_mcp(&mut doc)
+    } else {
+        super::toml::add_mcp(&mut doc, t.mcp_program()).map_err(|e| {
+            Error::user(format!(
+                "cannot merge into {}: {e}; nothing was changed",
+                path.display()
+            ))
+        })?
+    };
+    let text = doc.to_string();
+    let action = match (&existing, changed) {
+        (_, false) => Action::Unchanged,
+        (Some(_), true) if t.uninstall && text.trim().is_empty() => Action::Remove,
+        (Some(_), true) => Action::Update,
+        (None, true) => Action::Create,
+    };
+    Ok(Planned {
+        path: path.to_path_buf(),
+        action,
+        what: "MCP server `megg`".into(),
+        content: (action.changes() && action != Action::Remove).then_some(text),
+        backup: action == Action::Update,
+        original: existing,
+        config: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_found_outside_strings_only() {
+        assert_eq!(strip_comments(r#"{"a": "http://x/*y*/"}"#), None);
+        let text = "{\n  // mine\n  \"a\": 1, /* two\nlines */ \"b\": \"//\"\n}\n";
+        let stripped = strip_comments(text).unwrap();
+        let v: Value = serde_json::from_str(&stripped).unwrap();
+        assert_eq!(v, serde_json::json!({"a": 1, "b": "//"}));
+        assert_eq!(strip_comments(r#"{"a": "\"//"}"#), None);
+    }
+}
