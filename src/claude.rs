@@ -62,12 +62,42 @@ pub struct HookInput {
     /// Stop's copy of the turn's last assistant message: when the hook runs, Claude Code has
     /// not written it to the transcript yet.
     pub last_assistant_message: Option<String>,
+    /// Copilot CLI's session-start prompt (`initialPrompt`; `initial_prompt` when it runs a
+    /// Claude-format hook).
+    #[serde(alias = "initialPrompt")]
+    pub initial_prompt: Option<String>,
+    /// The input spelled `sessionId` (camelCase): Copilot's.
+    #[serde(skip)]
+    pub camel_case: bool,
+}
+
+/// The one field that tells a camelCase (Copilot) input apart.
+#[derive(serde::Deserialize)]
+struct Camel {
+    #[serde(rename = "sessionId")]
+    session_id: Option<serde::de::IgnoredAny>,
 }
 
 impl HookInput {
     /// Reads hook input from text; anything that is not a JSON object is no input.
     pub fn parse(text: &str) -> Option<Self> {
-        serde_json::from_str(text).ok()
+        let mut input: Self = serde_json::from_str(text).ok()?;
+        input.camel_case =
+            serde_json::from_str::<Camel>(text).is_ok_and(|c| c.session_id.is_some());
+        Some(input)
+    }
+
+    /// Whether this input is Copilot CLI's (SPEC §12 "one megg per session"): Copilot also runs
+    /// the Claude-format hooks of a trusted folder, with its own input — camelCase fields, an
+    /// initial prompt, `source: new`, or a transcript under its `session-state/`.
+    pub fn is_copilot(&self) -> bool {
+        self.camel_case
+            || self.initial_prompt.is_some()
+            || self.source.as_deref() == Some("new")
+            || self
+                .transcript_path
+                .as_ref()
+                .is_some_and(|p| p.components().any(|c| c.as_os_str() == "session-state"))
     }
 
     /// The input on stdin when stdin is not a terminal: at most [`MAX_HOOK_INPUT`] bytes,

@@ -81,6 +81,11 @@ fn capture_from_args(args: Vec<OsString>) -> String {
         return String::new();
     };
     let input = HookInput::from_stdin_up_to(crate::fsx::MAX_STDIN_BYTES);
+    // A Claude-format capture hook that Copilot CLI runs (SPEC §12) would read Copilot's
+    // transcript as Claude Code's: it captures nothing.
+    if input.as_ref().is_some_and(HookInput::is_copilot) {
+        return String::new();
+    }
     let clock = Clock::from_env().unwrap_or_else(|_| Clock::system());
     let dir = cli.dir.or_else(|| {
         input
@@ -151,6 +156,20 @@ fn hook_from_args(args: Vec<OsString>, agent: Agent) -> String {
         Ok(env) => env,
         Err(e) => return failure_document(agent, &e.message),
     };
+    // One megg per session (SPEC §12): Copilot CLI also runs the Claude-format hooks of a
+    // trusted folder. When its own megg hook is registered too, this call does nothing;
+    // otherwise it answers in Copilot's shape.
+    let mut args = args;
+    if args.agent == Agent::Claude && input.is_copilot() {
+        let copilot = Agent::Copilot.host();
+        let homes = crate::host::Homes::from_env();
+        let root = env.project().root;
+        if crate::megg::setup::hosts::registered_anywhere(copilot, &root, homes.copilot.as_deref())
+        {
+            return "{}".into();
+        }
+        args.agent = Agent::Copilot;
+    }
     let session = Session::of(&input, !env.capture_off);
     let document = hook(&env, &args, problems, session.as_ref());
     env.tokens.flush();

@@ -102,3 +102,93 @@ fn a_failing_hook_answers_in_the_hosts_shape() {
     let v = hook(&p, "codex", &["--no-such-flag"]);
     assert_eq!(keys(&v), ["hookSpecificOutput"], "{v}");
 }
+
+/// Runs `megg ARGS` in `p` with `input` on stdin and HOME inside the test's cache directory.
+fn with_input(p: &Project, args: &[&str], input: &str) -> std::process::Output {
+    p.megg("")
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("COPILOT_HOME")
+        .args(args)
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap()
+}
+
+/// What Copilot CLI hands a Claude-format SessionStart hook from `.claude/settings.json`.
+fn copilot_input(p: &Project) -> String {
+    serde_json::json!({
+        "sessionId": "0f4c2a8e-1111-2222-3333-444455556666",
+        "cwd": p.root(),
+        "source": "new",
+        "initialPrompt": "fix the export",
+        "timestamp": 1_763_900_000_000_u64,
+    })
+    .to_string()
+}
+
+/// "Copilot also runs the Claude-format hooks in `.claude/settings.json` of a trusted folder:
+/// a project set up for Claude Code and Copilot must not give either model megg's context
+/// twice." Claude Code's own hook, called by Copilot, answers in Copilot's shape when no
+/// Copilot hook of megg's is registered, and does nothing when one is.
+#[test]
+fn a_claude_format_call_from_copilot_gives_the_context_once() {
+    let p = project();
+    crate::Git::init(p.root(), "main");
+    let claude = r#"{"session_id": "abc", "cwd": "/x", "hook_event_name": "SessionStart", "source": "startup"}"#;
+    let out = with_input(&p, &["context", "--json"], claude);
+    let v = crate::stdout_json(&out);
+    assert_eq!(keys(&v), ["systemMessage", "hookSpecificOutput"], "{v}");
+
+    // Copilot without its own megg hook: Copilot reads only a top-level additionalContext.
+    let out = with_input(&p, &["context", "--json"], &copilot_input(&p));
+    let v = crate::stdout_json(&out);
+    assert_eq!(keys(&v), ["additionalContext"], "{v}");
+    assert!(
+        v["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Ship the export")
+    );
+
+    // Copilot with megg's own Copilot hook (either scope): the Claude-format call is silent.
+    let setup = p.run("", &["setup", "--agent", "copilot"]);
+    assert!(
+        setup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let out = with_input(&p, &["context", "--json"], &copilot_input(&p));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(crate::stdout_json(&out), serde_json::json!({}));
+    // ...and Copilot's own hook still answers.
+    let own = with_input(
+        &p,
+        &["context", "--format", "hook", "--agent", "copilot"],
+        &copilot_input(&p),
+    );
+    assert_eq!(keys(&crate::stdout_json(&own)), ["additionalContext"]);
+
+    // At user scope (COPILOT_HOME) just the same.
+    let q = project();
+    crate::Git::init(q.root(), "main");
+    let home = tempfile::tempdir().unwrap();
+    let setup = q
+        .megg("")
+        .env("COPILOT_HOME", home.path())
+        .args(["setup", "--agent", "copilot", "--scope", "user"])
+        .output()
+        .unwrap();
+    assert!(
+        setup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let out = q
+        .megg("")
+        .env("COPILOT_HOME", home.path())
+        .args(["context", "--json"])
+        .write_stdin(copilot_input(&q))
+        .output()
+        .unwrap();
+    assert_eq!(crate::stdout_json(&out), serde_json::json!({}));
+}

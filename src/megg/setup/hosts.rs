@@ -176,6 +176,39 @@ fn other_scope_has_hook(t: &Target) -> bool {
         .is_some_and(|v| !super::hook_commands_of(&v, t.host, Hook::Context).is_empty())
 }
 
+/// Whether megg's context hook for `host` is registered for the project at `root` in either
+/// scope (`home`: the host's user directory). Copilot reads every `*.json` in its hooks
+/// directories, so all of them count.
+pub fn registered_anywhere(host: &'static Host, root: &Path, home: Option<&Path>) -> bool {
+    let places = [
+        Some((
+            fsx::Boundary::new(root, "the project"),
+            root.join(host.project_hooks),
+        )),
+        home.map(|h| (fsx::Boundary::user(h, host.name), h.join(host.user_hooks))),
+    ];
+    places.into_iter().flatten().any(|(b, file)| {
+        let files = match host.layout {
+            crate::host::HookLayout::Flat => {
+                let dir = file.parent().unwrap_or(root).to_path_buf();
+                fsx::list(&b, &dir)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|(n, k)| {
+                        *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json")
+                    })
+                    .map(|(n, _)| dir.join(n))
+                    .collect()
+            }
+            crate::host::HookLayout::Grouped => vec![file],
+        };
+        files.iter().any(|f| {
+            read_lenient(&b, f)
+                .is_some_and(|v| !super::hook_commands_of(&v, host, Hook::Context).is_empty())
+        })
+    })
+}
+
 /// A host's JSON file, read for inspection: comments (Gemini allows them) stripped; `None`
 /// when it is missing, unreadable or not JSON.
 pub fn read_lenient(b: &fsx::Boundary, path: &Path) -> Option<Value> {

@@ -1,0 +1,412 @@
+//! `megg setup --agent codex|gemini|copilot` (SPEC §12): each host's hooks file, MCP server and
+//! (Gemini) commands, in both scopes, merged into what is there, exactly undone, with the pieces
+//! the hosts share written once and removed with the last host; megg writes no trust setting.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::{Git, Project};
+
+const CODEX_HOOK: &str =
+    "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --format hook --agent codex";
+const GEMINI_HOOK: &str =
+    "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --format hook --agent gemini";
+const COPILOT_HOOK: &str =
+    "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --format hook --agent copilot";
+
+/// A git repository with a home of its own; each host's home variable points inside it.
+struct Repo {
+    p: Project,
+    git: Git,
+}
+
+impl Repo {
+    fn new() -> Self {
+        let p = Project::new();
+        let git = Git::init(p.root(), "main");
+        p.write("README.md", "# project\n");
+        {
+            let mut index = git.repo.index().unwrap();
+            index.add_path(Path::new("README.md")).unwrap();
+            index.write().unwrap();
+        }
+        git.commit("main", 1_000_000, "init");
+        Self { p, git }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.p.cache.path().join("home")
+    }
+
+    fn setup(&self, args: &[&str]) -> Output {
+        self.setup_with(args, &[])
+    }
+
+    fn setup_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        std::fs::create_dir_all(self.home()).unwrap();
+        let mut cmd = self.p.megg("");
+        cmd.env("HOME", self.home())
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("CODEX_HOME")
+            .env_remove("COPILOT_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .arg("setup")
+            .args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        let out = self.setup(&args);
+        assert!(
+            out.status.success(),
+            "megg setup {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        crate::stdout_json(&out)
+    }
+
+    fn json(&self, rel: &str) -> Value {
+        serde_json::from_str(&self.p.read(rel)).unwrap()
+    }
+
+    fn dirty(&self) -> Vec<String> {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        self.git
+            .repo
+            .statuses(Some(&mut opts))
+            .unwrap()
+            .iter()
+            .map(|s| s.path().unwrap_or("?").to_string())
+            .collect()
+    }
+}
+
+fn actions(v: &Value) -> BTreeMap<String, String> {
+    v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_string(),
+                c["action"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn grouped(command: &str, timeout: u64) -> Value {
+    json!({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": command, "timeout": timeout}
+    ]}]}})
+}
+
+/// "`megg setup --agent codex` is a usage error; there is no way to install megg into Codex,
+/// Gemini CLI or Copilot CLI": each host gets its session-start hook and MCP server in its own
+/// files, and a second run changes nothing.
+#[test]
+fn each_host_gets_its_hook_and_server_in_its_own_files() {
+    let r = Repo::new();
+    let v = r.ok(&[
+        "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
+    ]);
+    assert_eq!(v["agents"], json!(["codex", "gemini", "copilot"]));
+    assert_eq!(r.json(".codex/hooks.json"), grouped(CODEX_HOOK, 30));
+    assert_eq!(
+        r.p.read(".codex/config.toml"),
+        "[mcp_servers.megg]\ncommand = \"megg\"\nargs = [\"mcp\"]\n"
+    );
+    let mut gemini = grouped(GEMINI_HOOK, 30_000);
+    gemini["mcpServers"] = json!({"megg": {"command": "megg", "args": ["mcp"]}});
+    assert_eq!(r.json(".gemini/settings.json"), gemini);
+    assert_eq!(
+        r.json(".github/hooks/megg.json"),
+        json!({"version": 1, "hooks": {"sessionStart": [
+            {"type": "command", "bash": COPILOT_HOOK, "timeoutSec": 30}
+        ]}})
+    );
+    // Copilot reads Claude Code's .mcp.json as it is.
+    assert_eq!(
+        r.json(".mcp.json"),
+        json!({"mcpServers": {"megg": {"command": "megg", "args": ["mcp"]}}})
+    );
+    for toml in [
+        "workflows/plan",
+        "workflows/work",
+        "workflows/review",
+        "workflows/compound",
+    ] {
+        let path = r.p.path(&format!(".gemini/commands/{toml}.toml"));
+        assert!(path.exists(), "{}", path.display());
+    }
+    // Nothing for Claude Code.
+    assert!(!r.p.path(".claude").exists());
+    // A second run changes nothing.
+    let again = r.ok(&[
+        "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
+    ]);
+    assert!(
+        actions(&again).values().all(|a| a == "unchanged"),
+        "{again}"
+    );
+}
+
+/// User scope: each host's own home variable (CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME), the
+/// absolute path of megg, Copilot's `"type": "local"` server; nothing in the project; and the
+/// uninstall gives every file back.
+#[test]
+fn user_scope_honours_each_hosts_home_and_uninstall_gives_it_back() {
+    let r = Repo::new();
+    let homes = tempfile::tempdir().unwrap();
+    let codex = homes.path().join("codex");
+    let copilot = homes.path().join("copilot");
+    let gemini = homes.path().join("gemini-home");
+    std::fs::create_dir_all(&copilot).unwrap();
+    std::fs::write(
+        copilot.join("mcp-config.json"),
+        r#"{"mcpServers": {"other": {"type": "local", "command": "x", "tools": ["*"]}}}"#,
+    )
+    .unwrap();
+    let env = [
+        ("CODEX_HOME", codex.as_path()),
+        ("COPILOT_HOME", copilot.as_path()),
+        ("GEMINI_CLI_HOME", gemini.as_path()),
+    ];
+    let all = [
+        "--agent", "codex", "--agent", "gemini", "--agent", "copilot", "--scope", "user",
+    ];
+    let out = r.setup_with(&all, &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let exe = env!("CARGO_BIN_EXE_megg");
+    let read = |p: PathBuf| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    assert_eq!(
+        read(codex.join("hooks.json")),
+        grouped(&format!("{exe} context --format hook --agent codex"), 30)
+    );
+    let toml = std::fs::read_to_string(codex.join("config.toml")).unwrap();
+    assert!(toml.contains(&format!("command = \"{exe}\"")), "{toml}");
+    let settings = read(gemini.join(".gemini/settings.json"));
+    assert_eq!(
+        settings["mcpServers"]["megg"],
+        json!({"command": exe, "args": ["mcp"]})
+    );
+    assert_eq!(
+        read(copilot.join("hooks/megg.json"))["hooks"]["sessionStart"][0]["bash"],
+        format!("{exe} context --format hook --agent copilot")
+    );
+    assert_eq!(
+        read(copilot.join("mcp-config.json"))["mcpServers"],
+        json!({
+            "other": {"type": "local", "command": "x", "tools": ["*"]},
+            "megg": {"type": "local", "command": exe, "args": ["mcp"], "tools": ["*"]}
+        })
+    );
+    assert_eq!(r.dirty(), Vec::<String>::new(), "nothing in the project");
+    assert!(
+        !r.home().join(".codex").exists(),
+        "CODEX_HOME, not ~/.codex"
+    );
+
+    let mut uninstall = all.to_vec();
+    uninstall.push("--uninstall");
+    let out = r.setup_with(&uninstall, &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!codex.join("hooks.json").exists());
+    assert!(!codex.join("config.toml").exists());
+    assert!(!gemini.join(".gemini/settings.json").exists());
+    assert!(!copilot.join("hooks/megg.json").exists());
+    assert_eq!(
+        read(copilot.join("mcp-config.json"))["mcpServers"],
+        json!({"other": {"type": "local", "command": "x", "tools": ["*"]}})
+    );
+}
+
+/// Files are merged, never replaced: the user's comments and servers in Codex's config.toml
+/// survive byte for byte, other hooks and keys keep their values, and uninstall takes out only
+/// megg's entries.
+#[test]
+fn the_users_entries_and_comments_survive_setup_and_uninstall() {
+    let r = Repo::new();
+    let toml = "# my codex settings\nmodel = \"o3\" # keep this\n\n[mcp_servers.docs]\ncommand = \"docs-server\"\nargs = []\n";
+    r.p.write(".codex/config.toml", toml);
+    let hooks = json!({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
+        {"type": "command", "command": "echo mine"}
+    ]}], "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}]}});
+    r.p.write(".codex/hooks.json", hooks.to_string());
+    r.p.write(
+        ".gemini/settings.json",
+        r#"{"ui": {"theme": "dark"}, "mcpServers": {"other": {"command": "o"}}}"#,
+    );
+    r.ok(&["--agent", "codex", "--agent", "gemini"]);
+    let toml_after = r.p.read(".codex/config.toml");
+    assert!(toml_after.starts_with(toml), "{toml_after}");
+    let h = r.json(".codex/hooks.json");
+    assert_eq!(h["hooks"]["Stop"], hooks["hooks"]["Stop"]);
+    assert_eq!(h["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
+    let g = r.json(".gemini/settings.json");
+    assert_eq!(g["ui"], json!({"theme": "dark"}));
+    assert_eq!(g["mcpServers"]["other"], json!({"command": "o"}));
+    r.ok(&["--agent", "codex", "--agent", "gemini", "--uninstall"]);
+    assert_eq!(r.p.read(".codex/config.toml"), toml);
+    assert_eq!(r.json(".codex/hooks.json"), hooks);
+    assert_eq!(
+        r.json(".gemini/settings.json"),
+        json!({"ui": {"theme": "dark"}, "mcpServers": {"other": {"command": "o"}}})
+    );
+}
+
+/// Gemini CLI's settings may hold comments; rewriting the JSON would lose them, so the file is
+/// refused untouched, with the entries to add by hand — and nothing else is written either.
+#[test]
+fn gemini_settings_with_comments_are_refused_untouched() {
+    let r = Repo::new();
+    let text = "{\n  // my theme\n  \"ui\": {\"theme\": \"dark\"}\n}\n";
+    r.p.write(".gemini/settings.json", text);
+    let out = r.setup(&["--agent", "codex", "--agent", "gemini"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has comments"), "{err}");
+    assert!(err.contains(GEMINI_HOOK), "the entry to add by hand: {err}");
+    assert_eq!(r.p.read(".gemini/settings.json"), text);
+    assert!(
+        !r.p.path(".codex").exists(),
+        "planned first: nothing written"
+    );
+}
+
+/// The shared pieces — `.mcp.json` (Claude Code and Copilot), the gitignore block, the merge
+/// driver — are written once and removed only with the last host; then `git status` is clean.
+#[test]
+fn shared_pieces_go_with_the_last_host() {
+    let r = Repo::new();
+    r.ok(&[
+        "--agent", "claude", "--agent", "copilot", "--agent", "codex",
+    ]);
+    assert!(r.p.path(".gitignore").exists());
+    let v = r.ok(&["--agent", "copilot", "--uninstall"]);
+    assert!(!r.p.path(".github/hooks/megg.json").exists());
+    assert_eq!(
+        r.json(".mcp.json")["mcpServers"]["megg"]["command"],
+        "megg",
+        "Claude Code still reads it"
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("still set up for"), "{warnings}");
+    r.ok(&["--uninstall"]); // Claude Code
+    assert!(!r.p.path(".mcp.json").exists());
+    assert!(r.p.path(".gitignore").exists(), "Codex still uses it");
+    r.ok(&["--agent", "codex", "--uninstall"]);
+    assert_eq!(r.dirty(), Vec::<String>::new());
+    assert!(!r.p.path(".git/megg/setup/hosts-added").exists());
+}
+
+/// One megg per session, per host: a host already set up at user scope gets no second hook
+/// from project scope (its model would get the context twice); --force adds it anyway.
+#[test]
+fn a_host_set_up_in_the_other_scope_gets_no_second_hook() {
+    let r = Repo::new();
+    let codex = tempfile::tempdir().unwrap();
+    let env = [("CODEX_HOME", codex.path())];
+    let ok = |args: &[&str]| {
+        let out = r.setup_with(args, &env);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        crate::stdout_json(&out)
+    };
+    ok(&["--agent", "codex", "--scope", "user", "--json"]);
+    let v = ok(&["--agent", "codex", "--json"]);
+    assert!(!r.p.path(".codex/hooks.json").exists(), "{v}");
+    assert!(v["warnings"].to_string().contains("already active"), "{v}");
+    ok(&["--agent", "codex", "--force", "--json"]);
+    assert!(r.p.path(".codex/hooks.json").exists());
+}
+
+#[test]
+fn dry_run_writes_nothing_for_any_host() {
+    let r = Repo::new();
+    let v = r.ok(&[
+        "--agent",
+        "codex",
+        "--agent",
+        "gemini",
+        "--agent",
+        "copilot",
+        "--dry-run",
+    ]);
+    assert!(actions(&v).values().any(|a| a == "create"), "{v}");
+    assert_eq!(r.dirty(), Vec::<String>::new());
+}
+
+/// Trust stays the user's: setup writes no trust setting anywhere, says per host how to trust
+/// megg's entries, and lists the other hooks and servers a folder trust would switch on —
+/// Copilot's include the Claude-format hooks of `.claude/settings.json`.
+#[test]
+fn setup_writes_no_trust_and_names_what_a_folder_trust_enables() {
+    let r = Repo::new();
+    r.p.write(
+        ".codex/hooks.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl example.com"}]}]}}"#,
+    );
+    r.p.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"shell-server": {"command": "danger"}}}"#,
+    );
+    r.p.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "./setup.sh"}]}]}}"#,
+    );
+    let v = r.ok(&["--agent", "codex", "--agent", "copilot"]);
+    let trust: Vec<&str> = v["trust"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    let codex: Vec<&&str> = trust.iter().filter(|t| t.starts_with("Codex")).collect();
+    assert!(
+        codex.iter().any(|t| t.contains("curl example.com")),
+        "{trust:#?}"
+    );
+    assert!(codex.iter().any(|t| t.contains("trust")), "{trust:#?}");
+    let copilot: Vec<&&str> = trust.iter().filter(|t| t.starts_with("Copilot")).collect();
+    assert!(
+        copilot
+            .iter()
+            .any(|t| t.contains("shell-server") && t.contains("./setup.sh")),
+        "{trust:#?}"
+    );
+    assert!(
+        copilot.iter().any(|t| t.contains("--scope user")),
+        "user scope needs no folder trust: {trust:#?}"
+    );
+    // No trust setting written: no Codex user config, no Copilot config.
+    assert!(!r.home().join(".codex").exists());
+    assert!(!r.home().join(".copilot").exists());
+    let human = String::from_utf8(r.setup(&["--agent", "codex"]).stdout).unwrap();
+    assert!(human.contains("Trust ("), "{human}");
+}
