@@ -66,32 +66,36 @@ pub struct HookInput {
     /// Claude-format hook).
     #[serde(alias = "initialPrompt")]
     pub initial_prompt: Option<String>,
-    /// The input spelled `sessionId` (camelCase): Copilot's.
+    /// The input has a field only Copilot CLI sends: `sessionId` (camelCase) or `timestamp`
+    /// (in both its own and the Claude-format inputs it hands hooks).
     #[serde(skip)]
-    pub camel_case: bool,
+    pub copilot_fields: bool,
 }
 
-/// The one field that tells a camelCase (Copilot) input apart.
+/// The fields that tell a Copilot CLI input apart (recorded from Copilot 1.0.102: its
+/// Claude-format SessionEnd input has nothing else that would).
 #[derive(serde::Deserialize)]
-struct Camel {
+struct CopilotFields {
     #[serde(rename = "sessionId")]
     session_id: Option<serde::de::IgnoredAny>,
+    timestamp: Option<serde::de::IgnoredAny>,
 }
 
 impl HookInput {
     /// Reads hook input from text; anything that is not a JSON object is no input.
     pub fn parse(text: &str) -> Option<Self> {
         let mut input: Self = serde_json::from_str(text).ok()?;
-        input.camel_case =
-            serde_json::from_str::<Camel>(text).is_ok_and(|c| c.session_id.is_some());
+        input.copilot_fields = serde_json::from_str::<CopilotFields>(text)
+            .is_ok_and(|c| c.session_id.is_some() || c.timestamp.is_some());
         Some(input)
     }
 
     /// Whether this input is Copilot CLI's (SPEC §12 "one megg per session"): Copilot also runs
-    /// the Claude-format hooks of a trusted folder, with its own input — camelCase fields, an
-    /// initial prompt, `source: new`, or a transcript under its `session-state/`.
+    /// the Claude-format hooks of a trusted folder, with its own input — camelCase fields, a
+    /// `timestamp`, an initial prompt, `source: new`, or a transcript under its
+    /// `session-state/`.
     pub fn is_copilot(&self) -> bool {
-        self.camel_case
+        self.copilot_fields
             || self.initial_prompt.is_some()
             || self.source.as_deref() == Some("new")
             || self
@@ -140,6 +144,31 @@ pub fn task_list_dir(session_id: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every input Copilot CLI 1.0.102 hands a hook — its own format and the Claude-format
+    /// hooks of `.claude/settings.json` (recorded in tests/fixtures/hook-inputs/) — is Copilot's;
+    /// Claude Code's are not.
+    #[test]
+    fn copilots_inputs_are_told_from_claude_codes() {
+        let copilot = [
+            r#"{"hook_event_name":"SessionStart","session_id":"7c96","timestamp":"2026-11-23T19:49:11.488Z","cwd":"/p","source":"new","initial_prompt":"write the notes"}"#,
+            r#"{"hook_event_name":"SessionEnd","session_id":"7c96","timestamp":"2026-11-23T19:49:12.559Z","cwd":"/p","reason":"complete"}"#,
+            r#"{"hook_event_name":"Stop","session_id":"7c96","timestamp":"2026-11-23T19:49:12.515Z","cwd":"/p","transcript_path":"/h/.copilot/session-state/7c96/events.jsonl","stop_reason":"end_turn","stop_hook_active":false}"#,
+            r#"{"sessionId":"7c96","timestamp":1795463351488,"cwd":"/p","source":"new","initialPrompt":"write the notes"}"#,
+            r#"{"sessionId":"7c96","timestamp":1795463352515,"cwd":"/p","transcriptPath":"/h/.copilot/session-state/7c96/events.jsonl","stopReason":"end_turn"}"#,
+        ];
+        for input in copilot {
+            assert!(HookInput::parse(input).unwrap().is_copilot(), "{input}");
+        }
+        let claude = [
+            r#"{"session_id":"abc","transcript_path":"/h/.claude/projects/p/abc.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"startup"}"#,
+            r#"{"session_id":"abc","transcript_path":"/h/.claude/projects/p/abc.jsonl","cwd":"/p","permission_mode":"default","hook_event_name":"SessionEnd","reason":"other"}"#,
+            r#"{"session_id":"abc","transcript_path":"/h/.claude/projects/p/abc.jsonl","cwd":"/p","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}"#,
+        ];
+        for input in claude {
+            assert!(!HookInput::parse(input).unwrap().is_copilot(), "{input}");
+        }
+    }
 
     #[test]
     fn copilot_camel_case_input_is_read() {

@@ -60,6 +60,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         "megg setup".into()
     };
     checks.push(doctor::mcp(&active.servers(), &mcp_fix));
+    // Every other host megg was set up for (SPEC §12).
+    checks.extend(crate::megg::doctor_hosts::checks(
+        &project,
+        &crate::host::Homes::from_env(),
+        resolve,
+    ));
     checks.extend(doctor::gitignore(&project));
     checks.push(doctor::checkpoints(&project));
 

@@ -8,6 +8,7 @@ pub mod conflict;
 pub mod context;
 pub mod discovery;
 pub mod doctor;
+pub mod doctor_hosts;
 pub mod gitignore;
 pub mod init;
 pub mod knowledge;

@@ -410,3 +410,117 @@ fn setup_writes_no_trust_and_names_what_a_folder_trust_enables() {
     let human = String::from_utf8(r.setup(&["--agent", "codex"]).stdout).unwrap();
     assert!(human.contains("Trust ("), "{human}");
 }
+
+fn doctor(r: &Repo, env: &[(&str, &Path)]) -> Value {
+    let mut cmd = r.p.megg("");
+    cmd.env("HOME", r.home())
+        .env(
+            "PATH",
+            format!(
+                "{}:/usr/bin:/bin",
+                Path::new(env!("CARGO_BIN_EXE_megg"))
+                    .parent()
+                    .unwrap()
+                    .display()
+            ),
+        )
+        .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME")
+        .args(["doctor", "--json"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    crate::stdout_json(&cmd.output().unwrap())
+}
+
+fn check<'v>(v: &'v Value, name: &str) -> &'v Value {
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check in {v}"))
+}
+
+/// "A user who installs megg and sees nothing happen has no way to know why": doctor checks
+/// each host megg was set up for — hook once, command found, MCP registered — and the trust it
+/// can see in the host's files, with the steps (and what a folder trust would switch on) as fix.
+#[test]
+fn doctor_checks_each_host_and_the_trust_it_can_see() {
+    let r = Repo::new();
+    let codex = tempfile::tempdir().unwrap();
+    let env = [("CODEX_HOME", codex.path())];
+    let ok = |args: &[&str]| {
+        let out = r.setup_with(args, &env);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    ok(&["--agent", "codex", "--agent", "copilot"]);
+    let v = doctor(&r, &env);
+    assert_eq!(check(&v, "codex hook")["ok"], true, "{v}");
+    assert_eq!(check(&v, "codex mcp")["ok"], true, "{v}");
+    assert_eq!(check(&v, "copilot mcp")["ok"], true, "{v}");
+    let trust = check(&v, "codex trust");
+    assert_eq!(trust["ok"], false, "{v}");
+    assert!(trust["fix"].as_str().unwrap().contains("/hooks"), "{trust}");
+    let copilot = check(&v, "copilot trust");
+    assert_eq!(copilot["ok"], false);
+    assert!(
+        copilot["fix"].as_str().unwrap().contains("--scope user"),
+        "{copilot}"
+    );
+    assert!(
+        v.to_string().contains("gemini") == false,
+        "never set up for Gemini: {v}"
+    );
+
+    // The project trusted and megg's hook trusted by the hash of its entry, as Codex records
+    // them: doctor says trusted. A hash of another entry (an older megg): trust it again.
+    let root = r.p.root().canonicalize().unwrap();
+    let hooks = root.join(".codex/hooks.json");
+    let command = CODEX_HOOK;
+    let identity = format!(
+        r#"{{"event_name":"session_start","hooks":[{{"async":false,"command":{},"timeout":30,"type":"command"}}]}}"#,
+        Value::from(command)
+    );
+    let hash = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(identity.as_bytes());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let config = |hash: &str| {
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"{}:session_start:0:0\"]\ntrusted_hash = \"sha256:{hash}\"\n",
+            root.display(),
+            hooks.display()
+        )
+    };
+    std::fs::write(codex.path().join("config.toml"), config(&hash)).unwrap();
+    let v = doctor(&r, &env);
+    assert_eq!(check(&v, "codex trust")["ok"], true, "{v}");
+    std::fs::write(codex.path().join("config.toml"), config(&"0".repeat(64))).unwrap();
+    let v = doctor(&r, &env);
+    let trust = check(&v, "codex trust");
+    assert_eq!(trust["ok"], false);
+    assert!(
+        trust["detail"].as_str().unwrap().contains("trust it again"),
+        "{trust}"
+    );
+
+    // Two registrations (the other scope, forced): the model would get the context twice.
+    ok(&["--agent", "codex", "--scope", "user", "--force"]);
+    let v = doctor(&r, &env);
+    let hook = check(&v, "codex hook");
+    assert_eq!(hook["ok"], false);
+    assert!(
+        hook["detail"].as_str().unwrap().contains("2 times"),
+        "{hook}"
+    );
+    // A hooks file that does not parse.
+    r.p.write(".github/hooks/megg.json", "{ not json");
+    let v = doctor(&r, &env);
+    assert_eq!(check(&v, "copilot hook")["ok"], false, "{v}");
+}

@@ -159,3 +159,254 @@ pub fn reach(others: &[String]) -> String {
         )
     }
 }
+
+/// The trust megg can see in a host's own files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    Trusted(String),
+    NotTrusted(String),
+    /// Not enough in the files to say either way.
+    CannotTell(String),
+}
+
+/// What the host's files say about the trust megg's entries at `scope` need (`home`: the
+/// host's user directory; `hooks_file`: where megg's hook is; `hook`: its handler, as written).
+pub fn seen(
+    host: &Host,
+    scope: Scope,
+    root: &Path,
+    home: &Path,
+    hooks_file: &Path,
+    hook: Option<&HookAt>,
+) -> Seen {
+    match host.agent {
+        Agent::Claude => Seen::CannotTell("Claude Code asks at its first start".into()),
+        Agent::Codex => codex_seen(scope, root, home, hooks_file, hook),
+        Agent::Gemini if scope == Scope::User => {
+            Seen::Trusted("user settings need no folder trust".into())
+        }
+        Agent::Gemini => {
+            let file = home.join("trustedFolders.json");
+            let b = fsx::Boundary::user(home, "Gemini CLI");
+            let Some(v) = hosts::read_lenient(&b, &file) else {
+                return Seen::NotTrusted(format!(
+                    "{} does not trust {} (no {})",
+                    host.name,
+                    root.display(),
+                    file.display()
+                ));
+            };
+            let rules = v.as_object().cloned().unwrap_or_default();
+            // The nearest rule for the folder or one of its parents decides.
+            for dir in root.ancestors() {
+                let rule = rules
+                    .get(&dir.display().to_string())
+                    .and_then(Value::as_str);
+                match (rule, dir == root) {
+                    (Some("DO_NOT_TRUST"), _) => {
+                        return Seen::NotTrusted(format!(
+                            "{} marks {} DO_NOT_TRUST",
+                            file.display(),
+                            dir.display()
+                        ));
+                    }
+                    (Some("TRUST_FOLDER"), _) | (Some("TRUST_PARENT"), false) => {
+                        return Seen::Trusted(format!("trusted in {}", file.display()));
+                    }
+                    (Some(other), _) => {
+                        return Seen::CannotTell(format!(
+                            "{} has {other} for {}",
+                            file.display(),
+                            dir.display()
+                        ));
+                    }
+                    (None, _) => {}
+                }
+            }
+            Seen::NotTrusted(format!(
+                "{} has no rule for {} or a folder above it",
+                file.display(),
+                root.display()
+            ))
+        }
+        Agent::Copilot if scope == Scope::User => {
+            Seen::Trusted("user hooks need no folder trust".into())
+        }
+        Agent::Copilot => {
+            let file = home.join("config.json");
+            let b = fsx::Boundary::user(home, "Copilot CLI");
+            let folders: Vec<String> = hosts::read_lenient(&b, &file)
+                .and_then(|v| v.get("trustedFolders").cloned())
+                .and_then(|f| serde_json::from_value(f).ok())
+                .unwrap_or_default();
+            if root
+                .ancestors()
+                .any(|d| folders.iter().any(|f| Path::new(f) == d))
+            {
+                Seen::Trusted(format!("trusted in {}", file.display()))
+            } else {
+                Seen::NotTrusted(format!(
+                    "{} is not among trustedFolders in {}",
+                    root.display(),
+                    file.display()
+                ))
+            }
+        }
+    }
+}
+
+/// megg's hook handler in a hooks file: its place and the entry around it.
+#[derive(Debug, Clone)]
+pub struct HookAt {
+    pub event: String,
+    pub group: usize,
+    pub handler: usize,
+    pub matcher: Option<String>,
+    pub command: String,
+    pub timeout: Option<u64>,
+}
+
+/// Finds megg's context hook for `host` in a hooks file.
+pub fn find_hook(v: &Value, host: &'static Host) -> Option<HookAt> {
+    let list = v.get("hooks")?.get(host.start_event)?.as_array()?;
+    for (g, group) in list.iter().enumerate() {
+        for (h, handler) in group.get("hooks")?.as_array()?.iter().enumerate() {
+            let command = handler.get("command").and_then(Value::as_str)?;
+            if Hook::Context.program_of(host, command).is_some() {
+                return Some(HookAt {
+                    event: host.start_event.to_string(),
+                    group: g,
+                    handler: h,
+                    matcher: group
+                        .get("matcher")
+                        .and_then(Value::as_str)
+                        .map(String::from),
+                    command: command.to_string(),
+                    timeout: handler.get("timeout").and_then(Value::as_u64),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Codex CLI: a project's files load only when `[projects."<root>"] trust_level = "trusted"`,
+/// and each hook runs only when `[hooks.state."<file>:<event>:<group>:<handler>"]` holds the
+/// hash of its entry (measured with Codex 0.169.0).
+fn codex_seen(
+    scope: Scope,
+    root: &Path,
+    home: &Path,
+    hooks_file: &Path,
+    hook: Option<&HookAt>,
+) -> Seen {
+    let file = home.join("config.toml");
+    let b = fsx::Boundary::user(home, "Codex CLI");
+    let doc = match fsx::read_text(&b, &file, super::plan::MAX_SETTINGS_BYTES) {
+        Ok(Some(t)) => match t.text.parse::<toml_edit::DocumentMut>() {
+            Ok(doc) => doc,
+            Err(_) => return Seen::CannotTell(format!("{} does not parse", file.display())),
+        },
+        _ => toml_edit::DocumentMut::new(),
+    };
+    if scope == Scope::Project {
+        let level = doc
+            .get("projects")
+            .and_then(|p| p.get(&root.display().to_string()))
+            .and_then(|p| p.get("trust_level"))
+            .and_then(|l| l.as_str());
+        if level != Some("trusted") {
+            return Seen::NotTrusted(format!(
+                "the project is not trusted ({} has no trust_level = \"trusted\" for {})",
+                file.display(),
+                root.display()
+            ));
+        }
+    }
+    let Some(hook) = hook else {
+        return Seen::CannotTell("megg's hook was not found".into());
+    };
+    let key = format!(
+        "{}:{}:{}:{}",
+        hooks_file.display(),
+        snake_case(&hook.event),
+        hook.group,
+        hook.handler
+    );
+    let recorded = doc
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(|s| s.get(&key))
+        .and_then(|s| s.get("trusted_hash"))
+        .and_then(|h| h.as_str());
+    match recorded {
+        None => Seen::NotTrusted(format!(
+            "megg's hook is not trusted (no trusted_hash for it in {}): Codex skips it without a word",
+            file.display()
+        )),
+        Some(h) if h == codex_hook_hash(hook) => {
+            Seen::Trusted(format!("megg's hook is trusted in {}", file.display()))
+        }
+        Some(_) => Seen::NotTrusted(format!(
+            "megg's hook was trusted for an earlier entry (its hash in {} no longer matches): trust it again",
+            file.display()
+        )),
+    }
+}
+
+/// `SessionStart` → `session_start`.
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// Codex's trust hash of a hook handler: SHA-256 of the compact JSON, keys sorted, of
+/// `{"event_name", "hooks": [the handler with Codex's defaults], "matcher"?}`.
+pub fn codex_hook_hash(hook: &HookAt) -> String {
+    use sha2::Digest;
+    let mut timeout = hook.timeout.unwrap_or(600).max(1);
+    if hook.event == "SessionEnd" {
+        timeout = timeout.min(3);
+    }
+    let mut identity = format!(
+        "{{\"event_name\":{},\"hooks\":[{{\"async\":false,\"command\":{},\"timeout\":{timeout},\"type\":\"command\"}}]",
+        Value::from(snake_case(&hook.event)),
+        Value::from(hook.command.as_str())
+    );
+    if let Some(m) = &hook.matcher {
+        identity.push_str(&format!(",\"matcher\":{}", Value::from(m.as_str())));
+    }
+    identity.push('}');
+    let digest = sha2::Sha256::digest(identity.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_hook_hash_is_codexs() {
+        let hook = HookAt {
+            event: "SessionStart".into(),
+            group: 0,
+            handler: 0,
+            matcher: None,
+            command: "echo hi".into(),
+            timeout: Some(30),
+        };
+        // Python's hashlib over the identity Codex hashes (its key order, compact JSON, the
+        // defaults it fills in); the e2e test `codex` checks Codex accepts megg's.
+        let expected = "sha256:59cef8dd19f237d2b895f105e1b58dbe36fc741179e521988935609cfe668f31";
+        assert_eq!(codex_hook_hash(&hook), expected);
+        assert_eq!(snake_case("SessionStart"), "session_start");
+        assert_eq!(snake_case("PreCompact"), "pre_compact");
+    }
+}

@@ -1,0 +1,305 @@
+//! `megg doctor` for the hosts besides Claude Code (SPEC §12): for each host megg was set up
+//! for, its hook registered once (recognised by the entries setup writes), its command
+//! resolvable, its files parsing, its MCP server registered, and the trust megg can see in the
+//! host's own files — "cannot tell" when unsure, never a false "trusted".
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::doctor::Check;
+use super::project::Project;
+use super::setup::hosts_record::Record;
+use super::setup::trust::{self, Seen};
+use super::setup::{self, Hook, Scope, hosts};
+use crate::fsx;
+use crate::host::{Agent, Homes, HookLayout, Host, McpPlace};
+
+/// One registration of megg's hook.
+struct Found {
+    file: PathBuf,
+    scope: Scope,
+    command: String,
+    at: Option<trust::HookAt>,
+}
+
+/// The checks of every host (Claude Code aside) megg is set up for in either scope.
+pub fn checks(
+    project: &Project,
+    homes: &Homes,
+    which: impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<Check> {
+    let recorded: Vec<Agent> = [Scope::Project, Scope::User]
+        .into_iter()
+        .flat_map(|s| Record::at(project, s, homes.megg.as_deref()).read())
+        .collect();
+    let mut out = Vec::new();
+    for host in crate::host::all().filter(|h| h.agent != Agent::Claude) {
+        let home = homes.of(host.agent);
+        let (found, broken) = registrations(host, project, home);
+        if found.is_empty() && broken.is_empty() && !recorded.contains(&host.agent) {
+            continue; // never set up for this host
+        }
+        let [hook_name, mcp_name, trust_name] = names(host.agent);
+        let fix_setup = format!("megg setup --agent {}", host.agent.as_str());
+        out.push(hook_check(
+            host, hook_name, &found, &broken, &fix_setup, &which,
+        ));
+        out.push(mcp_check(host, mcp_name, project, home, &fix_setup));
+        if let (Some(f), Some(home)) = (found.first(), home) {
+            out.push(trust_check(host, trust_name, project, home, f));
+        }
+    }
+    out
+}
+
+fn names(agent: Agent) -> [&'static str; 3] {
+    match agent {
+        Agent::Codex => ["codex hook", "codex mcp", "codex trust"],
+        Agent::Gemini => ["gemini hook", "gemini mcp", "gemini trust"],
+        _ => ["copilot hook", "copilot mcp", "copilot trust"],
+    }
+}
+
+fn check(name: &'static str, ok: bool, detail: String, fix: Option<String>) -> Check {
+    Check {
+        name,
+        ok,
+        detail,
+        fix: if ok { None } else { fix },
+    }
+}
+
+/// The hooks files of `host` in both scopes (every `*.json` of Copilot's hooks directories).
+fn hooks_files(
+    host: &'static Host,
+    project: &Project,
+    home: Option<&Path>,
+) -> Vec<(Scope, fsx::Boundary, PathBuf)> {
+    let mut places = vec![(
+        Scope::Project,
+        project.boundary(),
+        project.root.join(host.project_hooks),
+    )];
+    if let Some(h) = home {
+        places.push((
+            Scope::User,
+            fsx::Boundary::user(h, host.name),
+            h.join(host.user_hooks),
+        ));
+    }
+    if host.layout != HookLayout::Flat {
+        return places;
+    }
+    places
+        .into_iter()
+        .flat_map(|(scope, b, file)| {
+            let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+            let mut files: Vec<PathBuf> = fsx::list(&b, &dir)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(n, k)| *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json"))
+                .map(|(n, _)| dir.join(n))
+                .collect();
+            files.sort();
+            files
+                .into_iter()
+                .map(move |f| (scope, b.clone(), f))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// megg's hook registrations for `host`, and the hooks files that do not parse.
+fn registrations(
+    host: &'static Host,
+    project: &Project,
+    home: Option<&Path>,
+) -> (Vec<Found>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut broken = Vec::new();
+    for (scope, b, file) in hooks_files(host, project, home) {
+        let text = match fsx::read_text(&b, &file, setup::plan::MAX_SETTINGS_BYTES) {
+            Ok(Some(t)) => t.text,
+            Ok(None) => continue,
+            Err(e) => {
+                broken.push(e.message);
+                continue;
+            }
+        };
+        let value: Value = match serde_json::from_str(&text).or_else(|e| {
+            hosts::strip_comments(&text)
+                .filter(|_| host.agent == Agent::Gemini)
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .ok_or(e)
+        }) {
+            Ok(v) => v,
+            Err(e) => {
+                broken.push(format!("{}: {e}", file.display()));
+                continue;
+            }
+        };
+        let at = trust::find_hook(&value, host);
+        for command in setup::hook_commands_of(&value, host, Hook::Context) {
+            found.push(Found {
+                file: file.clone(),
+                scope,
+                command,
+                at: at.clone(),
+            });
+        }
+    }
+    (found, broken)
+}
+
+fn hook_check(
+    host: &'static Host,
+    name: &'static str,
+    found: &[Found],
+    broken: &[String],
+    fix_setup: &str,
+    which: &impl Fn(&str) -> Option<PathBuf>,
+) -> Check {
+    if !broken.is_empty() {
+        return check(
+            name,
+            false,
+            format!("{} file(s) do not parse: {}", host.name, broken.join("; ")),
+            Some("fix the file by hand (setup keeps the previous bytes in its backups)".into()),
+        );
+    }
+    match found {
+        [] => check(
+            name,
+            false,
+            format!("megg's {} hook is not registered", host.name),
+            Some(fix_setup.to_string()),
+        ),
+        [one] => {
+            let program = Hook::Context
+                .program_of(host, &one.command)
+                .unwrap_or_else(|| "megg".into());
+            match which(&program) {
+                Some(bin) => check(
+                    name,
+                    true,
+                    format!(
+                        "registered once in {}; runs {}",
+                        one.file.display(),
+                        bin.display()
+                    ),
+                    None,
+                ),
+                None => check(
+                    name,
+                    false,
+                    format!(
+                        "megg's {} hook in {} runs {program}, which is not found",
+                        host.name,
+                        one.file.display()
+                    ),
+                    Some(format!("install megg on PATH, or run `{fix_setup}` again")),
+                ),
+            }
+        }
+        many => {
+            let places: Vec<String> = many.iter().map(|f| f.file.display().to_string()).collect();
+            check(
+                name,
+                false,
+                format!(
+                    "megg's {} hook runs {} times: {} — the model gets megg's context twice",
+                    host.name,
+                    many.len(),
+                    places.join(" and ")
+                ),
+                Some(format!(
+                    "keep one: `{fix_setup} --uninstall` or `{fix_setup} --scope user --uninstall`"
+                )),
+            )
+        }
+    }
+}
+
+fn mcp_check(
+    host: &'static Host,
+    name: &'static str,
+    project: &Project,
+    home: Option<&Path>,
+    fix_setup: &str,
+) -> Check {
+    let mut places = Vec::new();
+    for (i, place) in host.mcp.iter().enumerate() {
+        let user = i == 1;
+        let Some(dir) = (if user {
+            home.map(Path::to_path_buf)
+        } else {
+            Some(project.root.clone())
+        }) else {
+            continue;
+        };
+        let b = if user {
+            fsx::Boundary::user(&dir, host.name)
+        } else {
+            project.boundary()
+        };
+        let file = match (place, user) {
+            (McpPlace::CodexToml, false) => dir.join(".codex/config.toml"),
+            (McpPlace::CodexToml, true) => dir.join("config.toml"),
+            (McpPlace::GeminiSettings, _) => host.hooks_file(user, &project.root, &dir),
+            (McpPlace::ProjectMcpJson, _) => dir.join(".mcp.json"),
+            (McpPlace::CopilotConfig, _) => dir.join("mcp-config.json"),
+            (McpPlace::ClaudeCli, _) => continue,
+        };
+        let registered = if *place == McpPlace::CodexToml {
+            fsx::read_text(&b, &file, setup::plan::MAX_SETTINGS_BYTES)
+                .ok()
+                .flatten()
+                .and_then(|t| t.text.parse::<toml_edit::DocumentMut>().ok())
+                .is_some_and(|d| setup::toml::has_mcp(&d))
+        } else {
+            hosts::read_lenient(&b, &file).is_some_and(|v| setup::has_mcp(&v))
+        };
+        if registered {
+            places.push(file.display().to_string());
+        }
+    }
+    if places.is_empty() {
+        check(
+            name,
+            false,
+            format!("megg's MCP server is not registered for {}", host.name),
+            Some(fix_setup.to_string()),
+        )
+    } else {
+        check(
+            name,
+            true,
+            format!("registered in {}", places.join(" and ")),
+            None,
+        )
+    }
+}
+
+fn trust_check(
+    host: &'static Host,
+    name: &'static str,
+    project: &Project,
+    home: &Path,
+    f: &Found,
+) -> Check {
+    match trust::seen(host, f.scope, &project.root, home, &f.file, f.at.as_ref()) {
+        Seen::Trusted(why) => check(name, true, why, None),
+        Seen::CannotTell(why) => check(name, true, format!("cannot tell: {why}"), None),
+        Seen::NotTrusted(why) => {
+            let mut fix = trust::steps(host, f.scope, &project.root).join("; ");
+            if f.scope == Scope::Project {
+                fix.push_str(&format!(
+                    "; {}",
+                    trust::reach(&trust::others(host, project))
+                ));
+            }
+            check(name, false, why, Some(fix))
+        }
+    }
+}
