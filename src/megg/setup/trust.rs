@@ -312,7 +312,7 @@ fn codex_seen(
     if scope == Scope::Project {
         let level = doc
             .get("projects")
-            .and_then(|p| p.get(&root.display().to_string()))
+            .and_then(|p| p.get(root.display().to_string()))
             .and_then(|p| p.get("trust_level"))
             .and_then(|l| l.as_str());
         if level != Some("trusted") {
