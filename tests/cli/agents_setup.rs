@@ -473,7 +473,7 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
         "{copilot}"
     );
     assert!(
-        v.to_string().contains("gemini") == false,
+        !v.to_string().contains("gemini"),
         "never set up for Gemini: {v}"
     );
 
