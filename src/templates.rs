@@ -42,6 +42,33 @@ pub const CLAUDE_FILES: [(&str, &str); 5] = [
     ),
 ];
 
+/// The files `megg setup --agent gemini` installs for Gemini CLI, by their path under `.gemini/`:
+/// the same workflow commands and `/megg-state` as Gemini CLI custom commands (TOML with a
+/// `description` and a `prompt`; `commands/workflows/plan.toml` is `/workflows:plan`), worded
+/// for Gemini's tools.
+pub const GEMINI_FILES: [(&str, &str); 5] = [
+    (
+        "commands/megg-state.toml",
+        include_str!("../templates/gemini/commands/megg-state.toml"),
+    ),
+    (
+        "commands/workflows/plan.toml",
+        include_str!("../templates/gemini/commands/workflows/plan.toml"),
+    ),
+    (
+        "commands/workflows/work.toml",
+        include_str!("../templates/gemini/commands/workflows/work.toml"),
+    ),
+    (
+        "commands/workflows/review.toml",
+        include_str!("../templates/gemini/commands/workflows/review.toml"),
+    ),
+    (
+        "commands/workflows/compound.toml",
+        include_str!("../templates/gemini/commands/workflows/compound.toml"),
+    ),
+];
+
 /// `template` with each `{{key}}` replaced by its value. Unknown keys stay as written.
 pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 64);
@@ -101,6 +128,25 @@ mod tests {
         ] {
             let values: Vec<(&str, &str)> = keys.iter().map(|k| (*k, "v")).collect();
             assert!(!fill(t, &values).contains("{{"), "{t}");
+        }
+    }
+
+    #[test]
+    fn gemini_templates_are_toml_commands_for_every_claude_file() {
+        assert_eq!(GEMINI_FILES.len(), CLAUDE_FILES.len());
+        for (path, text) in GEMINI_FILES {
+            let doc: toml_edit::DocumentMut = text.parse().unwrap();
+            for key in ["description", "prompt"] {
+                let v = doc.get(key).and_then(|i| i.as_str()).unwrap_or_default();
+                assert!(!v.trim().is_empty(), "{path}: {key}");
+            }
+            // commands/workflows/plan.toml mirrors commands/workflows/plan.md; megg-state.toml
+            // the skill.
+            let twin = match path.strip_suffix(".toml").unwrap() {
+                "commands/megg-state" => "skills/megg-state/SKILL.md".to_string(),
+                stem => format!("{stem}.md"),
+            };
+            assert!(CLAUDE_FILES.iter().any(|(p, _)| *p == twin), "{path}");
         }
     }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::{Git, Project, epoch};
 
-const PLAN: &str = "docs/plans/2026-01-15-feat-user-auth-plan.md";
+pub(crate) const PLAN: &str = "docs/plans/2026-01-15-feat-user-auth-plan.md";
 
 fn doc_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -21,7 +21,7 @@ fn doc_files() -> Vec<PathBuf> {
 
 /// Every megg command in a markdown text: lines of fenced code blocks and inline code spans
 /// that start with `megg `.
-fn commands_in(text: &str) -> Vec<String> {
+pub(crate) fn commands_in(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_block = false;
     for line in text.lines() {
@@ -88,8 +88,10 @@ fn expected_exit(command: &str) -> (String, i32) {
     }
 }
 
-#[test]
-fn every_megg_command_in_the_markdown_runs_as_documented() {
+/// Runs every megg command of `text` (a command file, named `name` in messages) in a fresh
+/// fixture with its placeholders filled in, and checks it exits as the text says. Returns how
+/// many ran.
+pub(crate) fn run_every_megg_command(name: &str, text: &str) -> usize {
     let bin_dir = assert_cmd::cargo::cargo_bin("megg")
         .parent()
         .unwrap()
@@ -99,43 +101,43 @@ fn every_megg_command_in_the_markdown_runs_as_documented() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let commands = commands_in(text);
+    assert!(!commands.is_empty(), "{name} has no megg commands");
+    for raw in &commands {
+        let (command, code) = expected_exit(raw);
+        let p = fixture();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(fill(&command))
+            .current_dir(p.root())
+            .env("PATH", &path)
+            .env("MEGG_NOW", crate::NOW)
+            .env("MEGG_CACHE_DIR", "")
+            .env("HOME", p.root())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("MEGG_CEILING_DIRS")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{name}: `{}` exited {:?}\nstdout: {}\nstderr: {}",
+            fill(&command),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    commands.len()
+}
+
+#[test]
+fn every_megg_command_in_the_markdown_runs_as_documented() {
     let mut seen = 0;
     for file in doc_files() {
         let text = std::fs::read_to_string(&file).unwrap();
-        let commands = commands_in(&text);
-        assert!(
-            !commands.is_empty(),
-            "{} has no megg commands",
-            file.display()
-        );
-        for raw in commands {
-            let (command, code) = expected_exit(&raw);
-            let p = fixture();
-            let out = std::process::Command::new("sh")
-                .arg("-c")
-                .arg(fill(&command))
-                .current_dir(p.root())
-                .env("PATH", &path)
-                .env("MEGG_NOW", crate::NOW)
-                .env("MEGG_CACHE_DIR", "")
-                .env("HOME", p.root())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env_remove("MEGG_CEILING_DIRS")
-                .stdin(std::process::Stdio::null())
-                .output()
-                .unwrap();
-            assert_eq!(
-                out.status.code(),
-                Some(code),
-                "{}: `{}` exited {:?}\nstdout: {}\nstderr: {}",
-                file.display(),
-                fill(&command),
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            seen += 1;
-        }
+        seen += run_every_megg_command(&file.display().to_string(), &text);
     }
     assert!(seen >= 20, "only {seen} commands found");
 }
@@ -168,41 +170,39 @@ fn agent_text_never_becomes_shell_syntax() {
     }
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(!text.contains("<<"), "{}: a heredoc", file.display());
+        assert_agent_text_stays_off_the_command_line(&file.display().to_string(), &text);
+    }
+}
+
+/// SPEC §7 "Agent text never becomes shell syntax" for one command file's text (named `file`
+/// in messages).
+pub(crate) fn assert_agent_text_stays_off_the_command_line(file: &str, text: &str) {
+    assert!(!text.contains("<<"), "{file}: a heredoc");
+    assert!(!text.contains("| megg"), "{file}: text piped into megg");
+    for command in commands_in(text) {
+        let agent_text = ["<CONTENT>", "<TITLE>", "<TOPICS>", "<SUMMARY>", "--content"];
         assert!(
-            !text.contains("| megg"),
-            "{}: text piped into megg",
-            file.display()
+            !agent_text.iter().any(|p| command.contains(p)),
+            "{file}: `{command}` puts agent text on the command line"
         );
-        for command in commands_in(&text) {
-            let agent_text = ["<CONTENT>", "<TITLE>", "<TOPICS>", "<SUMMARY>", "--content"];
+        // Only names and paths fill a placeholder, never in quotes; the agent's words go in a
+        // file (`--file`) or through the MCP tool.
+        for (i, part) in command.split('<').enumerate().skip(1) {
+            let name = part.split_once('>').map_or(part, |(n, _)| n);
             assert!(
-                !agent_text.iter().any(|p| command.contains(p)),
-                "{}: `{command}` puts agent text on the command line",
-                file.display()
+                NAME_PLACEHOLDERS.contains(&name),
+                "{file}: `{command}` fills <{name}>, which is not a name or a path"
             );
-            // Only names and paths fill a placeholder, never in quotes; the agent's words go
-            // in a file (`--file`) or through the MCP tool.
-            for (i, part) in command.split('<').enumerate().skip(1) {
-                let name = part.split_once('>').map_or(part, |(n, _)| n);
-                assert!(
-                    NAME_PLACEHOLDERS.contains(&name),
-                    "{}: `{command}` fills <{name}>, which is not a name or a path",
-                    file.display()
-                );
-                let before = command.split('<').take(i).collect::<Vec<_>>().join("<");
-                assert!(
-                    !before.ends_with(['"', '\'']),
-                    "{}: `{command}` quotes <{name}>",
-                    file.display()
-                );
-            }
+            let before = command.split('<').take(i).collect::<Vec<_>>().join("<");
             assert!(
-                !command.contains("$(") && !command.contains('`'),
-                "{}: `{command}` has shell substitution",
-                file.display()
+                !before.ends_with(['"', '\'']),
+                "{file}: `{command}` quotes <{name}>"
             );
         }
+        assert!(
+            !command.contains("$(") && !command.contains('`'),
+            "{file}: `{command}` has shell substitution"
+        );
     }
 }
 
@@ -467,16 +467,16 @@ fn plugin_capture_hooks_run_megg_capture_or_nothing() {
 
 // Every workflow command says what to do for every outcome of discovery (issue 14). ----------
 
-const WORKFLOWS: [&str; 4] = ["plan", "work", "review", "compound"];
+pub(crate) const WORKFLOWS: [&str; 4] = ["plan", "work", "review", "compound"];
 
-fn workflow(name: &str) -> String {
+pub(crate) fn workflow(name: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(root.join(format!("commands/workflows/{name}.md"))).unwrap()
 }
 
 /// The text under the heading that ends with `title`, up to the next heading of the same or a
 /// higher level.
-fn section<'t>(text: &'t str, title: &str) -> &'t str {
+pub(crate) fn section<'t>(text: &'t str, title: &str) -> &'t str {
     let mut start = None;
     let mut level = 0;
     let mut offset = 0;
@@ -500,7 +500,7 @@ fn section<'t>(text: &'t str, title: &str) -> &'t str {
 
 /// The bullet of `text` that starts with `head` (at any indent), with its continuation lines
 /// and nested bullets, up to the next bullet at the same indent or less.
-fn bullet<'t>(text: &'t str, head: &str) -> &'t str {
+pub(crate) fn bullet<'t>(text: &'t str, head: &str) -> &'t str {
     let mut start = None;
     let mut indent = 0;
     let mut offset = 0;
@@ -528,7 +528,7 @@ fn bullet<'t>(text: &'t str, head: &str) -> &'t str {
 }
 
 /// Whether `text` matches `template`, where each `<…>` in the template stands for any text.
-fn matches_template(text: &str, template: &str) -> bool {
+pub(crate) fn matches_template(text: &str, template: &str) -> bool {
     let mut literals = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find('<') {
@@ -703,12 +703,12 @@ fn work_covers_every_staleness_tier_a_missing_plan_and_corrupt_files() {
 }
 
 /// A git project with a plan, and megg at a chosen moment.
-struct Fixture {
-    p: Project,
+pub(crate) struct Fixture {
+    pub(crate) p: Project,
 }
 
 impl Fixture {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let p = Project::new();
         let git = Git::init(p.root(), "main");
         git.commit("main", epoch("2026-11-01T00:00:00Z"), "init");
@@ -716,7 +716,7 @@ impl Fixture {
         Self { p }
     }
 
-    fn run(&self, now: &str, args: &[&str]) -> std::process::Output {
+    pub(crate) fn run(&self, now: &str, args: &[&str]) -> std::process::Output {
         self.p
             .megg("")
             .env("MEGG_NOW", now)
@@ -725,7 +725,7 @@ impl Fixture {
             .unwrap()
     }
 
-    fn save(&self, plan: &str, phase: &str) {
+    pub(crate) fn save(&self, plan: &str, phase: &str) {
         let out = self.run(
             crate::NOW,
             &["checkpoint", "save", plan, "--phase", phase, "--json"],
@@ -734,7 +734,7 @@ impl Fixture {
     }
 
     /// Discovery as `command` runs it (with the plan file for every command but plan).
-    fn discover(&self, command: &str, now: &str) -> serde_json::Value {
+    pub(crate) fn discover(&self, command: &str, now: &str) -> serde_json::Value {
         let mut args = vec!["checkpoint", "resume"];
         if command != "plan" {
             args.push(PLAN);
@@ -747,7 +747,7 @@ impl Fixture {
     }
 }
 
-fn warnings_of(v: &serde_json::Value) -> Vec<String> {
+pub(crate) fn warnings_of(v: &serde_json::Value) -> Vec<String> {
     v["warnings"]
         .as_array()
         .unwrap()

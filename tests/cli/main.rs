@@ -14,6 +14,7 @@ mod capture;
 mod checkpoint;
 mod context;
 mod docs;
+mod gemini_commands;
 mod hook;
 mod hostile;
 mod knowledge;
