@@ -93,6 +93,9 @@ pub struct Host {
     pub layout: HookLayout,
     /// The handler's timeout key and its value (in the host's unit), if megg sets one.
     pub timeout: Option<(&'static str, u64)>,
+    /// The handler's `name`, where the host shows one (Gemini announces new project hooks by
+    /// it, and merges identical hooks by name and command).
+    pub handler_name: Option<&'static str>,
     /// The hooks file at project scope, relative to the project root.
     pub project_hooks: &'static str,
     /// The hooks file at user scope, relative to the host's user directory.
@@ -115,6 +118,7 @@ const HOSTS: [Host; 4] = [
         capture_events: &["PreCompact", "SessionEnd", "Stop"],
         layout: HookLayout::Grouped,
         timeout: None,
+        handler_name: None,
         project_hooks: ".claude/settings.json",
         user_hooks: "settings.json",
         mcp: [McpPlace::ProjectMcpJson, McpPlace::ClaudeCli],
@@ -130,6 +134,7 @@ const HOSTS: [Host; 4] = [
         capture_events: &[],
         layout: HookLayout::Grouped,
         timeout: Some(("timeout", 30)),
+        handler_name: None,
         project_hooks: ".codex/hooks.json",
         user_hooks: "hooks.json",
         mcp: [McpPlace::CodexToml, McpPlace::CodexToml],
@@ -145,6 +150,7 @@ const HOSTS: [Host; 4] = [
         capture_events: &[],
         layout: HookLayout::Grouped,
         timeout: Some(("timeout", 30_000)),
+        handler_name: Some("megg"),
         project_hooks: ".gemini/settings.json",
         user_hooks: "settings.json",
         mcp: [McpPlace::GeminiSettings, McpPlace::GeminiSettings],
@@ -160,6 +166,7 @@ const HOSTS: [Host; 4] = [
         capture_events: &[],
         layout: HookLayout::Flat,
         timeout: Some(("timeoutSec", 30)),
+        handler_name: None,
         project_hooks: ".github/hooks/megg.json",
         user_hooks: "hooks/megg.json",
         mcp: [McpPlace::ProjectMcpJson, McpPlace::CopilotConfig],
@@ -180,6 +187,8 @@ pub struct Homes {
     pub codex: Option<PathBuf>,
     pub gemini: Option<PathBuf>,
     pub copilot: Option<PathBuf>,
+    /// Gemini CLI's folder-trust file when `GEMINI_CLI_TRUSTED_FOLDERS_PATH` moves it.
+    pub gemini_trusted_folders: Option<PathBuf>,
     /// megg's own user configuration directory (`$XDG_CONFIG_HOME/megg`, else `~/.config/megg`):
     /// where user-scope setup records the hosts it installed.
     pub megg: Option<PathBuf>,
@@ -202,6 +211,7 @@ impl Homes {
                 .map(|h| h.join(".gemini"))
                 .or_else(|| under(".gemini")),
             copilot: var("COPILOT_HOME").or_else(|| under(".copilot")),
+            gemini_trusted_folders: var("GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
             megg: var("XDG_CONFIG_HOME")
                 .map(|c| c.join("megg"))
                 .or_else(|| under(".config/megg")),

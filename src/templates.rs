@@ -14,10 +14,6 @@ pub const HOOK: &str = include_str!("../templates/hook.json");
 pub const CAPTURE_HOOK: &str = include_str!("../templates/capture-hook.json");
 pub const MCP: &str = include_str!("../templates/mcp.json");
 
-/// The commands `megg setup --agent gemini` installs, by their path under `.gemini/`.
-// Filled by the Gemini commands change (templates/gemini/).
-pub const GEMINI_FILES: [(&str, &str); 0] = [];
-
 /// The files `megg setup` installs for Claude Code, by their path under `.claude/`.
 pub const CLAUDE_FILES: [(&str, &str); 5] = [
     (

@@ -47,7 +47,7 @@ pub fn checks(
         ));
         out.push(mcp_check(host, mcp_name, project, home, &fix_setup));
         if let (Some(f), Some(home)) = (found.first(), home) {
-            out.push(trust_check(host, trust_name, project, home, f));
+            out.push(trust_check(host, trust_name, project, home, homes, f));
         }
     }
     out
@@ -286,9 +286,19 @@ fn trust_check(
     name: &'static str,
     project: &Project,
     home: &Path,
+    homes: &Homes,
     f: &Found,
 ) -> Check {
-    match trust::seen(host, f.scope, &project.root, home, &f.file, f.at.as_ref()) {
+    let gemini_file = homes.gemini_trusted_folders.as_deref();
+    match trust::seen(
+        host,
+        f.scope,
+        &project.root,
+        home,
+        &f.file,
+        f.at.as_ref(),
+        gemini_file,
+    ) {
         Seen::Trusted(why) => check(name, true, why, None),
         Seen::CannotTell(why) => check(name, true, format!("cannot tell: {why}"), None),
         Seen::NotTrusted(why) => {

@@ -128,6 +128,9 @@ fn each_host_gets_its_hook_and_server_in_its_own_files() {
         "[mcp_servers.megg]\ncommand = \"megg\"\nargs = [\"mcp\"]\n"
     );
     let mut gemini = grouped(GEMINI_HOOK, 30_000);
+    // Gemini announces a new project hook by its name.
+    gemini["hooks"]["SessionStart"][0]["hooks"][0] =
+        json!({"type": "command", "name": "megg", "command": GEMINI_HOOK, "timeout": 30_000});
     gemini["mcpServers"] = json!({"megg": {"command": "megg", "args": ["mcp"]}});
     assert_eq!(r.json(".gemini/settings.json"), gemini);
     assert_eq!(

@@ -60,8 +60,6 @@ const PROJECT_HOOK: &str =
 /// The project, one level into the test's temp dir: megg lists a domain's siblings, and the
 /// other tests' projects in the system temp dir would come and go in its context.
 const DIR: &str = "shop";
-/// Seconds Codex gives the hook (`timeout` in hooks.json counts seconds).
-const HOOK_TIMEOUT: u64 = 30;
 
 /// Where megg is installed into Codex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +223,16 @@ impl Session {
         }
     }
 
+    /// megg run in the project with this session's HOME, CODEX_HOME and PATH.
+    pub(crate) fn megg(&self, args: &[&str]) -> assert_cmd::Command {
+        let mut cmd = self.p.megg(DIR);
+        cmd.env("HOME", self.home.path())
+            .env("CODEX_HOME", self.codex_home())
+            .env("PATH", self.path_var())
+            .args(args);
+        cmd
+    }
+
     /// megg's directory first, so `megg` in the hook and the MCP entry is the binary under test.
     fn path_var(&self) -> String {
         format!(
@@ -350,37 +358,35 @@ fn megg() -> PathBuf {
     assert_cmd::cargo::cargo_bin("megg")
 }
 
-/// Installs megg's SessionStart hook and MCP server into Codex at `scope`, writing Codex's
-/// files as they work in 0.169.0. The one place that knows the format: it becomes
-/// `megg setup --agent codex --scope …` once setup speaks Codex.
+/// Installs megg's SessionStart hook and MCP server into Codex at `scope` with
+/// `megg setup --agent codex`, as a user does.
 pub(crate) fn install(s: &Session, scope: Scope) {
-    let (hook, mcp) = match scope {
-        Scope::Project => (PROJECT_HOOK.to_string(), "megg".to_string()),
-        Scope::User => {
-            let megg = megg().display().to_string();
-            (
-                format!("{} context --format hook --agent codex", sh_quote(&megg)),
-                megg,
-            )
-        }
+    let scope = match scope {
+        Scope::Project => "project",
+        Scope::User => "user",
     };
-    let hooks = json!({
-        "hooks": {
-            "SessionStart": [{
-                "hooks": [{"type": "command", "command": hook, "timeout": HOOK_TIMEOUT}]
-            }]
-        }
-    });
-    let hooks_file = s.hooks_file(scope);
-    std::fs::create_dir_all(hooks_file.parent().unwrap()).unwrap();
-    std::fs::write(&hooks_file, serde_json::to_string_pretty(&hooks).unwrap()).unwrap();
-    let config_file = s.config_file(scope);
-    let mut config = std::fs::read_to_string(&config_file).unwrap_or_default();
-    config.push_str(&format!(
-        "\n[mcp_servers.megg]\ncommand = {}\nargs = [\"mcp\"]\n",
-        toml_string(&mcp)
-    ));
-    std::fs::write(config_file, config).unwrap();
+    let out = s
+        .megg(&["setup", "--agent", "codex", "--scope", scope, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "megg setup: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// What `megg doctor` says of Codex's trust: its `codex trust` check.
+pub(crate) fn doctor_trust(s: &Session) -> Value {
+    let out = s.megg(&["doctor", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "codex trust")
+        .cloned()
+        .unwrap_or_else(|| panic!("no codex trust check: {v}"))
 }
 
 /// Codex's trust hash of one hook handler (codex-rs `hooks`): SHA-256 of the compact JSON, keys
@@ -443,11 +449,6 @@ fn snake_case(event: &str) -> String {
 /// A TOML basic string (JSON's escapes are valid TOML for the paths and hashes written here).
 fn toml_string(s: &str) -> String {
     json!(s).to_string()
-}
-
-/// `s` quoted for sh.
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 fn info(context: &str) -> String {
@@ -525,8 +526,12 @@ fn assert_context_and_tools(s: &Session, mock: &Mock) {
 fn project_scope_context_and_tools_reach_the_model() {
     let Some(s) = Session::new() else { return };
     install(&s, Scope::Project);
+    assert_eq!(doctor_trust(&s)["ok"], false, "nothing trusted yet");
     s.trust_project();
     s.trust_hooks(Scope::Project);
+    // doctor recomputes Codex's hash of megg's entry: the trust Codex honours below.
+    let trust = doctor_trust(&s);
+    assert_eq!(trust["ok"], true, "{trust}");
     let mock = Mock::start(s.home.path(), &json!([]));
     let (stdout, stderr) = s.codex(&mock, "hello", &[]);
     assert_eq!(stdout.trim(), "OK", "{stderr}");
@@ -621,6 +626,13 @@ fn an_untrusted_project_hook_is_skipped_silently() {
         "no megg context reaches the model"
     );
     assert!(!stderr.contains("hook:"), "no hook ran: {stderr}");
+    // doctor sees what Codex does not say.
+    let trust = doctor_trust(&s);
+    assert_eq!(trust["ok"], false, "{trust}");
+    assert!(
+        trust["detail"].as_str().unwrap().contains("without a word"),
+        "{trust}"
+    );
     for word in ["trust", "review", "hooks.json"] {
         assert!(
             !stderr.to_lowercase().contains(word),

@@ -186,6 +186,9 @@ impl Hook {
     fn entry(self, host: &Host, command: &str) -> Value {
         let mut handler = Map::new();
         handler.insert("type".into(), json!("command"));
+        if let Some(name) = host.handler_name {
+            handler.insert("name".into(), json!(name));
+        }
         let key = match host.layout {
             HookLayout::Grouped => "command",
             HookLayout::Flat => "bash",

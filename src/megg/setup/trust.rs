@@ -28,10 +28,9 @@ pub fn steps(host: &Host, scope: Scope, root: &Path) -> Vec<String> {
         (Agent::Codex, Scope::User) => vec![format!(
             "{name}: start `codex` and trust megg's SessionStart hook when it lists it for review (`/hooks`); Codex skips an untrusted hook without a word, and a changed entry must be trusted again"
         )],
-        (Agent::Gemini, Scope::Project) => vec![format!(
-            "{name}: it reads {root}/.gemini/ only in a trusted folder — start `gemini` in {root} and trust the folder when asked (or `/permissions`)"
+        (Agent::Gemini, _) => vec![format!(
+            "{name}: in a folder it does not trust it runs no settings hook, user ones included (headless, it exits 55) — start `gemini` in {root} and trust the folder when asked (or `/permissions`); it then announces megg's project hook once"
         )],
-        (Agent::Gemini, Scope::User) => Vec::new(),
         (Agent::Copilot, Scope::Project) => vec![
             format!(
                 "{name}: it runs {root}'s hooks and .mcp.json only in a trusted folder — start `copilot` in {root} and trust the folder when asked"
@@ -178,16 +177,17 @@ pub fn seen(
     home: &Path,
     hooks_file: &Path,
     hook: Option<&HookAt>,
+    gemini_trust_file: Option<&Path>,
 ) -> Seen {
     match host.agent {
         Agent::Claude => Seen::CannotTell("Claude Code asks at its first start".into()),
         Agent::Codex => codex_seen(scope, root, home, hooks_file, hook),
-        Agent::Gemini if scope == Scope::User => {
-            Seen::Trusted("user settings need no folder trust".into())
-        }
         Agent::Gemini => {
-            let file = home.join("trustedFolders.json");
-            let b = fsx::Boundary::user(home, "Gemini CLI");
+            // Gemini CLI runs even user hooks only in a trusted folder (measured, 0.61.0).
+            let file = gemini_trust_file
+                .map_or_else(|| home.join("trustedFolders.json"), Path::to_path_buf);
+            let b = fsx::Boundary::user(file.parent().unwrap_or(home), "Gemini CLI");
+            let root = &fsx::canonical(root).unwrap_or_else(|| root.to_path_buf());
             let Some(v) = hosts::read_lenient(&b, &file) else {
                 return Seen::NotTrusted(format!(
                     "{} does not trust {} (no {})",
