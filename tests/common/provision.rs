@@ -167,7 +167,10 @@ pub fn agent_cli(cli: &'static Cli) -> Option<&'static Path> {
         }
         let package = format!("{}@{}", cli.package, cli.version);
         let what = format!("{} {}", cli.name, cli.version);
-        let or = format!("or point {} at a {} binary of that version", cli.env, cli.bin);
+        let or = format!(
+            "or point {} at a {} binary of that version",
+            cli.env, cli.bin
+        );
         let npm = Manager::npm(&what, &or);
         let installed = once(cli.dir, &package, &what, &npm, |dir| {
             let prefix = dir.to_str().unwrap();
@@ -202,7 +205,10 @@ fn cli_version(cli: &Cli, path: PathBuf, from: &str) -> Outcome {
         }
     };
     let words = version.split(|c: char| c.is_whitespace() || c == 'v');
-    if words.clone().any(|w| w.trim_end_matches('.') == cli.version) {
+    if words
+        .clone()
+        .any(|w| w.trim_end_matches('.') == cli.version)
+    {
         Ready(path)
     } else {
         Broken(format!(
