@@ -62,22 +62,30 @@ pub(crate) fn kill_group(child: &Child) {
         .status();
 }
 
-/// The mock Anthropic API: a Python process serving on a free local port, killed on drop.
+/// A mock model API (Anthropic's by default): a Python process serving on a free local port,
+/// killed on drop.
 pub(crate) struct Mock {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     log: PathBuf,
 }
 
 impl Mock {
-    /// Starts the mock; `script` is its list of turns (see the mock's docstring).
+    /// Starts the mock Anthropic API; `script` is its list of turns (see the mock's docstring).
     pub(crate) fn start(dir: &Path, script: &Value) -> Self {
+        Self::start_file(dir, script, "mock_anthropic.py")
+    }
+
+    /// Starts `tests/e2e/<file>`, a mock that takes the same arguments and prints `PORT <n>`.
+    pub(crate) fn start_file(dir: &Path, script: &Value, file: &str) -> Self {
         static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let log = dir.join(format!("requests-{n}.jsonl"));
         let script_file = dir.join(format!("script-{n}.json"));
         std::fs::write(&script_file, script.to_string()).unwrap();
-        let mock = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_anthropic.py");
+        let mock = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/e2e")
+            .join(file);
         let python = provision::python3().expect("Session::new checked python3");
         let mut child = Command::new(python)
             .arg(mock)
@@ -87,7 +95,7 @@ impl Mock {
             .stdout(Stdio::piped())
             .stderr(File::create(dir.join(format!("mock-{n}.stderr"))).unwrap())
             .spawn()
-            .expect("python3 runs the mock Anthropic API");
+            .expect("python3 runs the mock");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

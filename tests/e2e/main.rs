@@ -11,5 +11,6 @@ mod common;
 mod capture_e2e;
 mod claude_code;
 mod codex;
+mod gemini;
 
 use common::*;
