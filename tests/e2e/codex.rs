@@ -53,10 +53,6 @@ const PREVIEW_MARKERS: [&str; 3] = [
     "Full hook output saved to:",
     "hook_outputs",
 ];
-/// The SessionStart command megg's project hooks run: megg may be missing on a teammate's
-/// machine, and a failing hook is noise.
-const PROJECT_HOOK: &str =
-    "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --format hook --agent codex";
 /// The project, one level into the test's temp dir: megg lists a domain's siblings, and the
 /// other tests' projects in the system temp dir would come and go in its context.
 const DIR: &str = "shop";

@@ -203,32 +203,31 @@ impl Session {
     }
 }
 
-/// Installs megg's SessionStart hook and MCP server for the Gemini CLI in `scope`: `hooks`
-/// and `mcpServers.megg` merged into `.gemini/settings.json` (project) or
-/// `~/.gemini/settings.json` (user), the format measured to work with the pinned release.
-/// The one place to switch to `megg setup --agent gemini`.
+/// Installs megg's SessionStart hook and MCP server for the Gemini CLI in `scope` with
+/// `megg setup --agent gemini`, as a user does.
 pub(crate) fn install(s: &Session, scope: Scope) {
-    let megg = assert_cmd::cargo::cargo_bin("megg");
-    let (rel, hook, server) = match scope {
-        Scope::Project => (
-            ".gemini/settings.json",
-            "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --format hook --agent gemini"
-                .to_string(),
-            "megg".to_string(),
-        ),
-        Scope::User => (
-            "home/.gemini/settings.json",
-            format!("{} context --format hook --agent gemini", megg.display()),
-            megg.display().to_string(),
-        ),
+    install_with(s, scope, &[]);
+}
+
+/// [`install`] with more `megg setup` arguments.
+fn install_with(s: &Session, scope: Scope, extra: &[&str]) {
+    let scope = match scope {
+        Scope::Project => "project",
+        Scope::User => "user",
     };
-    let mut settings = s.read_json(rel);
-    settings["hooks"]["SessionStart"] = json!([{
-        "matcher": "startup",
-        "hooks": [{"type": "command", "name": "megg", "command": hook, "timeout": 10000}]
-    }]);
-    settings["mcpServers"]["megg"] = json!({"command": server, "args": ["mcp"]});
-    s.write_json(rel, &settings);
+    let out =
+        s.p.megg("")
+            .env("HOME", s.home())
+            .env_remove("GEMINI_CLI_HOME")
+            .args(["setup", "--agent", "gemini", "--scope", scope, "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+    assert!(
+        out.status.success(),
+        "megg setup: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// What the private HOME's settings hold before anything is installed.
@@ -423,7 +422,8 @@ fn user_scope_context_and_tools_reach_the_model() {
 fn an_untrusted_folder_exits_55_until_trusted() {
     let Some(s) = Session::new() else { return };
     install(&s, Scope::Project);
-    install(&s, Scope::User);
+    // Both scopes (setup adds no second hook for a host without --force).
+    install_with(&s, Scope::User, &["--force"]);
     for megg_on_path in [true, false] {
         let mock = Mock::start_file(s.p.root(), &json!([]), "mock_gemini.py");
         let run = s.gemini(&mock, "hello", false, megg_on_path);
