@@ -10,8 +10,6 @@ pub const KNOWLEDGE_ENTRY: &str = include_str!("../templates/knowledge-entry.md"
 pub const KNOWLEDGE_ARCHIVE: &str = include_str!("../templates/knowledge-archive.md");
 pub const GITIGNORE: &str = include_str!("../templates/gitignore");
 pub const GITATTRIBUTES: &str = include_str!("../templates/gitattributes");
-pub const HOOK: &str = include_str!("../templates/hook.json");
-pub const CAPTURE_HOOK: &str = include_str!("../templates/capture-hook.json");
 pub const MCP: &str = include_str!("../templates/mcp.json");
 
 /// The files `megg setup` installs for Claude Code, by their path under `.claude/`.
@@ -118,8 +116,6 @@ mod tests {
                 &["date", "title", "type", "topics", "content"][..],
             ),
             (KNOWLEDGE_ARCHIVE, &["now", "year"][..]),
-            (HOOK, &["command"][..]),
-            (CAPTURE_HOOK, &["command"][..]),
             (MCP, &["command"][..]),
         ] {
             let values: Vec<(&str, &str)> = keys.iter().map(|k| (*k, "v")).collect();
@@ -148,7 +144,7 @@ mod tests {
 
     #[test]
     fn json_templates_are_json() {
-        for t in [HOOK, CAPTURE_HOOK, MCP] {
+        for t in [MCP] {
             let filled = fill(t, &[("command", "megg")]);
             serde_json::from_str::<serde_json::Value>(&filled).unwrap();
         }
