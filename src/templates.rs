@@ -143,10 +143,8 @@ mod tests {
     }
 
     #[test]
-    fn json_templates_are_json() {
-        for t in [MCP] {
-            let filled = fill(t, &[("command", "megg")]);
-            serde_json::from_str::<serde_json::Value>(&filled).unwrap();
-        }
+    fn the_json_template_is_json() {
+        let filled = fill(MCP, &[("command", "megg")]);
+        serde_json::from_str::<serde_json::Value>(&filled).unwrap();
     }
 }
