@@ -167,7 +167,10 @@ pub fn agent_cli(cli: &'static Cli) -> Option<&'static Path> {
         }
         let package = format!("{}@{}", cli.package, cli.version);
         let what = format!("{} {}", cli.name, cli.version);
-        let or = format!("or point {} at a {} binary of that version", cli.env, cli.bin);
+        let or = format!(
+            "or point {} at a {} binary of that version",
+            cli.env, cli.bin
+        );
         let npm = Manager::npm(&what, &or);
         let installed = once(cli.dir, &package, &what, &npm, |dir| {
             let prefix = dir.to_str().unwrap();
@@ -190,6 +193,7 @@ fn cli_version(cli: &Cli, path: PathBuf, from: &str) -> Outcome {
         .arg("--version")
         .env("COPILOT_AUTO_UPDATE", "false")
         .env("COPILOT_OFFLINE", "true")
+        .env("COPILOT_PKG_CACHE_HOME", copilot_pkg_cache())
         .stdin(Stdio::null())
         .output();
     let version = match out {
@@ -202,7 +206,10 @@ fn cli_version(cli: &Cli, path: PathBuf, from: &str) -> Outcome {
         }
     };
     let words = version.split(|c: char| c.is_whitespace() || c == 'v');
-    if words.clone().any(|w| w.trim_end_matches('.') == cli.version) {
+    if words
+        .clone()
+        .any(|w| w.trim_end_matches('.') == cli.version)
+    {
         Ready(path)
     } else {
         Broken(format!(
@@ -381,6 +388,13 @@ fn ready(outcome: &'static Outcome) -> Option<&'static Path> {
         }
         Broken(why) => panic!("{why}"),
     }
+}
+
+/// Where Copilot CLI unpacks its JavaScript (`COPILOT_PKG_CACHE_HOME`), shared by every run:
+/// else each HOME gets its own 235 MB copy. The version check above unpacks it, once per
+/// process, before any test runs Copilot.
+pub fn copilot_pkg_cache() -> PathBuf {
+    target_dir().join("copilot-pkg-cache")
 }
 
 /// The cargo target directory (`CARGO_TARGET_TMPDIR` is its `tmp/`).

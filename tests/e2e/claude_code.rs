@@ -72,12 +72,20 @@ pub(crate) struct Mock {
 impl Mock {
     /// Starts the mock; `script` is its list of turns (see the mock's docstring).
     pub(crate) fn start(dir: &Path, script: &Value) -> Self {
+        Self::serve("mock_anthropic.py", dir, script)
+    }
+
+    /// Starts `tests/e2e/<program>`, a mock API in Python taking the log file and the script
+    /// file, that prints `PORT <n>` once it listens.
+    pub(crate) fn serve(program: &str, dir: &Path, script: &Value) -> Self {
         static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let log = dir.join(format!("requests-{n}.jsonl"));
         let script_file = dir.join(format!("script-{n}.json"));
         std::fs::write(&script_file, script.to_string()).unwrap();
-        let mock = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_anthropic.py");
+        let mock = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/e2e")
+            .join(program);
         let python = provision::python3().expect("Session::new checked python3");
         let mut child = Command::new(python)
             .arg(mock)
@@ -108,6 +116,11 @@ impl Mock {
             url: format!("http://127.0.0.1:{}", port.trim()),
             log,
         }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
     }
 
     /// Every request logged so far: `{"method", "path", "headers", "body"}`.

@@ -10,5 +10,6 @@ mod common;
 
 mod capture_e2e;
 mod claude_code;
+mod copilot;
 
 use common::*;
