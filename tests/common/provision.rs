@@ -193,6 +193,7 @@ fn cli_version(cli: &Cli, path: PathBuf, from: &str) -> Outcome {
         .arg("--version")
         .env("COPILOT_AUTO_UPDATE", "false")
         .env("COPILOT_OFFLINE", "true")
+        .env("COPILOT_PKG_CACHE_HOME", copilot_pkg_cache())
         .stdin(Stdio::null())
         .output();
     let version = match out {
@@ -387,6 +388,13 @@ fn ready(outcome: &'static Outcome) -> Option<&'static Path> {
         }
         Broken(why) => panic!("{why}"),
     }
+}
+
+/// Where Copilot CLI unpacks its JavaScript (`COPILOT_PKG_CACHE_HOME`), shared by every run:
+/// else each HOME gets its own 235 MB copy. The version check above unpacks it, once per
+/// process, before any test runs Copilot.
+pub fn copilot_pkg_cache() -> PathBuf {
+    target_dir().join("copilot-pkg-cache")
 }
 
 /// The cargo target directory (`CARGO_TARGET_TMPDIR` is its `tmp/`).

@@ -118,6 +118,11 @@ impl Mock {
         }
     }
 
+    /// `http://127.0.0.1:<port>`.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
     /// Every request logged so far: `{"method", "path", "headers", "body"}`.
     pub(crate) fn requests(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.log)

@@ -11,6 +11,7 @@ mod common;
 mod capture_e2e;
 mod claude_code;
 mod codex;
+mod copilot;
 mod gemini;
 
 use common::*;
