@@ -527,3 +527,36 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
     let v = doctor(&r, &env);
     assert_eq!(check(&v, "copilot hook")["ok"], false, "{v}");
 }
+
+/// Copilot reads every `*.json` of its hooks directory: megg's hook written by hand under
+/// another name in the user's directory is already active, and project setup adds no second.
+#[test]
+fn a_copilot_hook_under_another_file_name_counts_as_active() {
+    let r = Repo::new();
+    let copilot = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(copilot.path().join("hooks")).unwrap();
+    std::fs::write(
+        copilot.path().join("hooks/mine.json"),
+        json!({"version": 1, "hooks": {"sessionStart": [
+            {"type": "command", "bash": "megg context --format hook --agent copilot"}
+        ]}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = r.setup_with(
+        &["--agent", "copilot", "--json"],
+        &[("COPILOT_HOME", copilot.path())],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = crate::stdout_json(&out);
+    assert!(!r.p.path(".github/hooks/megg.json").exists(), "{v}");
+    assert!(
+        v["warnings"].to_string().contains("mine.json")
+            || v["warnings"].to_string().contains("already active"),
+        "{v}"
+    );
+}

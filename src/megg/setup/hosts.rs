@@ -97,13 +97,16 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     let hooks_file = t.hooks_file();
     let command = t.hook_command();
     let what = format!("{} {} hook", t.host.name, t.host.start_event);
-    let elsewhere = !t.uninstall && !t.force && other_scope_has_hook(t);
+    let other = (!t.uninstall && !t.force)
+        .then(|| other_scope_hook(t))
+        .flatten();
+    let elsewhere = other.is_some();
     let gemini = t.mcp_place() == McpPlace::GeminiSettings;
     if elsewhere {
         warnings.push(format!(
             "megg's {} hook is already active from {}; not adding a second one (the model would get megg's context twice). Run with --force to add it anyway",
             t.host.name,
-            t.other_hooks_file().display()
+            other.as_deref().unwrap_or(Path::new("")).display()
         ));
         planned.push(plan::skipped(&hooks_file, &what));
     }
@@ -164,16 +167,35 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     Ok(planned)
 }
 
-/// Whether megg's hook for this host is registered in the other scope's hooks file.
-fn other_scope_has_hook(t: &Target) -> bool {
-    let path = t.other_hooks_file();
+/// The file of the other scope that registers megg's hook for this host, if one does.
+fn other_scope_hook(t: &Target) -> Option<PathBuf> {
     let b = if t.user() {
         t.project.boundary()
     } else {
         fsx::Boundary::user(t.home, t.host.name)
     };
-    read_lenient(&b, &path)
-        .is_some_and(|v| !super::hook_commands_of(&v, t.host, Hook::Context).is_empty())
+    has_hook(t.host, &b, &t.other_hooks_file())
+}
+
+/// The file that registers megg's context hook: `file` — for Copilot, which reads every
+/// `*.json` of its hooks directory, any of them.
+fn has_hook(host: &'static Host, b: &fsx::Boundary, file: &Path) -> Option<PathBuf> {
+    let files = match host.layout {
+        crate::host::HookLayout::Flat => {
+            let dir = file.parent().unwrap_or(b.root()).to_path_buf();
+            fsx::list(b, &dir)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(n, k)| *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json"))
+                .map(|(n, _)| dir.join(n))
+                .collect()
+        }
+        crate::host::HookLayout::Grouped => vec![file.to_path_buf()],
+    };
+    files.into_iter().find(|f| {
+        read_lenient(b, f)
+            .is_some_and(|v| !super::hook_commands_of(&v, host, Hook::Context).is_empty())
+    })
 }
 
 /// Whether megg's context hook for `host` is registered for the project at `root` in either
@@ -187,26 +209,10 @@ pub fn registered_anywhere(host: &'static Host, root: &Path, home: Option<&Path>
         )),
         home.map(|h| (fsx::Boundary::user(h, host.name), h.join(host.user_hooks))),
     ];
-    places.into_iter().flatten().any(|(b, file)| {
-        let files = match host.layout {
-            crate::host::HookLayout::Flat => {
-                let dir = file.parent().unwrap_or(root).to_path_buf();
-                fsx::list(&b, &dir)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|(n, k)| {
-                        *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json")
-                    })
-                    .map(|(n, _)| dir.join(n))
-                    .collect()
-            }
-            crate::host::HookLayout::Grouped => vec![file],
-        };
-        files.iter().any(|f| {
-            read_lenient(&b, f)
-                .is_some_and(|v| !super::hook_commands_of(&v, host, Hook::Context).is_empty())
-        })
-    })
+    places
+        .into_iter()
+        .flatten()
+        .any(|(b, file)| has_hook(host, &b, &file).is_some())
 }
 
 /// A host's JSON file, read for inspection: comments (Gemini allows them) stripped; `None`
