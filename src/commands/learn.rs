@@ -31,6 +31,10 @@ pub struct Args {
     /// `**Topics:** a, b`, a blank line, the text
     #[arg(long, value_name = "F", conflicts_with_all = ["title", "kind", "topics", "content"])]
     pub file: Option<std::path::PathBuf>,
+    /// Write the entry even though it looks like it holds a secret (a token, a key, a
+    /// password value): for text that only looks like one
+    #[arg(long)]
+    pub allow_secrets: bool,
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
@@ -75,6 +79,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         &topics,
         &content,
     )?;
+    // Entries are shared through git (SPEC §12): a secret is refused before anything is written.
+    if !args.allow_secrets
+        && let Some(found) = knowledge::secret_in(&entry)
+    {
+        return Err(found.into());
+    }
 
     env.refuse_writing_up(&domain)?;
     let path = domain.knowledge_path();

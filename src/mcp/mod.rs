@@ -437,6 +437,7 @@ impl Megg {
             topics: Some(p.topics.join(", ")),
             content: Some(p.content),
             file: None,
+            allow_secrets: p.allow_secrets.unwrap_or(false),
             json: true,
         };
         Ok(call(p.path, Command::Learn(args), Shape::Json).await)

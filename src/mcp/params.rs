@@ -66,6 +66,8 @@ pub struct LearnParams {
     pub topics: Vec<String>,
     /// The entry's markdown (no line that is exactly `---`)
     pub content: String,
+    /// Save it even though it looks like a secret (refused otherwise), when the user says it is not one
+    pub allow_secrets: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

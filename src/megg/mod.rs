@@ -15,6 +15,7 @@ pub mod knowledge;
 pub mod maintain;
 pub mod merge;
 pub mod project;
+pub mod redact;
 pub mod resolve;
 pub mod setup;
 pub mod slug;

@@ -1009,3 +1009,84 @@ fn a_repository_without_megg_gets_nothing_written_by_the_hooks() {
             .contains("no .megg here to promote to (run `megg init`)")
     );
 }
+
+/// Every file under `dir`, with its text.
+fn files_under(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                out.push((path.clone(), fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_secret_from_the_session_reaches_any_file_megg_writes() {
+    let aws = "AKIAIOSFODNN7EXAMPLE";
+    let github = format!("ghp_{}", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF2gH4");
+    let anthropic = format!("sk-ant-api03-{}", "Xy9".repeat(13) + "Z");
+    let secrets = [aws, &github, &anthropic, "hunter2"];
+    let r = Repo::new();
+    r.start("s1", "startup");
+    let request = format!(
+        "Deploy the shop with AWS key {aws}, GitHub token {github}, Anthropic key {anthropic} and password=hunter2 then run the smoke tests"
+    );
+    r.say(
+        "s1",
+        &[
+            user(json!(request)),
+            tool_use(
+                "c",
+                "TaskCreate",
+                json!({"subject": format!("Rotate {aws}"), "description": format!("token: {github}")}),
+            ),
+            ok("c", "Task #1 created successfully"),
+            tool_use(
+                "w",
+                "Write",
+                json!({"file_path": r.p.path("src/lib.rs"), "content": "x"}),
+            ),
+            ok("w", "File created"),
+            said(&format!("Used {anthropic} as asked.")),
+        ],
+    );
+    let input = json!({
+        "session_id": "s1",
+        "transcript_path": r.transcript("s1"),
+        "cwd": r.p.root(),
+        "hook_event_name": "Stop",
+        "last_assistant_message": format!("Logged in with password=hunter2 and {github}."),
+    });
+    let out = r.with_input(&["capture"], &input.to_string(), &[]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+
+    let state = r.state().expect("state.md promoted");
+    let mut written = files_under(&r.sessions());
+    written.push((r.p.path(".megg/state.md"), state.clone()));
+    assert!(written.len() >= 4, "{written:?}"); // state, capture, start record, scan, log
+    for (path, text) in &written {
+        for s in secrets {
+            assert!(!text.contains(s), "{s} in {}:\n{text}", path.display());
+        }
+    }
+    let working = section(&state, "Working On");
+    assert!(
+        working.contains("Deploy the shop with AWS key [redacted], GitHub token [redacted], Anthropic key [redacted] and password=[redacted] then run the smoke tests"),
+        "{working}"
+    );
+    assert!(
+        state.contains("- [ ] Rotate [redacted] — token: [redacted]"),
+        "{state}"
+    );
+    assert!(
+        state.contains("> Logged in with password=[redacted] and [redacted]."),
+        "{state}"
+    );
+}

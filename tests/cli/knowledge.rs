@@ -477,3 +477,68 @@ fn non_utf8_files_are_refused_and_kept() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(std::fs::read(p.path(".gitignore")).unwrap(), b"caf\xe9/\n");
 }
+
+/// SPEC §12: entries are shared through git, so `learn` refuses what looks like a secret,
+/// names what and where (never the secret), and writes nothing — unless `--allow-secrets`.
+#[test]
+fn learn_refuses_secrets_unless_allowed() {
+    let p = domain();
+    let github = format!("ghp_{}", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF2gH4");
+    let content = format!("Deploys use the bot account.\n\nIts token is {github} for now.");
+    p.write(
+        "entry.md",
+        "## Deploys\n**Type:** fact\n**Topics:** ops\n\nKey AKIAIOSFODNN7EXAMPLE\n",
+    );
+    for (args, needle) in [
+        (
+            vec!["learn", "Deploys", "fact", "ops", content.as_str()],
+            "error: a GitHub token in the content, line 3; nothing written",
+        ),
+        (
+            vec!["learn", "DB password=hunter2", "fact", "ops", "c"],
+            "error: a password, secret or token value in the title; nothing written",
+        ),
+        (
+            vec!["learn", "--file", "entry.md"],
+            "error: an AWS access key in the content, line 1; nothing written",
+        ),
+    ] {
+        let out = p.run("", &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("hint: remove it; if it is not a secret, pass --allow-secrets"),
+            "{stderr}"
+        );
+        for secret in [github.as_str(), "hunter2", "AKIAIOSFODNN7EXAMPLE"] {
+            assert!(!stderr.contains(secret), "{stderr}");
+        }
+        assert!(out.stdout.is_empty());
+        assert!(!p.path(".megg/knowledge.md").exists());
+    }
+    // Ordinary words are not secrets.
+    p.ok(
+        "",
+        &[
+            "learn",
+            "Task list",
+            "fact",
+            "tokenizer",
+            "the token expires; see the task-list sketch",
+        ],
+    );
+    // Told it is not a secret: written as given.
+    p.ok(
+        "",
+        &[
+            "learn",
+            "Deploys",
+            "fact",
+            "ops",
+            content.as_str(),
+            "--allow-secrets",
+        ],
+    );
+    assert!(p.read(".megg/knowledge.md").contains(&github));
+}

@@ -365,3 +365,40 @@ fn context_json_cuts_its_content_to_the_result_limit() {
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(text.chars().count() <= 10_000);
 }
+
+/// SPEC §12: the MCP `learn` refuses a secret like the CLI, and `allow_secrets` writes it.
+#[test]
+fn learn_over_mcp_refuses_secrets_unless_allowed() {
+    let p = Project::new();
+    p.domain("", "P");
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"learn","arguments":{"title":"T","type":"fact","topics":["x"],"content":"password=hunter2"}}}"#,
+        ],
+    );
+    let r = &reply(&messages, 2)["result"];
+    assert_eq!(r["isError"], true, "{r}");
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("error: a password, secret or token value in the content, line 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("allow_secrets: true") && !text.contains("hunter2"),
+        "{text}"
+    );
+    assert!(!p.path(".megg/knowledge.md").exists());
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"learn","arguments":{"title":"T","type":"fact","topics":["x"],"content":"password=hunter2","allow_secrets":true}}}"#,
+        ],
+    );
+    assert_eq!(reply(&messages, 2)["result"]["isError"], false);
+    assert!(p.read(".megg/knowledge.md").contains("password=hunter2"));
+}

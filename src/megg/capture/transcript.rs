@@ -13,6 +13,8 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::megg::redact::redact;
+
 /// Most characters kept of a request (SPEC §10: the first and latest, each at most 300).
 pub const MAX_REQUEST_CHARS: usize = 300;
 /// Most characters kept of the assistant's last message.
@@ -597,8 +599,23 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     Some(&text[start..end])
 }
 
-/// At most `max` characters, with `…` when cut.
+/// At most `max` characters, with `…` when cut — of the text with its secrets redacted
+/// first (SPEC §12). Every text a capture keeps (requests, messages, task text) is cut here
+/// or in [`one_line_cut`], before it is saved or written anywhere: so no secret reaches a
+/// handoff, a session file, a scan or the log, and none escapes by being cut in half first.
 pub fn cut_chars(text: &str, max: usize) -> String {
+    cut(&redact(text), max)
+}
+
+/// Redacted, whitespace runs (newlines included) as single spaces, then cut like [`cut_chars`].
+pub fn one_line_cut(text: &str, max: usize) -> String {
+    let text = redact(text);
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    cut(&joined, max)
+}
+
+/// At most `max` characters, with `…` when cut.
+fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
         Some((end, _)) => {
@@ -610,12 +627,6 @@ pub fn cut_chars(text: &str, max: usize) -> String {
             format!("{}…", &kept[..end])
         }
     }
-}
-
-/// Whitespace runs (newlines included) as single spaces, then [`cut_chars`].
-pub fn one_line_cut(text: &str, max: usize) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    cut_chars(&joined, max)
 }
 
 #[cfg(test)]

@@ -97,6 +97,9 @@ pub enum EntryError {
     FileType,
     #[error("the entry file has no `**Topics:**` line")]
     FileTopics,
+    /// SPEC §12: entries are shared through git. Names the kind and where, never the secret.
+    #[error("{0} in {1}; nothing written")]
+    Secret(&'static str, String),
 }
 
 impl EntryError {
@@ -111,6 +114,10 @@ impl EntryError {
             Self::Separator => "use `***` for a horizontal rule".into(),
             Self::FileTitle | Self::FileType | Self::FileTopics => {
                 "write the entry as `## Title`, `**Type:** decision`, `**Topics:** a, b`, a blank line, then the text".into()
+            }
+            Self::Secret(..) => {
+                "remove it; if it is not a secret, pass --allow-secrets (MCP: allow_secrets: true)"
+                    .into()
             }
         }
     }
@@ -586,6 +593,28 @@ pub fn new_entry(
         kind,
         topics,
         content: content.trim_end().to_string(),
+    })
+}
+
+/// The first thing in `entry` that looks like a secret (SPEC §12), as the error `learn`
+/// refuses it with: its kind and where (`the title`, `the topics`, `the content, line 3`).
+pub fn secret_in(entry: &NewEntry) -> Option<EntryError> {
+    let topics = entry.topics.join(", ");
+    [
+        ("the title", entry.title.as_str()),
+        ("the topics", topics.as_str()),
+        ("the content", entry.content.as_str()),
+    ]
+    .into_iter()
+    .find_map(|(place, text)| {
+        let found = crate::megg::redact::secrets(text).into_iter().next()?;
+        let place = if place == "the content" {
+            let line = text[..found.range.start].matches('\n').count() + 1;
+            format!("{place}, line {line}")
+        } else {
+            place.to_string()
+        };
+        Some(EntryError::Secret(found.kind.describe(), place))
     })
 }
 
