@@ -13,7 +13,7 @@ use super::setup::hosts_record::Record;
 use super::setup::trust::{self, Seen};
 use super::setup::{self, Hook, Scope, hosts};
 use crate::fsx;
-use crate::host::{Agent, Homes, HookLayout, Host, McpPlace};
+use crate::host::{Agent, Homes, Host, McpPlace};
 
 /// One registration of megg's hook.
 struct Found {
@@ -70,7 +70,7 @@ fn check(name: &'static str, ok: bool, detail: String, fix: Option<String>) -> C
     }
 }
 
-/// The hooks files of `host` in both scopes (every `*.json` of Copilot's hooks directories).
+/// The hooks files of `host` in both scopes ([`hosts::hook_files`] of each).
 fn hooks_files(
     host: &'static Host,
     project: &Project,
@@ -88,21 +88,10 @@ fn hooks_files(
             h.join(host.user_hooks),
         ));
     }
-    if host.layout != HookLayout::Flat {
-        return places;
-    }
     places
         .into_iter()
         .flat_map(|(scope, b, file)| {
-            let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-            let mut files: Vec<PathBuf> = fsx::list(&b, &dir)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|(n, k)| *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json"))
-                .map(|(n, _)| dir.join(n))
-                .collect();
-            files.sort();
-            files
+            hosts::hook_files(host, &b, &file)
                 .into_iter()
                 .map(move |f| (scope, b.clone(), f))
                 .collect::<Vec<_>>()

@@ -177,22 +177,26 @@ fn other_scope_hook(t: &Target) -> Option<PathBuf> {
     has_hook(t.host, &b, &t.other_hooks_file())
 }
 
-/// The file that registers megg's context hook: `file` — for Copilot, which reads every
-/// `*.json` of its hooks directory, any of them.
+/// The hooks files `host` reads where `file` is its hooks file: `file` itself, or — for
+/// Copilot, which reads every `*.json` of its hooks directory — all of those, sorted.
+pub fn hook_files(host: &Host, b: &fsx::Boundary, file: &Path) -> Vec<PathBuf> {
+    if host.layout != crate::host::HookLayout::Flat {
+        return vec![file.to_path_buf()];
+    }
+    let dir = file.parent().unwrap_or(b.root()).to_path_buf();
+    let mut files: Vec<PathBuf> = fsx::list(b, &dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(n, k)| *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json"))
+        .map(|(n, _)| dir.join(n))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The file that registers megg's context hook among [`hook_files`].
 fn has_hook(host: &'static Host, b: &fsx::Boundary, file: &Path) -> Option<PathBuf> {
-    let files = match host.layout {
-        crate::host::HookLayout::Flat => {
-            let dir = file.parent().unwrap_or(b.root()).to_path_buf();
-            fsx::list(b, &dir)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|(n, k)| *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json"))
-                .map(|(n, _)| dir.join(n))
-                .collect()
-        }
-        crate::host::HookLayout::Grouped => vec![file.to_path_buf()],
-    };
-    files.into_iter().find(|f| {
+    hook_files(host, b, file).into_iter().find(|f| {
         read_lenient(b, f)
             .is_some_and(|v| !super::hook_commands_of(&v, host, Hook::Context).is_empty())
     })

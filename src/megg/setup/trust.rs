@@ -82,15 +82,7 @@ pub fn others(host: &'static Host, project: &Project) -> Vec<String> {
         }
         Agent::Gemini => hooks_in(&root.join(host.project_hooks), host),
         Agent::Copilot => {
-            let dir = root.join(".github/hooks");
-            let mut files: Vec<_> = fsx::list(&b, &dir)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|(n, k)| *k == fsx::Kind::File && n.to_string_lossy().ends_with(".json"))
-                .map(|(n, _)| dir.join(n))
-                .collect();
-            files.sort();
-            for file in files {
+            for file in hosts::hook_files(host, &b, &root.join(host.project_hooks)) {
                 hooks_in(&file, host);
             }
             hooks_in(&root.join(".mcp.json"), host);
