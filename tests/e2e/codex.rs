@@ -20,13 +20,12 @@
 //! one line and skips; under `CI` it fails.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::claude_code::{TIMEOUT, wait};
+use crate::claude_code::wait;
 use crate::common::provision;
 use crate::{Git, NOW, Project};
 
@@ -66,61 +65,23 @@ pub(crate) enum Scope {
     User,
 }
 
-/// The mock Responses API: a Python process serving on a free local port, killed on drop.
-pub(crate) struct Mock {
-    child: Child,
-    port: String,
-    log: PathBuf,
-}
+/// The mock Responses API (`tests/e2e/mock_openai.py`), started and logged like the mock
+/// Anthropic API.
+pub(crate) struct Mock(crate::claude_code::Mock);
 
 impl Mock {
     /// Starts the mock; `script` is its list of turns (see the mock's docstring).
     pub(crate) fn start(dir: &Path, script: &Value) -> Self {
-        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let log = dir.join(format!("openai-requests-{n}.jsonl"));
-        let script_file = dir.join(format!("openai-script-{n}.json"));
-        std::fs::write(&script_file, script.to_string()).unwrap();
-        let stderr = dir.join(format!("openai-mock-{n}.stderr"));
-        let mock = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_openai.py");
-        let python = provision::python3().expect("Session::new checked python3");
-        let mut child = Command::new(python)
-            .arg(mock)
-            .arg(&log)
-            .arg(&script_file)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(File::create(&stderr).unwrap())
-            .spawn()
-            .expect("python3 runs the mock Responses API");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(TIMEOUT).unwrap_or_default();
-        let Some(port) = line.strip_prefix("PORT ") else {
-            let _ = child.kill();
-            let _ = child.wait();
-            let err = std::fs::read_to_string(&stderr).unwrap_or_default();
-            panic!("the mock did not start: {line:?}\n{err}");
-        };
-        Self {
-            child,
-            port: port.trim().to_string(),
-            log,
-        }
+        Self(crate::claude_code::Mock::start_file(
+            dir,
+            script,
+            "mock_openai.py",
+        ))
     }
 
     /// Every request logged so far: `{"method", "path", "headers", "body"}`.
     pub(crate) fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        self.0.requests()
     }
 
     /// The bodies of the model turns (`POST /v1/responses`, not compaction).
@@ -131,13 +92,6 @@ impl Mock {
             .filter(|r| request_kind(r) != "compaction")
             .map(|r| r["body"].clone())
             .collect()
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -299,9 +253,9 @@ impl Session {
         let err_file = self.home.path().join("codex.stderr");
         let dead = "http://127.0.0.1:9";
         let provider = format!(
-            "model_providers.mock={{name=\"mock\",base_url=\"http://127.0.0.1:{}/v1\",\
+            "model_providers.mock={{name=\"mock\",base_url=\"{}/v1\",\
              env_key=\"MOCK_API_KEY\",wire_api=\"responses\"}}",
-            mock.port
+            mock.0.url()
         );
         let mut cmd = Command::new(self.codex);
         cmd.current_dir(self.root())
