@@ -560,3 +560,21 @@ fn a_copilot_hook_under_another_file_name_counts_as_active() {
         "{v}"
     );
 }
+
+/// A Codex config.toml that does not parse is refused untouched, and nothing else is written.
+#[test]
+fn an_invalid_codex_config_is_refused_untouched() {
+    let r = Repo::new();
+    let bad = "[mcp_servers\ncommand = \n";
+    r.p.write(".codex/config.toml", bad);
+    let out = r.setup(&["--agent", "codex"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not valid TOML"), "{err}");
+    assert!(err.contains("hint:"), "{err}");
+    assert_eq!(r.p.read(".codex/config.toml"), bad);
+    assert!(
+        !r.p.path(".codex/hooks.json").exists(),
+        "planned first: nothing written"
+    );
+}
