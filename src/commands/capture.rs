@@ -27,6 +27,7 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
         return render::note(args.dry_run, "the hook input has no valid session_id");
     };
     let req = capture::Request {
+        agent: crate::host::Agent::Claude,
         tasks_dir: claude::task_list_dir(session.as_str()),
         session,
         event: input

@@ -7,6 +7,7 @@
 //! records the hash of what it wrote, and `state.md` may be replaced only while its hash is
 //! the one this session last promoted (or, before its first promotion, the one it found).
 
+pub mod format;
 pub mod handoff;
 pub mod read;
 pub mod store;
@@ -22,6 +23,7 @@ use super::state;
 use crate::clock::format_timestamp;
 use crate::fsx;
 use crate::git::Repo;
+use crate::host::Agent;
 use handoff::Facts;
 pub use store::{Evidence, SessionId, Sessions, Start};
 
@@ -32,6 +34,8 @@ const COMMITS_SHOWN: usize = 10;
 /// One capture, as the hook input and the environment describe it.
 #[derive(Debug, Clone)]
 pub struct Request {
+    /// The host whose session it is: its transcript format and its session files.
+    pub agent: Agent,
     pub session: SessionId,
     /// The hook event that ran it (`PreCompact`, `SessionEnd`, `Stop`), for the log.
     pub event: String,
@@ -286,12 +290,12 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     let previous = sessions
         .read_scan(&req.session)
         .and_then(|t| serde_json::from_str::<read::Progress>(&t).ok());
-    let files = req
-        .transcript
-        .as_deref()
-        .map(read::transcripts)
-        .unwrap_or_default();
-    let (progress, changed) = read::update(previous, &files);
+    let files = match (req.agent, req.transcript.as_deref()) {
+        (_, None) => Vec::new(),
+        (Agent::Claude, Some(t)) => read::transcripts(t),
+        (_, Some(t)) => vec![(t.to_path_buf(), transcript::Origin::Main)],
+    };
+    let (progress, changed) = read::update(previous, &files, req.agent);
     let start = sessions.read_start(&req.session);
     let facts = facts(
         deps,

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::format;
 use super::transcript::{Origin, Scan, Task, TaskStatus, one_line_cut};
+use crate::host::Agent;
 use crate::fsx::{self, Boundary, Kind};
 
 /// Longest transcript line read; a longer one (a huge tool result) is skipped whole.
@@ -79,7 +81,11 @@ pub fn transcripts(main: &Path) -> Vec<(PathBuf, Origin)> {
 /// was replaced, shrank, or is new in the middle of the list, everything is read again (the
 /// scan's state depends on the order lines came in). Returns the progress and whether anything
 /// new was read.
-pub fn update(previous: Option<Progress>, files: &[(PathBuf, Origin)]) -> (Progress, bool) {
+pub fn update(
+    previous: Option<Progress>,
+    files: &[(PathBuf, Origin)],
+    agent: Agent,
+) -> (Progress, bool) {
     let mut progress = previous
         .filter(|p| p.version == env!("CARGO_PKG_VERSION"))
         .unwrap_or_else(Progress::fresh);
@@ -113,7 +119,13 @@ pub fn update(previous: Option<Progress>, files: &[(PathBuf, Origin)]) -> (Progr
             .map_or(0, |m| m.offset);
         let mut offset = start;
         if stream.len > start && budget > 0 {
-            offset = read_from(stream.file, start, origin, &mut progress.scan, &mut budget);
+            offset = read_from(
+                stream.file,
+                start,
+                (agent, origin),
+                &mut progress.scan,
+                &mut budget,
+            );
             changed |= offset != start;
         }
         marks.push(Mark {
@@ -136,7 +148,7 @@ pub fn update(previous: Option<Progress>, files: &[(PathBuf, Origin)]) -> (Progr
 fn read_from(
     file: std::fs::File,
     offset: u64,
-    origin: Origin,
+    (agent, origin): (Agent, Origin),
     scan: &mut Scan,
     budget: &mut u64,
 ) -> u64 {
@@ -158,8 +170,8 @@ fn read_from(
         *budget = budget.saturating_sub(consumed as u64);
         if consumed <= MAX_LINE_BYTES {
             match std::str::from_utf8(&line) {
-                Ok(text) => scan.feed(text, origin),
-                Err(_) => scan.feed(&String::from_utf8_lossy(&line), origin),
+                Ok(text) => format::feed(scan, agent, text, origin),
+                Err(_) => format::feed(scan, agent, &String::from_utf8_lossy(&line), origin),
             }
         } else {
             scan.lines += 1;

@@ -87,7 +87,7 @@ pub struct Scan {
 
 /// A tool call that changes the handoff once it succeeds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-enum Call {
+pub enum Call {
     Edit(String),
     TaskCreate {
         subject: String,
@@ -473,7 +473,8 @@ impl Scan {
         }
     }
 
-    fn edited(&mut self, path: String) {
+    /// A file the session created, edited or deleted (absolute, or relative to its directory).
+    pub fn edited(&mut self, path: String) {
         if let Some(i) = self.files.iter().position(|f| *f == path) {
             self.files.remove(i);
         }
@@ -481,6 +482,49 @@ impl Scan {
             self.files.pop_front();
         }
         self.files.push_back(path);
+    }
+
+    /// A request the user typed, in a host's transcript whose reader has already left out the
+    /// text the host wrote into the user role: redacted, cut to one line of
+    /// [`MAX_REQUEST_CHARS`], the first kept and the latest replaced.
+    pub fn user_request(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        let request = one_line_cut(text, MAX_REQUEST_CHARS);
+        if self.first_request.is_none() {
+            self.first_request = Some(request.clone());
+        }
+        self.latest_request = Some(request);
+    }
+
+    /// Text the assistant said (the latest is kept, redacted and cut).
+    pub fn assistant_text(&mut self, text: &str) {
+        let text = text.trim();
+        if !text.is_empty() {
+            self.last_message = Some(cut_chars(text, MAX_MESSAGE_CHARS));
+        }
+    }
+
+    /// A tool call that takes effect once [`Scan::call_finished`] says it succeeded.
+    pub fn call_started(&mut self, id: &str, call: Call) {
+        if self.pending.len() >= MAX_PENDING {
+            self.pending.pop_front();
+        }
+        self.pending.push_back((id.to_string(), call));
+    }
+
+    /// A tool call's outcome: a successful one takes effect, a failed one is forgotten.
+    pub fn call_finished(&mut self, id: &str, ok: bool) {
+        self.result(id, !ok, None, None);
+    }
+
+    /// A call known to have succeeded, taking effect now.
+    pub fn call_done(&mut self, call: Call) {
+        const NOW: &str = "\0now";
+        self.call_started(NOW, call);
+        self.call_finished(NOW, true);
     }
 
     /// The session's to-do list: the task tools' when it used them, else `TodoWrite`'s.
@@ -526,17 +570,32 @@ fn call_of(name: &str, input: ToolInput) -> Option<Call> {
         )),
         "Bash" => checkpoint_in_command(input.command.as_deref()?).map(Call::Checkpoint),
         _ if name.starts_with("mcp__") && name.contains("megg") => {
-            let tool = name.rsplit("__").next()?;
-            match tool {
-                "checkpoint_save" => input.plan_file.map(Call::Checkpoint),
-                "checkpoint_update" | "checkpoint_finish" | "checkpoint_resume" => {
-                    input.target.or(input.plan_file).map(Call::Checkpoint)
-                }
-                _ => None,
-            }
+            megg_tool(name.rsplit("__").next()?, input)
         }
         _ => None,
     }
+}
+
+/// The checkpoint a megg MCP tool (`checkpoint_save`, …, by its name without the host's
+/// prefix) names, from its arguments as JSON.
+pub fn megg_tool_call(tool: &str, arguments: &str) -> Option<Call> {
+    megg_tool(tool, serde_json::from_str(arguments).ok()?)
+}
+
+fn megg_tool(tool: &str, input: ToolInput) -> Option<Call> {
+    match tool {
+        "checkpoint_save" => input.plan_file.map(Call::Checkpoint),
+        "checkpoint_update" | "checkpoint_finish" | "checkpoint_resume" => {
+            input.target.or(input.plan_file).map(Call::Checkpoint)
+        }
+        _ => None,
+    }
+}
+
+/// The checkpoint a shell command line (`megg checkpoint save|update|resume|finish TARGET`)
+/// names.
+pub fn shell_call(command: &str) -> Option<Call> {
+    checkpoint_in_command(command).map(Call::Checkpoint)
 }
 
 /// The target of a `megg checkpoint save|update|resume|finish TARGET` in a shell command.
