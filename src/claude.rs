@@ -66,6 +66,13 @@ pub struct HookInput {
     /// Claude-format hook).
     #[serde(alias = "initialPrompt")]
     pub initial_prompt: Option<String>,
+    /// The prompt the user submitted (Copilot's `userPromptSubmitted`, Claude Code's
+    /// `UserPromptSubmit`; Gemini's `AfterAgent` with its hook context prepended).
+    pub prompt: Option<String>,
+    /// Gemini's `AfterAgent`: the turn's answer.
+    pub prompt_response: Option<String>,
+    /// A compaction's `manual|auto` (Copilot's `preCompact` is known by it).
+    pub trigger: Option<String>,
     /// The input has a field only Copilot CLI sends: `sessionId` (camelCase) or `timestamp`
     /// (in both its own and the Claude-format inputs it hands hooks).
     #[serde(skip)]

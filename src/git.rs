@@ -111,6 +111,25 @@ impl Repo {
         }
     }
 
+    /// The work tree's changed files, relative to it — modified, added, deleted, renamed,
+    /// untracked; never ignored ones, nor submodules — at most `max` of them.
+    pub fn dirty_paths(&self, max: usize) -> Vec<String> {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let Ok(statuses) = self.repo.statuses(Some(&mut opts)) else {
+            return Vec::new();
+        };
+        statuses
+            .iter()
+            .filter(|e| !e.status().is_empty() && !e.status().is_ignored())
+            .filter_map(|e| e.path().ok().map(str::to_string))
+            .take(max)
+            .collect()
+    }
+
     /// The URL of remote `name`, as configured (may hold credentials: callers strip them).
     pub fn remote_url(&self, name: &str) -> Option<String> {
         self.repo

@@ -77,15 +77,10 @@ fn capture_from_args(args: Vec<OsString>) -> String {
         Err(e) if !e.use_stderr() => return e.render().to_string(),
         Err(_) => return String::new(),
     };
-    let Command::Capture(args) = cli.command else {
+    let Command::Capture(mut args) = cli.command else {
         return String::new();
     };
     let input = HookInput::from_stdin_up_to(crate::fsx::MAX_STDIN_BYTES);
-    // A Claude-format capture hook that Copilot CLI runs (SPEC §12) would read Copilot's
-    // transcript as Claude Code's: it captures nothing.
-    if input.as_ref().is_some_and(HookInput::is_copilot) {
-        return String::new();
-    }
     let clock = Clock::from_env().unwrap_or_else(|_| Clock::system());
     let dir = cli.dir.or_else(|| {
         input
@@ -98,6 +93,21 @@ fn capture_from_args(args: Vec<OsString>) -> String {
     };
     if env.capture_off {
         return crate::render::capture::note(args.dry_run, "capture is off (MEGG_CAPTURE=off)");
+    }
+    // One megg per session (SPEC §12): a Claude-format capture hook that Copilot CLI runs
+    // captures Copilot's session — unless megg's own Copilot hooks do.
+    if args.agent == Agent::Claude && input.as_ref().is_some_and(HookInput::is_copilot) {
+        let homes = crate::host::Homes::from_env();
+        let root = env.project().root;
+        if crate::megg::setup::hosts::registered_anywhere(
+            Agent::Copilot.host(),
+            &root,
+            homes.copilot.as_deref(),
+            crate::megg::setup::Hook::Capture,
+        ) {
+            return String::new();
+        }
+        args.agent = Agent::Copilot;
     }
     let text = capture::run(&env, &args, input.as_ref());
     env.tokens.flush();
@@ -164,13 +174,17 @@ fn hook_from_args(args: Vec<OsString>, agent: Agent) -> String {
         let copilot = Agent::Copilot.host();
         let homes = crate::host::Homes::from_env();
         let root = env.project().root;
-        if crate::megg::setup::hosts::registered_anywhere(copilot, &root, homes.copilot.as_deref())
-        {
+        if crate::megg::setup::hosts::registered_anywhere(
+            copilot,
+            &root,
+            homes.copilot.as_deref(),
+            crate::megg::setup::Hook::Context,
+        ) {
             return "{}".into();
         }
         args.agent = Agent::Copilot;
     }
-    let session = Session::of(&input, !env.capture_off);
+    let session = Session::of(&input, args.agent, !env.capture_off);
     let document = hook(&env, &args, problems, session.as_ref());
     env.tokens.flush();
     document

@@ -87,9 +87,11 @@ pub struct Host {
     pub start_event: &'static str,
     /// The matcher of the context hook's entry (`None`: every source).
     pub start_matcher: Option<&'static str>,
-    /// The events megg's capture hook runs on. Only Claude Code's capture exists yet; the
-    /// other hosts' belong to the capture issue (SPEC §12 "Capture for every host").
+    /// The events megg's capture hook runs on (SPEC §10, §12 table).
     pub capture_events: &'static [&'static str],
+    /// Events whose handlers the host holds to a shorter timeout than [`Host::timeout`]
+    /// (Codex clamps `SessionEnd` to 3 s and warns about a longer one).
+    pub short_timeouts: &'static [(&'static str, u64)],
     pub layout: HookLayout,
     /// The handler's timeout key and its value (in the host's unit), if megg sets one.
     pub timeout: Option<(&'static str, u64)>,
@@ -116,6 +118,7 @@ const HOSTS: [Host; 4] = [
         start_event: "SessionStart",
         start_matcher: Some("startup|resume|clear|compact"),
         capture_events: &["PreCompact", "SessionEnd", "Stop"],
+        short_timeouts: &[],
         layout: HookLayout::Grouped,
         timeout: None,
         handler_name: None,
@@ -131,7 +134,8 @@ const HOSTS: [Host; 4] = [
         max_bytes: Some(9_500),
         start_event: "SessionStart",
         start_matcher: None,
-        capture_events: &[],
+        capture_events: &["Stop", "SessionEnd", "PreCompact"],
+        short_timeouts: &[("SessionEnd", 3)],
         layout: HookLayout::Grouped,
         timeout: Some(("timeout", 30)),
         handler_name: None,
@@ -147,7 +151,9 @@ const HOSTS: [Host; 4] = [
         max_bytes: None,
         start_event: "SessionStart",
         start_matcher: None,
-        capture_events: &[],
+        // Not `PreCompress`: it fires before every model call.
+        capture_events: &["AfterAgent", "SessionEnd"],
+        short_timeouts: &[],
         layout: HookLayout::Grouped,
         timeout: Some(("timeout", 30_000)),
         handler_name: Some("megg"),
@@ -163,7 +169,14 @@ const HOSTS: [Host; 4] = [
         max_bytes: None,
         start_event: "sessionStart",
         start_matcher: None,
-        capture_events: &[],
+        // `userPromptSubmitted` keeps the prompt its lazily written transcript may lack.
+        capture_events: &[
+            "userPromptSubmitted",
+            "agentStop",
+            "sessionEnd",
+            "preCompact",
+        ],
+        short_timeouts: &[],
         layout: HookLayout::Flat,
         timeout: Some(("timeoutSec", 30)),
         handler_name: None,

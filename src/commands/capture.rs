@@ -1,9 +1,13 @@
-//! `megg capture` (SPEC §10): the PreCompact, SessionEnd and Stop hooks' command. It reads
-//! Claude Code's hook input on stdin and captures the session's handoff; like the SessionStart
+//! `megg capture` (SPEC §10, §12): the command of each host's capture hooks (Claude Code's
+//! PreCompact, SessionEnd and Stop; Codex's, Gemini's and Copilot's of the §12 table). It reads
+//! the host's hook input on stdin and captures the session's handoff; like the SessionStart
 //! hook it never fails, and it prints nothing unless asked for a `--dry-run` report.
+
+use std::path::PathBuf;
 
 use crate::claude::{self, HookInput};
 use crate::env::Env;
+use crate::host::{Agent, Homes};
 use crate::megg::capture::{self, SessionId};
 use crate::render::capture as render;
 
@@ -13,6 +17,10 @@ pub struct Args {
     /// write nothing
     #[arg(long)]
     pub dry_run: bool,
+
+    /// The agent whose hook runs it: its input fields and transcript format
+    #[arg(long, value_enum, default_value_t = Agent::Claude)]
+    pub agent: Agent,
 }
 
 /// Runs one capture; returns what to print (only a dry run prints anything).
@@ -20,23 +28,43 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
     let Some(input) = input else {
         return render::note(
             args.dry_run,
-            "no hook input on stdin: `megg capture` is run by Claude Code's PreCompact, SessionEnd and Stop hooks, which pass it the session",
+            "no hook input on stdin: `megg capture` is run by an agent's hooks (Claude Code's PreCompact, SessionEnd and Stop; see `megg setup --agent`), which pass it the session",
         );
     };
-    let Some(session) = input.session_id.as_deref().and_then(SessionId::parse) else {
-        return render::note(args.dry_run, "the hook input has no valid session_id");
+    let Some(session) = input
+        .session_id
+        .as_deref()
+        .and_then(|id| SessionId::of(args.agent, id))
+    else {
+        return render::note(args.dry_run, "the hook input has no session id");
     };
+    // Copilot's prompt, as the user submitted it: its transcript may not hold it yet when the
+    // session stops (SPEC §12), so it is kept in the session's start record.
+    if args.agent == Agent::Copilot
+        && let Some(prompt) = &input.prompt
+    {
+        if !args.dry_run {
+            capture::record_prompt(&env.deps(), &env.cwd, &session, prompt);
+        }
+        return render::note(args.dry_run, "a prompt: kept for the session's handoff");
+    }
     let req = capture::Request {
-        agent: crate::host::Agent::Claude,
-        tasks_dir: claude::task_list_dir(session.as_str()),
-        session,
+        agent: args.agent,
+        tasks_dir: match args.agent {
+            Agent::Claude => claude::task_list_dir(session.as_str()),
+            _ => None,
+        },
+        transcript: transcript(args.agent, input),
         event: input
             .hook_event_name
             .clone()
-            .unwrap_or_else(|| "manual".into()),
+            .unwrap_or_else(|| event_of(input).into()),
+        session,
         cwd: env.cwd.clone(),
-        transcript: input.transcript_path.clone().filter(|p| p.is_absolute()),
-        last_message: input.last_assistant_message.clone(),
+        last_message: input
+            .last_assistant_message
+            .clone()
+            .or_else(|| input.prompt_response.clone()),
         dry_run: args.dry_run,
     };
     let outcome = capture::capture(&env.deps(), &req);
@@ -44,5 +72,34 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
         render::dry_run(&outcome)
     } else {
         String::new()
+    }
+}
+
+/// The session's transcript: the input's (absolute) path; for Copilot, whose `sessionEnd`
+/// names none, `<copilot home>/session-state/<sessionId>/events.jsonl` (SPEC §12).
+fn transcript(agent: Agent, input: &HookInput) -> Option<PathBuf> {
+    let given = input.transcript_path.clone().filter(|p| p.is_absolute());
+    if given.is_some() || agent != Agent::Copilot {
+        return given;
+    }
+    let id = input.session_id.as_deref()?;
+    let plain = !id.is_empty()
+        && id.len() <= 128
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let home = Homes::from_env().copilot?;
+    plain.then(|| home.join("session-state").join(id).join("events.jsonl"))
+}
+
+/// The event a hook input is from, for the log, where the host does not name it (Copilot's
+/// own inputs).
+fn event_of(input: &HookInput) -> &'static str {
+    if input.trigger.is_some() {
+        "preCompact"
+    } else if input.transcript_path.is_some() {
+        "agentStop"
+    } else if input.session_id.is_some() {
+        "sessionEnd"
+    } else {
+        "manual"
     }
 }

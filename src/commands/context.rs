@@ -127,12 +127,16 @@ pub struct Session {
     pub resumed: bool,
     /// Record the session's start (capture is on).
     pub record: bool,
+    /// The prompt the host handed the hook (Copilot's `initialPrompt`).
+    pub prompt: Option<String>,
 }
 
 impl Session {
-    pub fn of(input: &HookInput, capture_on: bool) -> Option<Self> {
+    /// The session of `agent` an input names.
+    pub fn of(input: &HookInput, agent: Agent, capture_on: bool) -> Option<Self> {
         Some(Self {
-            id: SessionId::parse(input.session_id.as_deref()?)?,
+            id: SessionId::of(agent, input.session_id.as_deref()?)?,
+            prompt: input.initial_prompt.clone(),
             resumed: matches!(input.source.as_deref(), Some("compact" | "resume")),
             // A session's start is recorded when it starts; a compact or resume in the middle
             // of one must not make what it finds now look like what it found then.
@@ -154,7 +158,7 @@ pub fn hook(
     let request = args.request(env, true).map(|mut req| {
         if let Some(s) = session {
             if s.record {
-                capture::record_start(&env.deps(), &req.path, &s.id);
+                capture::record_start(&env.deps(), &req.path, &s.id, s.prompt.as_deref());
             }
             if s.resumed {
                 req.own_capture = Some(s.id.clone());

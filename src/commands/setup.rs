@@ -146,6 +146,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 exe: &exe,
                 uninstall: args.uninstall,
                 force: args.force,
+                no_capture: args.no_capture,
             };
             hosts::plan(&t, &mut warnings)?
         };

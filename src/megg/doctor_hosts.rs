@@ -21,6 +21,15 @@ struct Found {
     scope: Scope,
     command: String,
     at: Option<trust::HookAt>,
+    /// megg's capture handlers in the same file (Codex trusts each by its own hash).
+    captures: Vec<trust::HookAt>,
+}
+
+/// How often each capture event runs megg's capture, and where.
+#[derive(Default)]
+struct Captures {
+    /// (event, files registering it)
+    events: Vec<(&'static str, Vec<PathBuf>)>,
 }
 
 /// The checks of every host (Claude Code aside) megg is set up for in either scope.
@@ -36,7 +45,7 @@ pub fn checks(
     let mut out = Vec::new();
     for host in crate::host::all().filter(|h| h.agent != Agent::Claude) {
         let home = homes.of(host.agent);
-        let (found, broken) = registrations(host, project, home);
+        let (found, broken, captures) = registrations(host, project, home);
         if found.is_empty() && broken.is_empty() && !recorded.contains(&host.agent) {
             continue; // never set up for this host
         }
@@ -45,12 +54,88 @@ pub fn checks(
         out.push(hook_check(
             host, hook_name, &found, &broken, &fix_setup, &which,
         ));
+        out.push(capture_check(host, &captures, &fix_setup));
         out.push(mcp_check(host, mcp_name, project, home, &fix_setup));
         if let (Some(f), Some(home)) = (found.first(), home) {
             out.push(trust_check(host, trust_name, project, home, homes, f));
         }
     }
     out
+}
+
+fn capture_name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Codex => "codex capture",
+        Agent::Gemini => "gemini capture",
+        _ => "copilot capture",
+    }
+}
+
+/// megg's capture hooks for `host`: each event once, or none at all (`--no-capture`).
+fn capture_check(host: &'static Host, captures: &Captures, fix_setup: &str) -> Check {
+    let name = capture_name(host.agent);
+    let registered: Vec<&(&str, Vec<PathBuf>)> = captures
+        .events
+        .iter()
+        .filter(|(_, f)| !f.is_empty())
+        .collect();
+    if registered.is_empty() {
+        return check(
+            name,
+            true,
+            format!(
+                "off: megg's capture hooks are not registered ({} sessions leave no automatic handoff)",
+                host.name
+            ),
+            None,
+        );
+    }
+    let wrong: Vec<String> = captures
+        .events
+        .iter()
+        .filter_map(|(event, files)| match files.len() {
+            1 => None,
+            0 => Some(format!("{event} missing")),
+            n => Some(format!(
+                "{event} {n} times ({}) — captured twice",
+                files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )),
+        })
+        .collect();
+    if wrong.is_empty() {
+        let files: Vec<String> = registered
+            .iter()
+            .flat_map(|(_, f)| f.iter().map(|f| f.display().to_string()))
+            .fold(Vec::new(), |mut acc, f| {
+                if !acc.contains(&f) {
+                    acc.push(f);
+                }
+                acc
+            });
+        check(
+            name,
+            true,
+            format!(
+                "{} registered in {}",
+                host.capture_events.join(", "),
+                files.join(" and ")
+            ),
+            None,
+        )
+    } else {
+        check(
+            name,
+            false,
+            format!("megg's {} capture hooks: {}", host.name, wrong.join(", ")),
+            Some(format!(
+                "`{fix_setup}` (add `--scope user` for user scope); remove a second registration with `--uninstall` in its scope"
+            )),
+        )
+    }
 }
 
 fn names(agent: Agent) -> [&'static str; 3] {
@@ -99,14 +184,22 @@ fn hooks_files(
         .collect()
 }
 
-/// megg's hook registrations for `host`, and the hooks files that do not parse.
+/// megg's hook registrations for `host`, the hooks files that do not parse, and megg's capture
+/// hooks.
 fn registrations(
     host: &'static Host,
     project: &Project,
     home: Option<&Path>,
-) -> (Vec<Found>, Vec<String>) {
+) -> (Vec<Found>, Vec<String>, Captures) {
     let mut found = Vec::new();
     let mut broken = Vec::new();
+    let mut captures = Captures {
+        events: host
+            .capture_events
+            .iter()
+            .map(|e| (*e, Vec::new()))
+            .collect(),
+    };
     for (scope, b, file) in hooks_files(host, project, home) {
         let text = match fsx::read_text(&b, &file, setup::plan::MAX_SETTINGS_BYTES) {
             Ok(Some(t)) => t.text,
@@ -129,16 +222,23 @@ fn registrations(
             }
         };
         let at = trust::find_hook(&value, host);
+        let capture_at = trust::find_hooks(&value, host, Hook::Capture);
+        for (event, files) in &mut captures.events {
+            for _ in setup::event_commands_of(&value, host, Hook::Capture, event) {
+                files.push(file.clone());
+            }
+        }
         for command in setup::hook_commands_of(&value, host, Hook::Context) {
             found.push(Found {
                 file: file.clone(),
                 scope,
                 command,
                 at: at.clone(),
+                captures: capture_at.clone(),
             });
         }
     }
-    (found, broken)
+    (found, broken, captures)
 }
 
 fn hook_check(
@@ -279,15 +379,20 @@ fn trust_check(
     f: &Found,
 ) -> Check {
     let gemini_file = homes.gemini_trusted_folders.as_deref();
-    match trust::seen(
-        host,
-        f.scope,
-        &project.root,
-        home,
-        &f.file,
-        f.at.as_ref(),
-        gemini_file,
-    ) {
+    let seen = |at: Option<&trust::HookAt>| {
+        trust::seen(host, f.scope, &project.root, home, &f.file, at, gemini_file)
+    };
+    // Codex trusts each handler by its own hash: the capture hooks count like the context's.
+    let mut verdict = seen(f.at.as_ref());
+    if host.agent == Agent::Codex && matches!(verdict, Seen::Trusted(_)) {
+        for at in &f.captures {
+            if let v @ (Seen::NotTrusted(_) | Seen::CannotTell(_)) = seen(Some(at)) {
+                verdict = v;
+                break;
+            }
+        }
+    }
+    match verdict {
         Seen::Trusted(why) => check(name, true, why, None),
         Seen::CannotTell(why) => check(name, true, format!("cannot tell: {why}"), None),
         Seen::NotTrusted(why) => {

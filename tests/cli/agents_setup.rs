@@ -112,6 +112,18 @@ fn grouped(command: &str, timeout: u64) -> Value {
     ]}]}})
 }
 
+/// Codex's hooks file as setup writes it: the context hook and the capture hooks of SPEC §12
+/// (`SessionEnd` at Codex's 3-second limit).
+fn codex_hooks(megg: &str) -> Value {
+    let handler = |args: &str, timeout: u64| json!([{"hooks": [{"type": "command", "command": format!("{megg}{args}"), "timeout": timeout}]}]);
+    json!({"hooks": {
+        "SessionStart": handler("context --format hook --agent codex", 30),
+        "Stop": handler("capture --agent codex", 30),
+        "SessionEnd": handler("capture --agent codex", 3),
+        "PreCompact": handler("capture --agent codex", 30),
+    }})
+}
+
 /// "`megg setup --agent codex` is a usage error; there is no way to install megg into Codex,
 /// Gemini CLI or Copilot CLI": each host gets its session-start hook and MCP server in its own
 /// files, and a second run changes nothing.
@@ -122,7 +134,10 @@ fn each_host_gets_its_hook_and_server_in_its_own_files() {
         "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
     ]);
     assert_eq!(v["agents"], json!(["codex", "gemini", "copilot"]));
-    assert_eq!(r.json(".codex/hooks.json"), grouped(CODEX_HOOK, 30));
+    assert_eq!(
+        r.json(".codex/hooks.json"),
+        codex_hooks("command -v megg >/dev/null 2>&1 || exit 0; exec megg ")
+    );
     assert_eq!(
         r.p.read(".codex/config.toml"),
         "[mcp_servers.megg]\ncommand = \"megg\"\nargs = [\"mcp\"]\n"
@@ -131,13 +146,20 @@ fn each_host_gets_its_hook_and_server_in_its_own_files() {
     // Gemini announces a new project hook by its name.
     gemini["hooks"]["SessionStart"][0]["hooks"][0] =
         json!({"type": "command", "name": "megg", "command": GEMINI_HOOK, "timeout": 30_000});
+    let gemini_capture = json!([{"hooks": [{"type": "command", "name": "megg", "command": GEMINI_HOOK.replace("context --format hook", "capture"), "timeout": 30_000}]}]);
+    gemini["hooks"]["AfterAgent"] = gemini_capture.clone();
+    gemini["hooks"]["SessionEnd"] = gemini_capture;
     gemini["mcpServers"] = json!({"megg": {"command": "megg", "args": ["mcp"]}});
     assert_eq!(r.json(".gemini/settings.json"), gemini);
     assert_eq!(
         r.json(".github/hooks/megg.json"),
-        json!({"version": 1, "hooks": {"sessionStart": [
-            {"type": "command", "bash": COPILOT_HOOK, "timeoutSec": 30}
-        ]}})
+        json!({"version": 1, "hooks": {
+            "sessionStart": [{"type": "command", "bash": COPILOT_HOOK, "timeoutSec": 30}],
+            "userPromptSubmitted": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+            "agentStop": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+            "sessionEnd": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+            "preCompact": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+        }})
     );
     // Copilot reads Claude Code's .mcp.json as it is.
     assert_eq!(
@@ -202,7 +224,7 @@ fn user_scope_honours_each_hosts_home_and_uninstall_gives_it_back() {
     };
     assert_eq!(
         read(codex.join("hooks.json")),
-        grouped(&format!("{exe} context --format hook --agent codex"), 30)
+        codex_hooks(&format!("{exe} "))
     );
     let toml = std::fs::read_to_string(codex.join("config.toml")).unwrap();
     assert!(toml.contains(&format!("command = \"{exe}\"")), "{toml}");
@@ -266,7 +288,8 @@ fn the_users_entries_and_comments_survive_setup_and_uninstall() {
     let toml_after = r.p.read(".codex/config.toml");
     assert!(toml_after.starts_with(toml), "{toml_after}");
     let h = r.json(".codex/hooks.json");
-    assert_eq!(h["hooks"]["Stop"], hooks["hooks"]["Stop"]);
+    assert_eq!(h["hooks"]["Stop"][0], hooks["hooks"]["Stop"][0]);
+    assert_eq!(h["hooks"]["Stop"].as_array().unwrap().len(), 2, "{h}");
     assert_eq!(h["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
     let g = r.json(".gemini/settings.json");
     assert_eq!(g["ui"], json!({"theme": "dark"}));
@@ -501,9 +524,42 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
             hooks.display()
         )
     };
+    // Each capture hook is trusted by its own hash too.
+    let capture = CODEX_HOOK.replace("context --format hook", "capture");
+    let captures: String = [("stop", 30), ("session_end", 3), ("pre_compact", 30)]
+        .iter()
+        .map(|(event, timeout)| {
+            let identity = format!(
+                r#"{{"event_name":"{event}","hooks":[{{"async":false,"command":{},"timeout":{timeout},"type":"command"}}]}}"#,
+                Value::from(capture.as_str())
+            );
+            use sha2::Digest;
+            let d = sha2::Sha256::digest(identity.as_bytes());
+            let h: String = d.iter().map(|b| format!("{b:02x}")).collect();
+            format!(
+                "\n[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"sha256:{h}\"\n",
+                hooks.display()
+            )
+        })
+        .collect();
     std::fs::write(codex.path().join("config.toml"), config(&hash)).unwrap();
     let v = doctor(&r, &env);
+    let trust = check(&v, "codex trust");
+    assert_eq!(
+        trust["ok"], false,
+        "the capture hooks are not trusted yet: {v}"
+    );
+    assert!(
+        trust["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Stop hook is not trusted"),
+        "{trust}"
+    );
+    std::fs::write(codex.path().join("config.toml"), config(&hash) + &captures).unwrap();
+    let v = doctor(&r, &env);
     assert_eq!(check(&v, "codex trust")["ok"], true, "{v}");
+    assert_eq!(check(&v, "codex capture")["ok"], true, "{v}");
     std::fs::write(codex.path().join("config.toml"), config(&"0".repeat(64))).unwrap();
     let v = doctor(&r, &env);
     let trust = check(&v, "codex trust");
@@ -553,7 +609,10 @@ fn a_copilot_hook_under_another_file_name_counts_as_active() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v = crate::stdout_json(&out);
-    assert!(!r.p.path(".github/hooks/megg.json").exists(), "{v}");
+    // No second context hook; the capture hooks, which mine.json lacks, are added.
+    let megg = r.json(".github/hooks/megg.json");
+    assert!(megg["hooks"].get("sessionStart").is_none(), "{megg}");
+    assert!(megg["hooks"].get("agentStop").is_some(), "{megg}");
     assert!(
         v["warnings"].to_string().contains("mine.json")
             || v["warnings"].to_string().contains("already active"),

@@ -10,6 +10,7 @@
 pub mod format;
 pub mod handoff;
 pub mod read;
+pub mod snapshot;
 pub mod store;
 pub mod transcript;
 
@@ -182,9 +183,10 @@ pub fn sessions_for(repo: Option<&Repo>, top: &Path, domain: Option<&Domain>) ->
     Sessions::locate(repo, key, fsx::user_cache_dir().as_deref())
 }
 
-/// The SessionStart hook's record of what the session found (SPEC §3.3, §10). Recorded once
-/// per session; errors are ignored (the hook never fails).
-pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
+/// The SessionStart hook's record of what the session found (SPEC §3.3, §10), with the
+/// prompt the host handed it (Copilot's `initialPrompt`). Recorded once per session; errors
+/// are ignored (the hook never fails).
+pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: Option<&str>) {
     // No `.megg` here: nothing to hand off to, so nothing is written into a repository the
     // user merely opened.
     let Place {
@@ -196,11 +198,56 @@ pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId) {
     else {
         return;
     };
-    let start = Start {
-        state: evidence(&domain),
-        head: repo.as_ref().and_then(Repo::head_commit),
-    };
+    let mut start = found(session, repo.as_ref(), &domain);
+    if let Some(p) = prompt.and_then(prompt_text) {
+        start.first_prompt = Some(p.clone());
+        start.latest_prompt = Some(p);
+    }
     let _ = sessions.record_start(session, &start);
+}
+
+/// What a session finds as it starts: `state.md`, HEAD and — for a host that edits through
+/// its shell — the work tree's changed files.
+fn found(session: &SessionId, repo: Option<&Repo>, domain: &Domain) -> Start {
+    Start {
+        state: evidence(domain),
+        head: repo.and_then(Repo::head_commit),
+        dirty: match (session.host(), repo) {
+            (Agent::Claude, _) | (_, None) => None,
+            (_, Some(r)) => Some(snapshot::take(r)),
+        },
+        ..Start::default()
+    }
+}
+
+/// A prompt as a start record keeps it: redacted, on one line, cut; `None` when empty.
+fn prompt_text(prompt: &str) -> Option<String> {
+    let text = transcript::one_line_cut(prompt, transcript::MAX_REQUEST_CHARS);
+    (!text.is_empty()).then_some(text)
+}
+
+/// Keeps a prompt the user submitted (Copilot's `userPromptSubmitted`: its transcript may not
+/// hold it yet when the session stops, SPEC §12) in the session's start record — recording
+/// the start now if the SessionStart hook did not.
+pub fn record_prompt(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: &str) {
+    let Some(text) = prompt_text(prompt) else {
+        return;
+    };
+    let Place {
+        repo,
+        domain: Some(domain),
+        sessions: Some(sessions),
+        ..
+    } = place(deps, cwd)
+    else {
+        return;
+    };
+    let _ = sessions.update_start(session, |start| {
+        let mut start = start.unwrap_or_else(|| found(session, repo.as_ref(), &domain));
+        start.first_prompt.get_or_insert_with(|| text.clone());
+        start.latest_prompt = Some(text);
+        start
+    });
 }
 
 /// A session's own capture (its path and text), for the SessionStart hook after `compact` or
@@ -383,19 +430,28 @@ fn facts(
         .as_deref()
         .and_then(read::task_files)
         .unwrap_or_else(|| scan.task_list().to_vec());
-    let files = scan
-        .files
-        .iter()
-        .rev()
-        .take(handoff::MAX_FILES)
-        .map(|f| {
-            let p = Path::new(f);
-            match p.strip_prefix(top) {
-                Ok(rel) => rel.display().to_string(),
-                Err(_) => f.clone(),
-            }
-        })
-        .collect();
+    // Files the shell changed since the session began (hosts that edit through it), after the
+    // ones its edit tools name.
+    let shell_edits = match (start.and_then(|s| s.dirty.as_deref()), repo) {
+        (Some(before), Some(r)) => r.workdir().map_or_else(Vec::new, |work| {
+            snapshot::changed_since(before, &snapshot::take(r))
+                .into_iter()
+                .map(|rel| work.join(rel).display().to_string())
+                .collect()
+        }),
+        _ => Vec::new(),
+    };
+    let mut files: Vec<String> = Vec::new();
+    for f in scan.files.iter().rev().chain(shell_edits.iter()) {
+        let p = Path::new(f);
+        let shown = match p.strip_prefix(top) {
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => f.clone(),
+        };
+        if !files.contains(&shown) && files.len() < handoff::MAX_FILES {
+            files.push(shown);
+        }
+    }
     let commits = match (repo, start.and_then(|s| s.head.as_deref())) {
         (Some(r), Some(head)) => r.commits_since(head, COMMITS_SHOWN, COMMIT_WALK),
         _ => None,
@@ -404,9 +460,17 @@ fn facts(
         .checkpoint
         .as_ref()
         .map(|target| checkpoint_phase(deps, &req.cwd, target));
+    // The prompts a host's hooks handed megg come first: its transcript may lag (Copilot).
+    let prompt = |p: Option<&String>, t: &Option<String>| p.cloned().or_else(|| t.clone());
     Facts {
-        first_request: scan.first_request.clone(),
-        latest_request: scan.latest_request.clone(),
+        first_request: prompt(
+            start.and_then(|s| s.first_prompt.as_ref()),
+            &scan.first_request,
+        ),
+        latest_request: prompt(
+            start.and_then(|s| s.latest_prompt.as_ref()),
+            &scan.latest_request,
+        ),
         tasks,
         files,
         commits,

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::format;
 use super::transcript::{Origin, Scan, Task, TaskStatus, one_line_cut};
-use crate::host::Agent;
 use crate::fsx::{self, Boundary, Kind};
+use crate::host::Agent;
 
 /// Longest transcript line read; a longer one (a huge tool result) is skipped whole.
 pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;

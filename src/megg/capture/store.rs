@@ -1,6 +1,7 @@
 //! Where captures live (SPEC §10): one directory of session files — inside git
 //! `<git dir>/megg/sessions/`, outside git the user's cache directory keyed by the domain —
-//! holding, per session, its capture (`<id>.md`), its start record (`<id>.start`), the hash of
+//! holding, per session — Claude Code's in the directory itself, where megg always put them,
+//! every other host's in `<host>/` below it (SPEC §12) — its capture (`<id>.md`), its start record (`<id>.start`), the hash of
 //! what it last promoted (`<id>.promoted`) and where its transcript reading stopped
 //! (`<id>.scan`); plus one bounded log of every capture.
 
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::fsx::{self, Boundary};
 use crate::git::Repo;
+use crate::host::Agent;
 
 /// Session captures kept (the newest by modification time).
 pub const KEEP_CAPTURES: usize = 20;
@@ -23,39 +25,64 @@ const LOG_LINE_CHARS: usize = 400;
 const LOG_MAX_BYTES: u64 = ((LOG_LINES + 1) * (LOG_LINE_CHARS * 4 + 1)) as u64;
 /// Most bytes read of the small files here.
 const MAX_SMALL: u64 = 64 * 1024;
+/// Most bytes of a start record (its work-tree snapshot is bounded far below).
+const MAX_START_BYTES: u64 = 4 * 1024 * 1024;
 /// Most bytes of a scan cache.
 pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
 const LOG: &str = "capture.log";
 
-/// A Claude Code session id, checked to be a plain file name: it comes from hook input and
-/// names files megg writes.
+/// A session of one host, by the id its hook input gives: it names files megg writes, so an
+/// id outside `[A-Za-z0-9._-]{1,128}` (or `.`/`..`) is replaced by a hash of it (SPEC §12).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionId(String);
+pub struct SessionId {
+    host: Agent,
+    id: String,
+}
 
 impl SessionId {
-    /// `None` unless 1–128 ASCII letters, digits, `-` or `_`.
+    /// A Claude Code session (`None` for an empty id).
     pub fn parse(s: &str) -> Option<Self> {
-        let ok = !s.is_empty()
-            && s.len() <= 128
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        ok.then(|| Self(s.to_string()))
+        Self::of(Agent::Claude, s)
+    }
+
+    /// `host`'s session `raw` (`None` for an empty id).
+    pub fn of(host: Agent, raw: &str) -> Option<Self> {
+        if raw.is_empty() {
+            return None;
+        }
+        let plain = raw.len() <= 128
+            && raw != "."
+            && raw != ".."
+            && raw
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        let id = if plain {
+            raw.to_string()
+        } else {
+            format!("id-{:032x}", xxhash_rust::xxh3::xxh3_128(raw.as_bytes()))
+        };
+        Some(Self { host, id })
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.id
+    }
+
+    pub fn host(&self) -> Agent {
+        self.host
     }
 }
 
 impl std::fmt::Display for SessionId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.id)
     }
 }
 
 /// What `state.md` held, as evidence of who wrote it: its absence, or a hash of its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Evidence {
+    #[default]
     Absent,
     Hash(String),
     /// Present but not readable as a state (too large, a special file, a link out): never
@@ -88,12 +115,67 @@ impl Evidence {
 }
 
 /// What the SessionStart hook recorded when a session began.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Start {
     /// `state.md` as the session found it.
     pub state: Evidence,
     /// The commit HEAD pointed at.
     pub head: Option<String>,
+    /// The work tree's changed files then, each with a fingerprint of its content (hosts that
+    /// edit through their shell, SPEC §12): so a capture claims only what changed since.
+    /// `None`: not taken.
+    pub dirty: Option<Vec<(String, String)>>,
+    /// The user's first and latest prompt as the host's hooks handed them (Copilot, whose
+    /// transcript lags its hooks), redacted and cut.
+    pub first_prompt: Option<String>,
+    pub latest_prompt: Option<String>,
+}
+
+impl Start {
+    fn render(&self) -> String {
+        let mut text = format!(
+            "state: {}\nhead: {}\n",
+            self.state.as_text(),
+            self.head.as_deref().unwrap_or("")
+        );
+        if let Some(dirty) = &self.dirty {
+            text.push_str("snapshot: work tree\n");
+            for (path, print) in dirty {
+                text.push_str(&format!("dirty: {print}\t{path}\n"));
+            }
+        }
+        for (key, prompt) in [
+            ("prompt", &self.first_prompt),
+            ("latest", &self.latest_prompt),
+        ] {
+            if let Some(p) = prompt {
+                text.push_str(&format!("{key}: {p}\n"));
+            }
+        }
+        text
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_string())
+        };
+        let dirty = field("snapshot:").map(|_| {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("dirty: "))
+                .filter_map(|l| l.split_once('\t'))
+                .map(|(print, path)| (path.to_string(), print.to_string()))
+                .collect()
+        });
+        Some(Self {
+            state: Evidence::parse(&field("state:")?),
+            head: field("head:").filter(|h| !h.is_empty()),
+            dirty,
+            first_prompt: field("prompt:").filter(|p| !p.is_empty()),
+            latest_prompt: field("latest:").filter(|p| !p.is_empty()),
+        })
+    }
 }
 
 /// The directory of session files for one project (or, outside git, one domain).
@@ -122,12 +204,21 @@ impl Sessions {
         })
     }
 
+    /// Where a host's session files are: Claude Code's where megg always put them (the
+    /// directory itself), every other host's in `<host>/` below it.
+    fn host_dir(&self, host: Agent) -> PathBuf {
+        match host {
+            Agent::Claude => self.dir.clone(),
+            other => self.dir.join(other.as_str()),
+        }
+    }
+
     pub fn capture_path(&self, id: &SessionId) -> PathBuf {
-        self.dir.join(format!("{id}.md"))
+        self.path(id, "md")
     }
 
     fn path(&self, id: &SessionId, ext: &str) -> PathBuf {
-        self.dir.join(format!("{id}.{ext}"))
+        self.host_dir(id.host()).join(format!("{id}.{ext}"))
     }
 
     fn read(&self, path: &Path, limit: u64) -> Option<String> {
@@ -138,7 +229,7 @@ impl Sessions {
     }
 
     fn write(&self, path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
-        fsx::create_dir_all(&self.boundary, &self.dir)?;
+        fsx::create_dir_all(&self.boundary, path.parent().unwrap_or(&self.dir))?;
         fsx::write_atomic(&self.boundary, path, bytes)
     }
 
@@ -152,16 +243,7 @@ impl Sessions {
     }
 
     pub fn read_start(&self, id: &SessionId) -> Option<Start> {
-        let text = self.read(&self.path(id, "start"), MAX_SMALL)?;
-        let field = |key: &str| {
-            text.lines()
-                .find_map(|l| l.strip_prefix(key))
-                .map(|v| v.trim().to_string())
-        };
-        Some(Start {
-            state: Evidence::parse(&field("state:")?),
-            head: field("head:").filter(|h| !h.is_empty()),
-        })
+        Start::parse(&self.read(&self.path(id, "start"), MAX_START_BYTES)?)
     }
 
     /// Records a session's start unless it was recorded already (a `compact` or `resume`
@@ -171,17 +253,26 @@ impl Sessions {
         if fsx::kind(&self.boundary, &path).is_some() {
             return Ok(false);
         }
-        let text = format!(
-            "state: {}\nhead: {}\n",
-            start.state.as_text(),
-            start.head.as_deref().unwrap_or("")
-        );
-        fsx::create_dir_all(&self.boundary, &self.dir)?;
-        let created = fsx::create_new(&self.boundary, &path, text.as_bytes())?;
+        fsx::create_dir_all(&self.boundary, &self.host_dir(id.host()))?;
+        let created = fsx::create_new(&self.boundary, &path, start.render().as_bytes())?;
         if created {
             self.prune_ext("start", KEEP_STARTS);
         }
         Ok(created)
+    }
+
+    /// Changes a session's start record under its lock: `change` gets the record (`None` when
+    /// the session's start was never recorded) and returns what to keep.
+    pub fn update_start(
+        &self,
+        id: &SessionId,
+        change: impl FnOnce(Option<Start>) -> Start,
+    ) -> crate::error::Result<()> {
+        let path = self.path(id, "start");
+        fsx::create_dir_all(&self.boundary, &self.host_dir(id.host()))?;
+        let _lock = crate::megg::lock(None, &self.boundary, &path)?;
+        let start = change(self.read_start(id));
+        fsx::write_atomic(&self.boundary, &path, start.render().as_bytes())
     }
 
     pub fn read_promoted(&self, id: &SessionId) -> Option<Evidence> {
@@ -236,15 +327,20 @@ impl Sessions {
         text.lines().last().map(str::to_string)
     }
 
-    /// Every session's capture here: (session id, path), newest first.
+    /// Every session's capture here, of every host: (session id, path), newest first.
     pub fn captures(&self) -> Vec<(SessionId, PathBuf)> {
-        let mut found: Vec<_> = fsx::list_files_modified(&self.boundary, &self.dir)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(name, at)| {
-                let name = name.to_str()?;
-                let id = SessionId::parse(name.strip_suffix(".md")?)?;
-                Some((at, id))
+        let mut found: Vec<_> = crate::host::all()
+            .flat_map(|h| {
+                fsx::list_files_modified(&self.boundary, &self.host_dir(h.agent))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|(name, at)| {
+                        let name = name.to_str()?;
+                        let id = SessionId::of(h.agent, name.strip_suffix(".md")?)?;
+                        // A name that is not an id as written (hashed when parsed) is not a
+                        // session file megg wrote.
+                        (id.as_str() == name.trim_end_matches(".md")).then_some((at, id))
+                    })
             })
             .collect();
         found.sort_by_key(|f| std::cmp::Reverse(f.0));
@@ -257,8 +353,9 @@ impl Sessions {
             .collect()
     }
 
-    /// Keeps the newest [`KEEP_CAPTURES`] captures (never `current`'s); an older session's
-    /// files all go. Scan progress of sessions that never captured is bounded like starts.
+    /// Keeps the newest [`KEEP_CAPTURES`] captures across hosts (never `current`'s); an older
+    /// session's files all go. Scan progress of sessions that never captured is bounded like
+    /// starts.
     pub fn prune(&self, current: &SessionId) {
         for (id, _) in self.captures().into_iter().skip(KEEP_CAPTURES) {
             if id == *current {
@@ -275,15 +372,19 @@ impl Sessions {
         self.prune_ext("scan", KEEP_STARTS);
     }
 
+    /// Keeps the newest `keep` files ending in `.ext` of each host.
     fn prune_ext(&self, ext: &str, keep: usize) {
-        let mut found: Vec<_> = fsx::list_files_modified(&self.boundary, &self.dir)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(n, _)| Path::new(n).extension().is_some_and(|e| e == ext))
-            .collect();
-        found.sort_by_key(|f| std::cmp::Reverse(f.1));
-        for (name, _) in found.into_iter().skip(keep) {
-            let _ = fsx::remove_file(&self.boundary, &self.dir.join(name));
+        for host in crate::host::all() {
+            let dir = self.host_dir(host.agent);
+            let mut found: Vec<_> = fsx::list_files_modified(&self.boundary, &dir)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(n, _)| Path::new(n).extension().is_some_and(|e| e == ext))
+                .collect();
+            found.sort_by_key(|f| std::cmp::Reverse(f.1));
+            for (name, _) in found.into_iter().skip(keep) {
+                let _ = fsx::remove_file(&self.boundary, &dir.join(name));
+            }
         }
     }
 }

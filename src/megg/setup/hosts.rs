@@ -26,6 +26,8 @@ pub struct Target<'a> {
     pub uninstall: bool,
     /// Add megg even where it is already active from the other scope.
     pub force: bool,
+    /// `--no-capture`: no capture hooks (those there are removed).
+    pub no_capture: bool,
 }
 
 impl Target<'_> {
@@ -54,13 +56,13 @@ impl Target<'_> {
             .hooks_file(!self.user(), &self.project.root, self.home)
     }
 
-    /// The command megg's hook runs: guarded plain `megg` in a project's committed file, the
+    /// The command megg's `hook` runs: guarded plain `megg` in a project's committed file, the
     /// absolute path at user scope.
-    pub fn hook_command(&self) -> String {
+    pub fn hook_command(&self, hook: Hook) -> String {
         if self.user() {
-            Hook::Context.command_of(self.host, &crate::render::shell_quote(self.exe))
+            hook.command_of(self.host, &crate::render::shell_quote(self.exe))
         } else {
-            Hook::Context.project_command_of(self.host)
+            hook.project_command_of(self.host)
         }
     }
 
@@ -95,38 +97,58 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     let b = t.boundary();
     let mut planned = Vec::new();
     let hooks_file = t.hooks_file();
-    let command = t.hook_command();
-    let what = format!("{} {} hook", t.host.name, t.host.start_event);
-    let other = (!t.uninstall && !t.force)
-        .then(|| other_scope_hook(t))
-        .flatten();
-    let elsewhere = other.is_some();
     let gemini = t.mcp_place() == McpPlace::GeminiSettings;
-    if elsewhere {
-        warnings.push(format!(
-            "megg's {} hook is already active from {}; not adding a second one (the model would get megg's context twice). Run with --force to add it anyway",
-            t.host.name,
-            other.as_deref().unwrap_or(Path::new("")).display()
-        ));
-        planned.push(plan::skipped(&hooks_file, &what));
+    // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
+    let capture_off = t.no_capture && !t.uninstall;
+    // Each of megg's hooks: added (or removed), unless the other scope already runs it.
+    let mut hooks = Vec::new();
+    for hook in [Hook::Context, Hook::Capture] {
+        let other = (!t.uninstall && !t.force && !(hook == Hook::Capture && capture_off))
+            .then(|| other_scope_hook(t, hook))
+            .flatten();
+        match other {
+            Some(other) => {
+                warnings.push(format!(
+                    "megg's {} {} already active from {}; not adding a second one ({}). Run with --force to add it anyway",
+                    t.host.name,
+                    match hook {
+                        Hook::Context => "hook is",
+                        Hook::Capture => "capture hooks are",
+                    },
+                    other.display(),
+                    match hook {
+                        Hook::Context => "the model would get megg's context twice",
+                        Hook::Capture => "each event would be captured twice",
+                    },
+                ));
+                planned.push(plan::skipped(&hooks_file, &hook_what(t.host, hook)));
+            }
+            None => hooks.push(hook),
+        }
     }
-    if !elsewhere || gemini {
+    if !hooks.is_empty() || gemini {
         refuse_comments(&b, &hooks_file, t)?;
         let mcp = gemini.then(|| t.mcp_program().to_string());
-        let hook = !elsewhere;
-        let what = match (hook, &mcp) {
-            (true, Some(_)) => format!("{what}, MCP server `megg`"),
-            (true, None) => what.clone(),
-            (false, _) => "MCP server `megg`".into(),
-        };
-        planned.push(plan::plan_json(&b, &hooks_file, t.uninstall, &what, |v| {
+        let mut parts: Vec<String> = hooks
+            .iter()
+            .filter(|&&h| !(h == Hook::Capture && capture_off))
+            .map(|&h| hook_what(t.host, h))
+            .collect();
+        if mcp.is_some() {
+            parts.push("MCP server `megg`".into());
+        }
+        let mut capture_removed = false;
+        let mut p = plan::plan_json(&b, &hooks_file, t.uninstall, "", |v| {
             let mut changed = false;
-            if hook {
-                changed |= if t.uninstall {
-                    super::remove_hook_of(v, t.host, Hook::Context, &command)
+            for &hook in &hooks {
+                let command = t.hook_command(hook);
+                if t.uninstall || (hook == Hook::Capture && capture_off) {
+                    let removed = super::remove_hook_of(v, t.host, hook, &command);
+                    capture_removed |= removed && hook == Hook::Capture;
+                    changed |= removed;
                 } else {
-                    super::add_hook_of(v, t.host, Hook::Context, &command)?
-                };
+                    changed |= super::add_hook_of(v, t.host, hook, &command)?;
+                }
             }
             if let Some(program) = &mcp {
                 changed |= if t.uninstall {
@@ -136,7 +158,14 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
                 };
             }
             Ok(changed)
-        })?);
+        })?;
+        if capture_removed && capture_off {
+            parts.push("capture hooks removed (--no-capture)".into());
+        }
+        if !parts.is_empty() {
+            p.what = parts.join(", ");
+            planned.push(p);
+        }
     }
     if let Some(file) = t.mcp_file() {
         planned.push(match t.mcp_place() {
@@ -167,14 +196,22 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     Ok(planned)
 }
 
-/// The file of the other scope that registers megg's hook for this host, if one does.
-fn other_scope_hook(t: &Target) -> Option<PathBuf> {
+/// How the report names one of megg's hooks for `host`: its events.
+fn hook_what(host: &Host, hook: Hook) -> String {
+    match hook {
+        Hook::Context => format!("{} {} hook", host.name, host.start_event),
+        Hook::Capture => format!("capture hooks ({})", host.capture_events.join(", ")),
+    }
+}
+
+/// The file of the other scope that registers megg's `hook` for this host, if one does.
+fn other_scope_hook(t: &Target, hook: Hook) -> Option<PathBuf> {
     let b = if t.user() {
         t.project.boundary()
     } else {
         fsx::Boundary::user(t.home, t.host.name)
     };
-    has_hook(t.host, &b, &t.other_hooks_file())
+    has_hook(t.host, &b, &t.other_hooks_file(), hook)
 }
 
 /// The hooks files `host` reads where `file` is its hooks file: `file` itself, or — for
@@ -195,17 +232,21 @@ pub fn hook_files(host: &Host, b: &fsx::Boundary, file: &Path) -> Vec<PathBuf> {
 }
 
 /// The file that registers megg's context hook among [`hook_files`].
-fn has_hook(host: &'static Host, b: &fsx::Boundary, file: &Path) -> Option<PathBuf> {
+fn has_hook(host: &'static Host, b: &fsx::Boundary, file: &Path, hook: Hook) -> Option<PathBuf> {
     hook_files(host, b, file).into_iter().find(|f| {
-        read_lenient(b, f)
-            .is_some_and(|v| !super::hook_commands_of(&v, host, Hook::Context).is_empty())
+        read_lenient(b, f).is_some_and(|v| !super::hook_commands_of(&v, host, hook).is_empty())
     })
 }
 
-/// Whether megg's context hook for `host` is registered for the project at `root` in either
-/// scope (`home`: the host's user directory). Copilot reads every `*.json` in its hooks
-/// directories, so all of them count.
-pub fn registered_anywhere(host: &'static Host, root: &Path, home: Option<&Path>) -> bool {
+/// Whether megg's `hook` (context or capture) for `host` is registered for the project at
+/// `root` in either scope (`home`: the host's user directory). Copilot reads every `*.json` in
+/// its hooks directories, so all of them count.
+pub fn registered_anywhere(
+    host: &'static Host,
+    root: &Path,
+    home: Option<&Path>,
+    hook: Hook,
+) -> bool {
     let places = [
         Some((
             fsx::Boundary::new(root, "the project"),
@@ -216,7 +257,7 @@ pub fn registered_anywhere(host: &'static Host, root: &Path, home: Option<&Path>
     places
         .into_iter()
         .flatten()
-        .any(|(b, file)| has_hook(host, &b, &file).is_some())
+        .any(|(b, file)| has_hook(host, &b, &file, hook).is_some())
 }
 
 /// A host's JSON file, read for inspection: comments (Gemini allows them) stripped; `None`
@@ -251,9 +292,18 @@ fn refuse_comments(b: &fsx::Boundary, path: &Path, t: &Target) -> Result<()> {
         path.display()
     ))
     .with_hint(format!(
-        "{verb} megg's entries by hand — under \"hooks\".\"{}\" the command `{}`{} — or remove the comments and run megg setup again",
+        "{verb} megg's entries by hand — under \"hooks\".\"{}\" the command `{}`{}{} — or remove the comments and run megg setup again",
         t.host.start_event,
-        t.hook_command(),
+        t.hook_command(Hook::Context),
+        if t.no_capture {
+            String::new()
+        } else {
+            format!(
+                ", under \"hooks\".\"{}\" each the command `{}`",
+                t.host.capture_events.join("\", \""),
+                t.hook_command(Hook::Capture)
+            )
+        },
         if t.mcp_place() == McpPlace::GeminiSettings {
             format!(
                 ", and under \"mcpServers\" the server \"megg\": {{\"command\": \"{}\", \"args\": [\"mcp\"]}}",

@@ -182,8 +182,8 @@ impl Hook {
         self.program(command).is_some()
     }
 
-    /// The entry one event gets in `host`'s hooks file.
-    fn entry(self, host: &Host, command: &str) -> Value {
+    /// The entry `event` gets in `host`'s hooks file.
+    fn entry(self, host: &Host, event: &str, command: &str) -> Value {
         let mut handler = Map::new();
         handler.insert("type".into(), json!("command"));
         if let Some(name) = host.handler_name {
@@ -195,7 +195,8 @@ impl Hook {
         };
         handler.insert(key.into(), json!(command));
         if let Some((key, value)) = host.timeout {
-            handler.insert(key.into(), json!(value));
+            let short = host.short_timeouts.iter().find(|(e, _)| *e == event);
+            handler.insert(key.into(), json!(short.map_or(value, |(_, s)| *s)));
         }
         match host.layout {
             HookLayout::Flat => Value::Object(handler),
@@ -285,9 +286,9 @@ pub fn add_hook_of(
     hook: Hook,
     command: &str,
 ) -> Result<bool, String> {
-    let entry = hook.entry(host, command);
     let mut added = false;
     for event in hook.events_of(host) {
+        let entry = hook.entry(host, event, command);
         if event_commands_of(settings, host, hook, event)
             .iter()
             .any(|c| c == command)
@@ -310,7 +311,7 @@ pub fn add_hook_of(
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
             .ok_or_else(|| format!("`hooks.{event}` is not an array"))?;
-        list.push(entry.clone());
+        list.push(entry);
         added = true;
     }
     Ok(added)

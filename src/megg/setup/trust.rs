@@ -19,14 +19,14 @@ pub fn steps(host: &Host, scope: Scope, root: &Path) -> Vec<String> {
         (Agent::Claude, _) => Vec::new(),
         (Agent::Codex, Scope::Project) => vec![
             format!(
-                "{name}: start `codex` in {root} and trust the project, then review and trust megg's SessionStart hook (`/hooks`); Codex skips an untrusted hook without a word"
+                "{name}: start `codex` in {root} and trust the project, then review and trust megg's hooks — SessionStart and the capture hooks Stop, SessionEnd, PreCompact (`/hooks`); Codex skips an untrusted hook without a word"
             ),
             format!(
                 "{name}: it trusts a hook by a hash of its entry — when setup changes the entry (an upgrade that moves megg), trust it again"
             ),
         ],
         (Agent::Codex, Scope::User) => vec![format!(
-            "{name}: start `codex` and trust megg's SessionStart hook when it lists it for review (`/hooks`); Codex skips an untrusted hook without a word, and a changed entry must be trusted again"
+            "{name}: start `codex` and trust megg's hooks (SessionStart; Stop, SessionEnd, PreCompact for capture) when it lists them for review (`/hooks`); Codex skips an untrusted hook without a word, and a changed entry must be trusted again"
         )],
         (Agent::Gemini, _) => vec![format!(
             "{name}: in a folder it does not trust it runs no settings hook, user ones included (headless, it exits 55) — start `gemini` in {root} and trust the folder when asked (or `/permissions`); it then announces megg's project hook once"
@@ -260,26 +260,40 @@ pub struct HookAt {
 
 /// Finds megg's context hook for `host` in a hooks file.
 pub fn find_hook(v: &Value, host: &'static Host) -> Option<HookAt> {
-    let list = v.get("hooks")?.get(host.start_event)?.as_array()?;
-    for (g, group) in list.iter().enumerate() {
-        for (h, handler) in group.get("hooks")?.as_array()?.iter().enumerate() {
-            let command = handler.get("command").and_then(Value::as_str)?;
-            if Hook::Context.program_of(host, command).is_some() {
-                return Some(HookAt {
-                    event: host.start_event.to_string(),
-                    group: g,
-                    handler: h,
-                    matcher: group
-                        .get("matcher")
-                        .and_then(Value::as_str)
-                        .map(String::from),
-                    command: command.to_string(),
-                    timeout: handler.get("timeout").and_then(Value::as_u64),
-                });
+    find_hooks(v, host, Hook::Context).into_iter().next()
+}
+
+/// Every handler of megg's `hook` for `host` in a hooks file (grouped layouts: Codex, Gemini).
+pub fn find_hooks(v: &Value, host: &'static Host, hook: Hook) -> Vec<HookAt> {
+    let mut out = Vec::new();
+    for event in hook.events_of(host) {
+        let list = v
+            .get("hooks")
+            .and_then(|h| h.get(event))
+            .and_then(Value::as_array);
+        for (g, group) in list.into_iter().flatten().enumerate() {
+            let handlers = group.get("hooks").and_then(Value::as_array);
+            for (h, handler) in handlers.into_iter().flatten().enumerate() {
+                let Some(command) = handler.get("command").and_then(Value::as_str) else {
+                    continue;
+                };
+                if hook.program_of(host, command).is_some() {
+                    out.push(HookAt {
+                        event: event.to_string(),
+                        group: g,
+                        handler: h,
+                        matcher: group
+                            .get("matcher")
+                            .and_then(Value::as_str)
+                            .map(String::from),
+                        command: command.to_string(),
+                        timeout: handler.get("timeout").and_then(Value::as_u64),
+                    });
+                }
             }
         }
     }
-    None
+    out
 }
 
 /// Codex CLI: a project's files load only when `[projects."<root>"] trust_level = "trusted"`,
@@ -333,14 +347,16 @@ fn codex_seen(
         .and_then(|h| h.as_str());
     match recorded {
         None => Seen::NotTrusted(format!(
-            "megg's hook is not trusted (no trusted_hash for it in {}): Codex skips it without a word",
+            "megg's {} hook is not trusted (no trusted_hash for it in {}): Codex skips it without a word",
+            hook.event,
             file.display()
         )),
         Some(h) if h == codex_hook_hash(hook) => {
             Seen::Trusted(format!("megg's hook is trusted in {}", file.display()))
         }
         Some(_) => Seen::NotTrusted(format!(
-            "megg's hook was trusted for an earlier entry (its hash in {} no longer matches): trust it again",
+            "megg's {} hook was trusted for an earlier entry (its hash in {} no longer matches): trust it again",
+            hook.event,
             file.display()
         )),
     }
