@@ -103,9 +103,8 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     // Each of megg's hooks: added (or removed), unless the other scope already runs it.
     let mut hooks = Vec::new();
     for hook in [Hook::Context, Hook::Capture] {
-        let other = (!t.uninstall && !t.force && !(hook == Hook::Capture && capture_off))
-            .then(|| other_scope_hook(t, hook))
-            .flatten();
+        let skip_check = t.uninstall || t.force || (hook == Hook::Capture && capture_off);
+        let other = (!skip_check).then(|| other_scope_hook(t, hook)).flatten();
         match other {
             Some(other) => {
                 warnings.push(format!(
