@@ -8,6 +8,7 @@
 mod common;
 
 mod agents;
+mod agents_capture;
 mod agents_setup;
 mod budget;
 mod capture;
