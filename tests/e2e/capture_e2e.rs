@@ -101,7 +101,7 @@ fn log_text(s: &Session) -> String {
 }
 
 /// A `state.md`'s frontmatter and its content (what follows the frontmatter).
-fn split_state(text: &str) -> (String, String) {
+pub(crate) fn split_state(text: &str) -> (String, String) {
     let rest = text
         .strip_prefix("---\n")
         .unwrap_or_else(|| panic!("no frontmatter: {text}"));
@@ -115,7 +115,7 @@ fn split_state(text: &str) -> (String, String) {
 }
 
 /// One `## ` section's body (up to the next section), as written.
-fn section<'a>(content: &'a str, name: &str) -> &'a str {
+pub(crate) fn section<'a>(content: &'a str, name: &str) -> &'a str {
     let head = format!("## {name}\n");
     let at = content
         .find(&head)
@@ -127,7 +127,7 @@ fn section<'a>(content: &'a str, name: &str) -> &'a str {
 
 /// Checks that `text` is a capture of session `id`: `source: auto`, `session: <id>`, stamped
 /// with the harness's clock.
-fn assert_auto(text: &str, id: &str) -> String {
+pub(crate) fn assert_auto(text: &str, id: &str) -> String {
     assert_auto_at(text, id, NOW)
 }
 

@@ -54,7 +54,7 @@ const PREVIEW_MARKERS: [&str; 3] = [
 ];
 /// The project, one level into the test's temp dir: megg lists a domain's siblings, and the
 /// other tests' projects in the system temp dir would come and go in its context.
-const DIR: &str = "shop";
+pub(crate) const DIR: &str = "shop";
 
 /// Where megg is installed into Codex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -214,13 +214,13 @@ fn info() -> String {
 }
 
 /// The mock Chat Completions API, scripted with `script` (see `mock_chat.py`).
-fn mock(s: &Session, script: &Value) -> Mock {
+pub(crate) fn mock(s: &Session, script: &Value) -> Mock {
     Mock::start_file(s.p.root(), script, "mock_chat.py")
 }
 
 /// The bodies of the agent loop's chat completions (the ones offering tools; not Copilot's
 /// compaction requests).
-fn agent_requests(mock: &Mock) -> Vec<Value> {
+pub(crate) fn agent_requests(mock: &Mock) -> Vec<Value> {
     mock.requests()
         .into_iter()
         .filter(|r| r["path"].as_str().unwrap().ends_with("/chat/completions"))

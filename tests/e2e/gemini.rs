@@ -254,7 +254,7 @@ fn closed_port() -> u16 {
 }
 
 /// The bodies of the agent loop's `generateContent` requests (the ones declaring functions).
-fn agent_requests(mock: &Mock) -> Vec<Value> {
+pub(crate) fn agent_requests(mock: &Mock) -> Vec<Value> {
     mock.requests()
         .into_iter()
         .filter(|r| {

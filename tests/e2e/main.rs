@@ -11,7 +11,10 @@ mod common;
 mod capture_e2e;
 mod claude_code;
 mod codex;
+mod codex_capture;
 mod copilot;
+mod copilot_capture;
 mod gemini;
+mod gemini_capture;
 
 use common::*;
