@@ -160,12 +160,14 @@ fn host_rows(megg: &Path, root: &Path, cache: &Path, tmp: &Path, host: &HostForm
     let ten = host_transcript(tmp, host, &id, root, 10 * 1024 * 1024, 200);
     let fifty_id = format!("{}-fifty", host.agent);
     let fifty = host_transcript(tmp, host, &fifty_id, root, 50 * 1024 * 1024, 1000);
-    let input = |id: &str, t: &Path| match host.agent {
+    let input = |id: &str, t: &Path| {
+        match host.agent {
         "copilot" => json!({"sessionId": id, "transcriptPath": t, "cwd": root, "timestamp": 1, "stopReason": "end_turn"}),
         "gemini" => json!({"session_id": id, "transcript_path": t, "cwd": root, "hook_event_name": "AfterAgent"}),
         _ => json!({"session_id": id, "transcript_path": t, "cwd": root, "hook_event_name": "Stop"}),
     }
-    .to_string();
+    .to_string()
+    };
     let args = ["capture", "--agent", host.agent];
     let start = match host.agent {
         "copilot" => json!({"sessionId": id, "cwd": root, "source": "new", "timestamp": 1}),

@@ -46,7 +46,10 @@ impl Repo {
         let text = fs::read_to_string(format!("{FIXTURES}/{rel}")).unwrap();
         let root = self.p.root().display().to_string();
         text.replace("<CODEX_HOME>", &self.home("codex").display().to_string())
-            .replace("$HOME/.copilot", &self.home("copilot").display().to_string())
+            .replace(
+                "$HOME/.copilot",
+                &self.home("copilot").display().to_string(),
+            )
             .replace("/HOME/.gemini", &self.home("gemini").display().to_string())
             .replace("<PROJECT>", &root)
             .replace("$PROJECT", &root)
@@ -188,7 +191,10 @@ fn codex_capture_claims_its_shell_edits_and_the_request_only() {
     let progress = section(&state, "Progress");
     assert!(progress.contains("notes.txt"), "{state}");
     assert!(!state.contains("earlier.txt"), "{state}");
-    assert!(state.contains("Wrote notes.txt."), "the last message: {state}");
+    assert!(
+        state.contains("Wrote notes.txt."),
+        "the last message: {state}"
+    );
     let id = start["session_id"].as_str().unwrap();
     assert!(
         r.sessions().join(format!("codex/{id}.md")).is_file(),
@@ -289,7 +295,8 @@ fn copilot_capture_keeps_the_prompt_its_transcript_lacks() {
     );
     assert!(section(&state, "Progress").contains("notes.md"), "{state}");
     assert_no_noise(&state);
-    let start_record = fs::read_to_string(r.sessions().join(format!("copilot/{id}.start"))).unwrap();
+    let start_record =
+        fs::read_to_string(r.sessions().join(format!("copilot/{id}.start"))).unwrap();
     assert!(start_record.contains("write the notes"), "{start_record}");
 
     // sessionEnd names no transcript: megg finds it under COPILOT_HOME.
@@ -299,7 +306,10 @@ fn copilot_capture_keeps_the_prompt_its_transcript_lacks() {
     fs::remove_file(r.sessions().join(format!("copilot/{id}.scan"))).ok();
     fs::remove_file(r.sessions().join(format!("copilot/{id}.start"))).unwrap();
     r.start("copilot", &start);
-    r.capture("copilot", &r.input("hook-inputs/copilot-sessionEnd.json", None));
+    r.capture(
+        "copilot",
+        &r.input("hook-inputs/copilot-sessionEnd.json", None),
+    );
     let state = r.state().expect("sessionEnd captured from session-state");
     assert!(section(&state, "Progress").contains("notes.md"), "{state}");
 }
@@ -320,7 +330,10 @@ fn a_claude_format_capture_from_copilot_is_captured_once() {
     let out = r.run(&["context", "--json"], &start);
     assert!(out.status.success());
     r.p.write("notes.md", "# Notes\n");
-    let stop = r.input("hook-inputs/copilot-claude-format-Stop.json", Some(&transcript));
+    let stop = r.input(
+        "hook-inputs/copilot-claude-format-Stop.json",
+        Some(&transcript),
+    );
     r.capture_claude(&stop);
     let state = r.state().expect("captured as Copilot's session");
     assert!(
@@ -328,7 +341,10 @@ fn a_claude_format_capture_from_copilot_is_captured_once() {
         "{state}"
     );
     assert!(r.sessions().join(format!("copilot/{id}.md")).is_file());
-    assert!(!r.sessions().join(format!("{id}.md")).exists(), "not as Claude Code's");
+    assert!(
+        !r.sessions().join(format!("{id}.md")).exists(),
+        "not as Claude Code's"
+    );
 
     // megg's Copilot hooks registered (they capture the same events): the Claude-format call
     // does nothing.
@@ -412,10 +428,7 @@ fn a_hostile_session_id_is_hashed_into_the_hosts_directory() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(
-        names.iter().all(|n| n.starts_with("id-")),
-        "{names:?}"
-    );
+    assert!(names.iter().all(|n| n.starts_with("id-")), "{names:?}");
 }
 
 /// `--no-capture` for a host takes its capture hooks out (and keeps its context hook); setup

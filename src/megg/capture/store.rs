@@ -388,3 +388,56 @@ impl Sessions {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_outside_the_file_name_set_are_hashed() {
+        let plain = SessionId::of(Agent::Codex, "01a2-b_c.d").unwrap();
+        assert_eq!(plain.as_str(), "01a2-b_c.d");
+        assert_eq!(plain.host(), Agent::Codex);
+        for hostile in ["..", ".", "../../x", "a/b", "é", &"a".repeat(129)] {
+            let id = SessionId::of(Agent::Gemini, hostile).unwrap();
+            assert!(id.as_str().starts_with("id-"), "{hostile}: {id}");
+            assert_eq!(id.as_str().len(), 35);
+            // The same raw id is always the same file.
+            assert_eq!(id, SessionId::of(Agent::Gemini, hostile).unwrap());
+        }
+        assert_eq!(SessionId::of(Agent::Claude, ""), None);
+        // Hosts apart: the same id is another session.
+        assert_ne!(
+            SessionId::of(Agent::Claude, "s"),
+            SessionId::of(Agent::Copilot, "s")
+        );
+    }
+
+    #[test]
+    fn a_start_record_reads_back_as_written() {
+        let start = Start {
+            state: Evidence::of_bytes(b"x"),
+            head: Some("abc".into()),
+            dirty: Some(vec![
+                ("src/a b.rs".into(), "absent".into()),
+                ("n.txt".into(), "00ff".into()),
+            ]),
+            first_prompt: Some("write the notes".into()),
+            latest_prompt: Some("and test them".into()),
+        };
+        assert_eq!(Start::parse(&start.render()), Some(start));
+        // Records written before hosts had snapshots: none taken.
+        let old = Start::parse("state: absent\nhead: \n").unwrap();
+        assert_eq!(old.dirty, None);
+        assert_eq!(old.head, None);
+        // A snapshot of a clean work tree is a snapshot.
+        let clean = Start {
+            dirty: Some(Vec::new()),
+            ..Start::default()
+        };
+        assert_eq!(
+            Start::parse(&clean.render()).unwrap().dirty,
+            Some(Vec::new())
+        );
+    }
+}
