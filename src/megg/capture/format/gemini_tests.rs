@@ -5,6 +5,8 @@ use serde_json::{Value, json};
 
 use super::*;
 
+// Each reader's tests include the shared checks.
+#[allow(clippy::duplicate_mod)]
 #[path = "tests_common.rs"]
 mod common;
 use common::*;
@@ -70,7 +72,11 @@ fn a_real_chat_gives_the_prompt_without_megg_context_the_file_and_the_todos() {
             ("Fix the greeting", TaskStatus::Pending),
         ]
     );
-    assert!(s.todos.iter().all(|t| t.id.is_none() && t.description.is_empty()));
+    assert!(
+        s.todos
+            .iter()
+            .all(|t| t.id.is_none() && t.description.is_empty())
+    );
     assert_eq!(s.last_message.as_deref(), Some("Done: notes.txt written."));
     assert_eq!(s.checkpoint, None);
     assert_eq!(s.skipped, 0);
@@ -109,10 +115,16 @@ fn gemini_own_user_texts_and_tool_results_are_not_requests() {
     let s = read(
         feed,
         &lines(&[
-            user(json!([{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}])),
-            user(json!([{"functionResponse": {"id": "x", "name": "write_file",
-                "response": {"output": "written"}}}, {"text": "write the notes"}])),
-            user(json!([{"text": "<state_snapshot>\n<overall_goal>ship</overall_goal>\n</state_snapshot>"}])),
+            user(
+                json!([{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]),
+            ),
+            user(
+                json!([{"functionResponse": {"id": "x", "name": "write_file",
+                "response": {"output": "written"}}}, {"text": "write the notes"}]),
+            ),
+            user(
+                json!([{"text": "<state_snapshot>\n<overall_goal>ship</overall_goal>\n</state_snapshot>"}]),
+            ),
             user(json!([{"text": "Reasoning first.\n\n<state_snapshot>x</state_snapshot>"}])),
             user(json!([{"text": "   "}])),
             json!({"id": "i", "type": "info", "content": "write the notes"}),
@@ -132,29 +144,52 @@ fn what_the_user_saw_is_the_request_without_the_referenced_files() {
     assert_eq!(s.latest_request.as_deref(), Some("explain @src/a.rs"));
     let s = read(
         feed,
-        &lines(&[user(json!([{"text": "explain @src/a.rs\n--- Content from referenced files ---\nfn a() {}"}]))]),
+        &lines(&[user(
+            json!([{"text": "explain @src/a.rs\n--- Content from referenced files ---\nfn a() {}"}]),
+        )]),
     );
     assert_eq!(s.latest_request.as_deref(), Some("explain @src/a.rs"));
 }
 
 #[test]
 fn a_tool_call_counts_only_once_it_succeeded() {
-    for status in ["error", "cancelled", "awaiting_approval", "executing", "scheduled"] {
+    for status in [
+        "error",
+        "cancelled",
+        "awaiting_approval",
+        "executing",
+        "scheduled",
+    ] {
         let s = read(
             feed,
             &lines(&[model(
                 "",
                 json!([
-                    call("write_file", json!({"file_path": "/p/a.txt", "content": "x"}), status),
-                    call("write_todos", json!({"todos": [{"description": "x", "status": "pending"}]}), status),
-                    call("mcp_megg_checkpoint_save", json!({"plan_file": "plan.md"}), status),
+                    call(
+                        "write_file",
+                        json!({"file_path": "/p/a.txt", "content": "x"}),
+                        status
+                    ),
+                    call(
+                        "write_todos",
+                        json!({"todos": [{"description": "x", "status": "pending"}]}),
+                        status
+                    ),
+                    call(
+                        "mcp_megg_checkpoint_save",
+                        json!({"plan_file": "plan.md"}),
+                        status
+                    ),
                 ]),
             )]),
         );
         assert_nothing(&s);
     }
     // The first write of a record, before its tool calls: nothing yet.
-    assert_nothing(&read(feed, &lines(&[json!({"id": "g", "type": "gemini", "content": ""})])));
+    assert_nothing(&read(
+        feed,
+        &lines(&[json!({"id": "g", "type": "gemini", "content": ""})]),
+    ));
 }
 
 #[test]
@@ -174,7 +209,7 @@ fn a_record_written_again_counts_once() {
         "success",
     );
     let record = model("Editing.", json!([todos, edit]));
-    let once = read(feed, &lines(&[record.clone()]));
+    let once = read(feed, &lines(std::slice::from_ref(&record)));
     let thrice = read(feed, &lines(&[record.clone(), record.clone(), record]));
     assert_eq!(once.files, ["/p/a.txt"]);
     assert_eq!(thrice.files, once.files);
@@ -186,7 +221,10 @@ fn a_record_written_again_counts_once() {
         .collect();
     assert_eq!(
         todos,
-        [("One", TaskStatus::Completed), ("Three", TaskStatus::Pending)]
+        [
+            ("One", TaskStatus::Completed),
+            ("Three", TaskStatus::Pending)
+        ]
     );
 }
 
@@ -196,7 +234,11 @@ fn megg_checkpoints_from_its_mcp_tools_and_shell_commands() {
         feed,
         &lines(&[model(
             "",
-            json!([call("mcp_megg_checkpoint_save", json!({"plan_file": "plans/a.md"}), "success")]),
+            json!([call(
+                "mcp_megg_checkpoint_save",
+                json!({"plan_file": "plans/a.md"}),
+                "success"
+            )]),
         )]),
     );
     assert_eq!(s.checkpoint.as_deref(), Some("plans/a.md"));
@@ -204,7 +246,11 @@ fn megg_checkpoints_from_its_mcp_tools_and_shell_commands() {
         feed,
         &lines(&[model(
             "",
-            json!([call("run_shell_command", json!({"command": "megg checkpoint update plans/b.md --phase work"}), "success")]),
+            json!([call(
+                "run_shell_command",
+                json!({"command": "megg checkpoint update plans/b.md --phase work"}),
+                "success"
+            )]),
         )]),
     );
     assert_eq!(s.checkpoint.as_deref(), Some("plans/b.md"));
@@ -213,7 +259,11 @@ fn megg_checkpoints_from_its_mcp_tools_and_shell_commands() {
         feed,
         &lines(&[model(
             "",
-            json!([call("mcp_other_checkpoint_save", json!({"plan_file": "x.md"}), "success")]),
+            json!([call(
+                "mcp_other_checkpoint_save",
+                json!({"plan_file": "x.md"}),
+                "success"
+            )]),
         )]),
     );
     assert_eq!(s.checkpoint, None);
@@ -250,12 +300,35 @@ fn wrong_types_invent_nothing() {
             json!({"type": ["user"], "content": "write the notes"}),
             json!({"type": "gemini", "content": 7, "toolCalls": "x"}),
             json!({"type": "gemini", "content": "", "toolCalls": [5, {"name": 5, "status": "success"}]}),
-            model("", json!([call("write_file", json!({"file_path": 5}), "success")])),
+            model(
+                "",
+                json!([call("write_file", json!({"file_path": 5}), "success")]),
+            ),
             model("", json!([call("write_file", json!("x"), "success")])),
-            model("", json!([call("write_todos", json!({"todos": "x"}), "success")])),
-            model("", json!([call("write_todos", json!({"todos": [{"description": 1, "status": "pending"}]}), "success")])),
-            model("", json!([{"name": "write_file", "args": {"file_path": "/a"}, "status": true}])),
-            model("", json!([call("run_shell_command", json!({"command": ["megg", "checkpoint"]}), "success")])),
+            model(
+                "",
+                json!([call("write_todos", json!({"todos": "x"}), "success")]),
+            ),
+            model(
+                "",
+                json!([call(
+                    "write_todos",
+                    json!({"todos": [{"description": 1, "status": "pending"}]}),
+                    "success"
+                )]),
+            ),
+            model(
+                "",
+                json!([{"name": "write_file", "args": {"file_path": "/a"}, "status": true}]),
+            ),
+            model(
+                "",
+                json!([call(
+                    "run_shell_command",
+                    json!({"command": ["megg", "checkpoint"]}),
+                    "success"
+                )]),
+            ),
         ]),
     );
     assert_nothing(&s);
