@@ -163,8 +163,9 @@ pub fn feed(scan: &mut Scan, line: &str) {
 
 fn user(scan: &mut Scan, data: &Data) {
     // Typed messages carry no `source` (as recorded); any other origin is not the user.
-    let from_elsewhere =
-        data.source.is_some_and(|raw| string(Some(raw)).is_none_or(|s| !s.is_empty() && s != "user"));
+    let from_elsewhere = data
+        .source
+        .is_some_and(|raw| string(Some(raw)).is_none_or(|s| !s.is_empty() && s != "user"));
     if from_elsewhere || is_true(data.autopilot) {
         return;
     }
@@ -200,7 +201,9 @@ fn started(scan: &mut Scan, data: &Data) {
     let mcp_tool = match string(data.mcp_server).as_deref() {
         Some("megg") => string(data.mcp_tool),
         Some(_) => None,
-        None => name.strip_prefix("megg-").map(|t| Cow::Owned(t.to_string())),
+        None => name
+            .strip_prefix("megg-")
+            .map(|t| Cow::Owned(t.to_string())),
     };
     let call = if let Some(tool) = mcp_tool {
         megg_tool_call(&tool, arguments)

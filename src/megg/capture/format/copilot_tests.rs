@@ -6,6 +6,8 @@ use serde_json::{Value, json};
 
 use super::*;
 
+// Each reader's tests include the shared checks.
+#[allow(clippy::duplicate_mod)]
 #[path = "tests_common.rs"]
 mod common;
 use common::*;
@@ -139,13 +141,27 @@ fn messages_from_elsewhere_are_not_requests() {
     let s = read(
         feed,
         &lines(&[
-            ev("user.message", json!({"content": "use the pdf skill", "source": "skill-pdf"})),
-            ev("user.message", json!({"content": "from another agent", "source": "agent-7"})),
-            ev("user.message", json!({"content": "odd source", "source": 5})),
-            ev("user.message", json!({"content": "keep going", "isAutopilotContinuation": true})),
+            ev(
+                "user.message",
+                json!({"content": "use the pdf skill", "source": "skill-pdf"}),
+            ),
+            ev(
+                "user.message",
+                json!({"content": "from another agent", "source": "agent-7"}),
+            ),
+            ev(
+                "user.message",
+                json!({"content": "odd source", "source": 5}),
+            ),
+            ev(
+                "user.message",
+                json!({"content": "keep going", "isAutopilotContinuation": true}),
+            ),
             json!({"type": "user.message", "agentId": "sub-1", "data": {"content": "sub task"},
                 "id": "e", "timestamp": "t", "parentId": null}),
-            typed("Please create a detailed summary of the conversation so far. The history is being compacted"),
+            typed(
+                "Please create a detailed summary of the conversation so far. The history is being compacted",
+            ),
             typed("Some of the conversation history has been summarized to free up context."),
             typed("<summary>OK</summary>"),
             typed("   "),
@@ -156,7 +172,10 @@ fn messages_from_elsewhere_are_not_requests() {
     let s = read(
         feed,
         &lines(&[
-            ev("user.message", json!({"content": "first", "source": "user"})),
+            ev(
+                "user.message",
+                json!({"content": "first", "source": "user"}),
+            ),
             typed("<current_datetime>2026-11-23T00:00:00Z</current_datetime>\n\nsecond"),
         ]),
     );
@@ -171,11 +190,25 @@ fn a_tool_counts_only_once_it_succeeded() {
         &lines(&[
             start("c1", "create", json!({"path": "/p/a.md", "file_text": "x"})),
             done("c1", false, json!([{"path": "/p/a.md", "kind": "create"}])),
-            start("c2", "megg-checkpoint_save", json!({"plan_file": "plan.md"})),
-            ev("tool.execution_complete", json!({"toolCallId": "c2", "success": false,
-                "error": {"message": "plan file not found", "code": "failure"}})),
-            start("c3", "bash", json!({"command": "megg checkpoint save plan.md"})),
-            ev("tool.execution_complete", json!({"toolCallId": "c3", "success": "true"})),
+            start(
+                "c2",
+                "megg-checkpoint_save",
+                json!({"plan_file": "plan.md"}),
+            ),
+            ev(
+                "tool.execution_complete",
+                json!({"toolCallId": "c2", "success": false,
+                "error": {"message": "plan file not found", "code": "failure"}}),
+            ),
+            start(
+                "c3",
+                "bash",
+                json!({"command": "megg checkpoint save plan.md"}),
+            ),
+            ev(
+                "tool.execution_complete",
+                json!({"toolCallId": "c3", "success": "true"}),
+            ),
             start("c4", "edit", json!({"path": "/p/b.md"})),
         ]),
     );
@@ -188,8 +221,15 @@ fn edits_come_from_file_edits_or_else_from_the_call() {
     let s = read(
         feed,
         &lines(&[
-            start("c1", "edit", json!({"path": "/p/a.md", "old_str": "a", "new_str": "b"})),
-            ev("tool.execution_complete", json!({"toolCallId": "c1", "success": true})),
+            start(
+                "c1",
+                "edit",
+                json!({"path": "/p/a.md", "old_str": "a", "new_str": "b"}),
+            ),
+            ev(
+                "tool.execution_complete",
+                json!({"toolCallId": "c1", "success": true}),
+            ),
         ]),
     );
     assert_eq!(s.files, ["/p/a.md"]);
@@ -213,9 +253,12 @@ fn megg_checkpoints_from_its_mcp_tools_and_shell_commands() {
     let s = read(
         feed,
         &lines(&[
-            ev("tool.execution_start", json!({"toolCallId": "m1", "toolName": "megg-checkpoint_update",
+            ev(
+                "tool.execution_start",
+                json!({"toolCallId": "m1", "toolName": "megg-checkpoint_update",
                 "arguments": {"target": "plans/a.md", "phase": "work"},
-                "mcpServerName": "megg", "mcpToolName": "checkpoint_update"})),
+                "mcpServerName": "megg", "mcpToolName": "checkpoint_update"}),
+            ),
             done("m1", true, Value::Null),
         ]),
     );
@@ -223,7 +266,11 @@ fn megg_checkpoints_from_its_mcp_tools_and_shell_commands() {
     let s = read(
         feed,
         &lines(&[
-            start("b1", "bash", json!({"command": "megg checkpoint finish plans/b.md", "description": "finish"})),
+            start(
+                "b1",
+                "bash",
+                json!({"command": "megg checkpoint finish plans/b.md", "description": "finish"}),
+            ),
             done("b1", true, Value::Null),
         ]),
     );
@@ -232,9 +279,12 @@ fn megg_checkpoints_from_its_mcp_tools_and_shell_commands() {
     let s = read(
         feed,
         &lines(&[
-            ev("tool.execution_start", json!({"toolCallId": "m2", "toolName": "megg-checkpoint_save",
+            ev(
+                "tool.execution_start",
+                json!({"toolCallId": "m2", "toolName": "megg-checkpoint_save",
                 "arguments": {"plan_file": "x.md"}, "mcpServerName": "other",
-                "mcpToolName": "checkpoint_save"})),
+                "mcpToolName": "checkpoint_save"}),
+            ),
             done("m2", true, Value::Null),
         ]),
     );
@@ -248,8 +298,14 @@ fn sub_agents_say_nothing_for_the_session() {
         &lines(&[
             json!({"type": "assistant.message", "agentId": "sub", "data": {"content": "sub says"},
                 "id": "e", "timestamp": "t", "parentId": null}),
-            ev("assistant.message", json!({"content": "deprecated sub", "parentToolCallId": "t1"})),
-            ev("assistant.message", json!({"content": "", "toolRequests": []})),
+            ev(
+                "assistant.message",
+                json!({"content": "deprecated sub", "parentToolCallId": "t1"}),
+            ),
+            ev(
+                "assistant.message",
+                json!({"content": "", "toolRequests": []}),
+            ),
         ]),
     );
     assert_nothing(&s);
@@ -270,13 +326,23 @@ fn wrong_types_invent_nothing() {
             done("c1", true, json!("x")),
             start("c2", "create", json!("not an object")),
             done("c2", true, json!([{"path": 7}, 3])),
-            ev("tool.execution_start", json!({"toolCallId": 1, "toolName": "create",
-                "arguments": {"path": "/p/a"}})),
+            ev(
+                "tool.execution_start",
+                json!({"toolCallId": 1, "toolName": "create",
+                "arguments": {"path": "/p/a"}}),
+            ),
             done("1", true, Value::Null),
-            start("c3", "bash", json!({"command": ["megg", "checkpoint", "save", "x"]})),
+            start(
+                "c3",
+                "bash",
+                json!({"command": ["megg", "checkpoint", "save", "x"]}),
+            ),
             done("c3", true, Value::Null),
-            ev("hook.end", json!({"hookType": "sessionStart", "success": true,
-                "output": {"additionalContext": 5}})),
+            ev(
+                "hook.end",
+                json!({"hookType": "sessionStart", "success": true,
+                "output": {"additionalContext": 5}}),
+            ),
             ev("hook.end", json!({"output": "additionalContext"})),
         ]),
     );
