@@ -80,6 +80,11 @@ pub struct Scan {
     /// order the files are read in.
     #[serde(default)]
     early_updates: VecDeque<Call>,
+    /// Fingerprints ([`fingerprint`]) of the context hooks injected into the session
+    /// (Copilot's `hook.end` `additionalContext`), so that the same text arriving as a user
+    /// message is never taken for a request. The newest few are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) injected: Vec<u64>,
     /// Lines read, and lines skipped as not understood.
     pub lines: u64,
     pub skipped: u64,
@@ -520,6 +525,20 @@ impl Scan {
         self.result(id, !ok, None, None);
     }
 
+    /// Takes out every call still awaiting call `id`'s result, oldest first: for a host whose
+    /// one tool call makes several changes, or whose outcome is told by another line than
+    /// the result.
+    pub fn take_pending(&mut self, id: &str) -> Vec<Call> {
+        if !self.pending.iter().any(|(p, _)| p == id) {
+            return Vec::new();
+        }
+        let (mine, rest): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|(p, _)| p == id);
+        self.pending = rest;
+        mine.into_iter().map(|(_, call)| call).collect()
+    }
+
     /// A call known to have succeeded, taking effect now.
     pub fn call_done(&mut self, call: Call) {
         const NOW: &str = "\0now";
@@ -648,6 +667,14 @@ fn created_id_in_text(content: &RawValue) -> Option<String> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .collect();
     (!id.is_empty()).then_some(id)
+}
+
+/// A stable 64-bit fingerprint (FNV-1a) of a text, trimmed: to recognise a text seen before
+/// without keeping it.
+pub fn fingerprint(text: &str) -> u64 {
+    text.trim().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The text between `<name>` and `</name>`.

@@ -1,9 +1,256 @@
-//! gemini's transcript (SPEC §12).
+//! Gemini CLI's chat (`session-*.jsonl`), as Gemini CLI 0.61.0 writes it (SPEC §12): a
+//! metadata line, then one message record a line (`{id, timestamp, type, content, …}`), and
+//! `{"$set": …}` / `{"$rewindTo": …}` patch lines.
+//!
+//! What is read, and from which lines:
+//! - **Requests**: `user` records whose content holds text, not `functionResponse` parts (those
+//!   are tool results); the `displayContent` the user saw when there is one. Not requests: a
+//!   text opening with `<session_context>` (Gemini's environment), a compression summary
+//!   (`<state_snapshot>`); a `<hook_context>…</hook_context>` block (megg's SessionStart
+//!   context, prepended to the prompt; a BeforeAgent hook's, appended) is cut out and the rest
+//!   kept, and so are the files an `@` reference pasted after the prompt.
+//! - **Last message**: `gemini` records' text, but not thoughts nor the "Got it" Gemini writes
+//!   after a compression.
+//! - **Files / to-do list / checkpoint**: the `toolCalls` of `gemini` records whose `status` is
+//!   `success`: `write_file` and `replace` (`args.file_path`), `write_todos` (`args.todos`),
+//!   `run_shell_command` (`megg checkpoint …`), megg's MCP tools (`mcp_megg_<tool>`).
+//!   Gemini writes a record again each time it changes (first without its tool calls, then
+//!   with them, then with its token counts): every one of these takes effect as often as it is
+//!   read, to the same result.
+//! - `$set` lines are skipped: their `messages` (a whole history, after a rollback or a
+//!   compression) repeat records already read, besides the compression's own.
 
-use crate::megg::capture::transcript::Scan;
+use std::borrow::Cow;
 
-/// Reads one line of the transcript into `scan`.
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::megg::capture::transcript::{
+    Call, Scan, Task, TaskStatus, megg_tool_call, one_line_cut, shell_call,
+};
+
+/// Most characters kept of a to-do item.
+const MAX_TODO_CHARS: usize = 300;
+/// Most items kept of a to-do list.
+const MAX_TODOS: usize = 200;
+/// Gemini's answer after a compression, written as the model's (`chatCompressionService`).
+const COMPRESSION_ACK: &str = "Got it. Thanks for the additional context!";
+/// What Gemini appends to a prompt for its `@file` references.
+const REFERENCED_FILES: &str = "--- Content from referenced files ---";
+
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "displayContent", borrow, default)]
+    display_content: Option<&'a RawValue>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<&'a RawValue>,
+}
+
+/// One part of a content list: text, a thought, a tool result, …
+#[derive(Deserialize)]
+struct Part<'a> {
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thought: Option<&'a RawValue>,
+    #[serde(rename = "functionResponse", borrow, default)]
+    function_response: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    args: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Args<'a> {
+    #[serde(borrow)]
+    file_path: Option<&'a RawValue>,
+    #[serde(borrow)]
+    todos: Option<&'a RawValue>,
+    #[serde(borrow)]
+    command: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Todo<'a> {
+    #[serde(borrow, default)]
+    description: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: Option<&'a RawValue>,
+}
+
+/// A JSON string's text; anything else is `None`.
+fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
+    serde_json::from_str::<Cow<str>>(raw?.get()).ok()
+}
+
+/// A content: its text (a string, or the text parts but thoughts, one a line), and whether it
+/// holds a tool's result. `None` when it is neither a string nor a list of parts.
+fn content(raw: &RawValue) -> Option<(String, bool)> {
+    if let Some(s) = string(Some(raw)) {
+        return Some((s.into_owned(), false));
+    }
+    let parts = serde_json::from_str::<Vec<Part>>(raw.get()).ok()?;
+    let mut text = String::new();
+    let mut result = false;
+    for p in &parts {
+        result |= p.function_response.is_some();
+        if p.thought.is_some_and(|t| t.get() == "true") {
+            continue;
+        }
+        if let Some(t) = string(p.text) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&t);
+        }
+    }
+    Some((text, result))
+}
+
+/// Reads one line of the chat into `scan`.
 pub fn feed(scan: &mut Scan, line: &str) {
     scan.lines += 1;
-    let _ = line;
+    let line = line.trim_end_matches(['\n', '\r']);
+    let start = line.trim_start();
+    // Patches (`$set`, `$rewindTo`) and lines that are no user or model record.
+    if start.is_empty()
+        || start.starts_with("{\"$")
+        || (!line.contains("\"user\"") && !line.contains("\"gemini\""))
+    {
+        return;
+    }
+    let Ok(record) = serde_json::from_str::<Record>(line) else {
+        scan.skipped += 1;
+        return;
+    };
+    match record.kind.as_deref() {
+        Some("user") => user(scan, &record),
+        Some("gemini") => model(scan, &record),
+        _ => {}
+    }
 }
+
+fn user(scan: &mut Scan, record: &Record) {
+    let Some((text, result)) = record.content.and_then(content) else {
+        return;
+    };
+    if result {
+        return;
+    }
+    let shown = record
+        .display_content
+        .and_then(content)
+        .map(|(t, _)| t)
+        .filter(|t| !t.trim().is_empty());
+    if let Some(request) = request_text(shown.as_deref().unwrap_or(&text)) {
+        scan.user_request(&request);
+    }
+}
+
+/// What the user asked in a user record's text: without the hooks' context and the
+/// referenced files' contents; `None` for the texts Gemini writes itself.
+pub(crate) fn request_text(text: &str) -> Option<String> {
+    if text.contains("<state_snapshot>") {
+        return None;
+    }
+    let mut rest = String::with_capacity(text.len());
+    let mut tail = text;
+    loop {
+        let Some(open) = tail.find("<hook_context>") else {
+            rest.push_str(tail);
+            break;
+        };
+        rest.push_str(&tail[..open]);
+        let after = &tail[open..];
+        // A block never closed (a cut line) is context to its end.
+        let Some(close) = after.find("</hook_context>") else {
+            break;
+        };
+        tail = &after[close + "</hook_context>".len()..];
+    }
+    if let Some(at) = rest.find(REFERENCED_FILES) {
+        rest.truncate(at);
+    }
+    let rest = rest.trim();
+    (!rest.is_empty() && !rest.starts_with("<session_context>")).then(|| rest.to_string())
+}
+
+fn model(scan: &mut Scan, record: &Record) {
+    if let Some((text, _)) = record.content.and_then(content)
+        && text.trim() != COMPRESSION_ACK
+    {
+        scan.assistant_text(&text);
+    }
+    let Some(calls) = record
+        .tool_calls
+        .and_then(|c| serde_json::from_str::<Vec<ToolCall>>(c.get()).ok())
+    else {
+        return;
+    };
+    for call in &calls {
+        if string(call.status).as_deref() != Some("success") {
+            continue;
+        }
+        let Some(name) = string(call.name) else {
+            continue;
+        };
+        if let Some(call) = call_of(&name, call.args) {
+            scan.call_done(call);
+        }
+    }
+}
+
+/// The change a successful tool call makes to the handoff, if any.
+fn call_of(name: &str, args: Option<&RawValue>) -> Option<Call> {
+    if let Some(tool) = name.strip_prefix("mcp_megg_") {
+        return megg_tool_call(tool, args.map_or("{}", |a| a.get()));
+    }
+    let args = args
+        .and_then(|a| serde_json::from_str::<Args>(a.get()).ok())
+        .unwrap_or_default();
+    match name {
+        "write_file" | "replace" => string(args.file_path)
+            .filter(|p| !p.is_empty())
+            .map(|p| Call::Edit(p.into_owned())),
+        "write_todos" => {
+            let todos = serde_json::from_str::<Vec<Todo>>(args.todos?.get()).ok()?;
+            Some(Call::TodoWrite(
+                todos.iter().take(MAX_TODOS).filter_map(todo).collect(),
+            ))
+        }
+        "run_shell_command" => shell_call(&string(args.command)?),
+        _ => None,
+    }
+}
+
+/// A `write_todos` item: `pending`, `in_progress`, `completed` as they are, `blocked` still to
+/// do; `cancelled` ones are left out.
+fn todo(t: &Todo) -> Option<Task> {
+    let status = match string(t.status)?.as_ref() {
+        "blocked" => TaskStatus::Pending,
+        s => TaskStatus::parse(s)?,
+    };
+    let subject = one_line_cut(&string(t.description)?, MAX_TODO_CHARS);
+    (!subject.is_empty()).then_some(Task {
+        id: None,
+        subject,
+        description: String::new(),
+        status,
+    })
+}
+
+#[cfg(test)]
+#[path = "gemini_tests.rs"]
+mod tests;
