@@ -204,7 +204,10 @@ fn codex_capture_claims_its_shell_edits_and_the_request_only() {
 
     // Compaction: Codex's SessionStart with `source: compact` injects the session's own
     // capture, even when state.md was written by someone else meanwhile.
-    r.p.ok("", &["state", "write", "--content", "Somebody else's handoff"]);
+    r.p.ok(
+        "",
+        &["state", "write", "--content", "Somebody else's handoff"],
+    );
     let compact = r.input(
         "hook-inputs/codex-SessionStart-compact.json",
         Some(&transcript),

@@ -77,6 +77,12 @@ impl Session {
         let git = Git::init(p.root(), "main");
         p.write(".megg/info.md", info());
         git.commit("main", crate::epoch(NOW) - 3600, "init");
+        // The mock's files and Copilot's output are written into the project's directory:
+        // kept out of its changed files (which a capture claims).
+        crate::codex_capture::exclude(
+            p.root(),
+            &["/requests-*", "/script-*", "/mock-*", "/copilot.std*"],
+        );
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join(".copilot")).unwrap();
         Some(Self { p, home, copilot })

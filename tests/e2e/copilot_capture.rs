@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use crate::capture_e2e::section;
 use crate::claude_code::texts;
 use crate::codex_capture::{
-    assert_handoff, assert_no_secret_in_megg_files, capture_log, captures, exclude, log_events,
-    occurrences, secret_prompt,
+    assert_handoff, assert_no_secret_in_megg_files, capture_log, captures, log_events, occurrences,
+    secret_prompt,
 };
 use crate::copilot::{Scope, Session, agent_requests, install, mock};
 
@@ -32,10 +32,6 @@ const CAPTURE_EVENTS: [&str; 4] = [
 /// directory, are kept out of its changed files.
 fn project() -> Option<Session> {
     let s = Session::new()?;
-    exclude(
-        s.p.root(),
-        &["/requests-*", "/script-*", "/mock-*", "/copilot.std*"],
-    );
     s.trust();
     install(&s, Scope::Project);
     let hooks: Value = serde_json::from_str(&s.p.read(".github/hooks/megg.json")).unwrap();

@@ -76,6 +76,18 @@ impl Session {
         let git = Git::init(p.root(), "main");
         p.write(".megg/info.md", info());
         git.commit("main", crate::epoch(NOW) - 3600, "init");
+        // The private HOME and the mock's files live in the project's directory: kept out of
+        // its changed files (which a capture claims), as a user's HOME would be.
+        crate::codex_capture::exclude(
+            p.root(),
+            &[
+                "/home/",
+                "/requests-*",
+                "/script-*",
+                "/mock-*",
+                "/gemini.std*",
+            ],
+        );
         p.mkdir("home/.gemini");
         let s = Self { p, gemini };
         s.write_json("home/.gemini/settings.json", &user_settings());
@@ -381,11 +393,20 @@ fn project_scope_context_and_tools_reach_the_model() {
         .as_str()
         .unwrap()
         .to_string();
+    let capture = settings["hooks"]["AfterAgent"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let root = s.root().display().to_string();
-    assert_eq!(
-        s.read_json("home/.gemini/trusted_hooks.json"),
-        json!({ root: [format!("megg:{command}")] })
-    );
+    // The context hook and the capture hooks (one command for AfterAgent and SessionEnd).
+    let mut trusted: Vec<String> =
+        serde_json::from_value(s.read_json("home/.gemini/trusted_hooks.json")[&root].clone())
+            .unwrap();
+    trusted.sort();
+    trusted.dedup();
+    let mut expected = vec![format!("megg:{command}"), format!("megg:{capture}")];
+    expected.sort();
+    assert_eq!(trusted, expected);
     let mock = Mock::start_file(s.p.root(), &json!([]), "mock_gemini.py");
     let again = s.gemini_ok(&mock, "hello", Scope::Project);
     assert!(

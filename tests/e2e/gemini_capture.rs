@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use crate::capture_e2e::section;
 use crate::claude_code::Mock;
 use crate::codex_capture::{
-    assert_handoff, assert_no_secret_in_megg_files, capture_log, captures, exclude, log_events,
-    occurrences, secret_prompt,
+    assert_handoff, assert_no_secret_in_megg_files, capture_log, captures, log_events, occurrences,
+    secret_prompt,
 };
 use crate::gemini::{Scope, Session, agent_requests, install, texts};
 
@@ -24,16 +24,6 @@ const MARKER: &str = "GEMINI-INFO-MARKER";
 /// of its changed files, as a user's HOME would be.
 fn project() -> Option<Session> {
     let s = Session::new()?;
-    exclude(
-        s.p.root(),
-        &[
-            "/home/",
-            "/requests-*",
-            "/script-*",
-            "/mock-*",
-            "/gemini.std*",
-        ],
-    );
     install(&s, Scope::Project);
     let settings: Value = serde_json::from_str(&s.p.read(".gemini/settings.json")).unwrap();
     for event in ["AfterAgent", "SessionEnd"] {
