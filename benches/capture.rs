@@ -180,6 +180,8 @@ fn host_rows(megg: &Path, root: &Path, cache: &Path, tmp: &Path, host: &HostForm
         &["context", "--format", "hook", "--agent", host.agent],
         &start.to_string(),
     );
+    // A file the session's shell wrote (Codex edits through it): the capture has a handoff.
+    std::fs::write(root.join(format!("{}-notes.txt", host.agent)), "hello\n").unwrap();
     run(megg, root, cache, &args, &input(&id, &ten)); // the first capture
     let mut same = Vec::new();
     for _ in 0..RUNS {
