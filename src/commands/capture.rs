@@ -86,7 +86,7 @@ fn transcript(agent: Agent, input: &HookInput) -> Option<PathBuf> {
     let plain = !id.is_empty()
         && id.len() <= 128
         && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    let home = Homes::from_env().copilot?;
+    let home = Homes::from_env().copilot.filter(|h| h.is_absolute())?;
     plain.then(|| home.join("session-state").join(id).join("events.jsonl"))
 }
 

@@ -448,3 +448,87 @@ fn no_capture_removes_a_hosts_capture_hooks() {
     assert!(v["hooks"].get("SessionEnd").is_none(), "{v}");
     assert!(v["hooks"]["SessionStart"].is_array(), "{v}");
 }
+
+/// A Copilot session whose start went unrecorded (megg set up mid-session): its first prompt
+/// records the start, but never as if the handoff written by hand meanwhile were the session's
+/// — SPEC §10's rule without a start record holds: only an absent `state.md` is created.
+#[test]
+fn a_prompt_without_a_recorded_start_never_takes_over_a_written_state() {
+    let r = Repo::new();
+    let id = "7c96c316-1063-4b17-8b4d-e6150c9db8f6";
+    let transcript = r.transcript(
+        "copilot-create.jsonl",
+        &format!("copilot/session-state/{id}/events.jsonl"),
+        |_| true,
+    );
+    r.p.ok("", &["state", "write", "--content", "Written by hand"]);
+    r.capture(
+        "copilot",
+        &r.input("hook-inputs/copilot-userPromptSubmitted.json", None),
+    );
+    r.p.write("notes.md", "# Notes\n");
+    r.capture(
+        "copilot",
+        &r.input("hook-inputs/copilot-agentStop.json", Some(&transcript)),
+    );
+    let state = r.state().unwrap();
+    assert!(state.contains("Written by hand"), "{state}");
+    let own = fs::read_to_string(r.sessions().join(format!("copilot/{id}.md"))).unwrap();
+    assert!(
+        own.contains("write the notes"),
+        "kept in its own file: {own}"
+    );
+}
+
+/// Copilot running only megg's Claude-format hooks hands no `userPromptSubmitted`: the latest
+/// request is the transcript's, not the first prompt frozen in the start record.
+#[test]
+fn the_latest_request_follows_the_transcript_after_the_first_prompt() {
+    let r = Repo::new();
+    let start = r.input("hook-inputs/copilot-claude-format-SessionStart.json", None);
+    let id = start["session_id"].as_str().unwrap().to_string();
+    let path = r.transcript(
+        "copilot-create.jsonl",
+        &format!("copilot/session-state/{id}/events.jsonl"),
+        |_| true,
+    );
+    let mut text = fs::read_to_string(&path).unwrap();
+    text.push_str(
+        &json!({"type": "user.message", "data": {"content": "now add the tests"}, "id": "later", "timestamp": "2026-11-23T19:50:00.000Z"})
+            .to_string(),
+    );
+    text.push('\n');
+    fs::write(&path, text).unwrap();
+    assert!(r.run(&["context", "--json"], &start).status.success());
+    r.p.write("notes.md", "# Notes\n");
+    r.capture_claude(&r.input("hook-inputs/copilot-claude-format-Stop.json", Some(&path)));
+    let state = r.state().unwrap();
+    let working = section(&state, "Working On");
+    assert!(working.contains("write the notes"), "{state}");
+    assert!(working.contains("now add the tests"), "{state}");
+}
+
+/// A large file (past what a snapshot hashes) the shell changes is still claimed: it is
+/// fingerprinted by its size, not given up on.
+#[test]
+fn a_large_file_the_shell_grew_is_claimed() {
+    let r = Repo::new();
+    let big = vec![b'x'; 17 * 1024 * 1024];
+    r.p.write("data.bin", &big);
+    let transcript = r.transcript(
+        "codex-0.169.0-exec-write.jsonl",
+        "codex/sessions/rollout.jsonl",
+        |_| true,
+    );
+    let start = r.input("hook-inputs/codex-SessionStart.json", Some(&transcript));
+    r.start("codex", &start);
+    let mut grown = big;
+    grown.extend_from_slice(b"more\n");
+    r.p.write("data.bin", &grown);
+    r.capture(
+        "codex",
+        &r.input("hook-inputs/codex-Stop.json", Some(&transcript)),
+    );
+    let state = r.state().expect("promoted");
+    assert!(section(&state, "Progress").contains("data.bin"), "{state}");
+}

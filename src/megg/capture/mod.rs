@@ -199,10 +199,8 @@ pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: Op
         return;
     };
     let mut start = found(session, repo.as_ref(), &domain);
-    if let Some(p) = prompt.and_then(prompt_text) {
-        start.first_prompt = Some(p.clone());
-        start.latest_prompt = Some(p);
-    }
+    // Only the first: later prompts are the transcript's, or `userPromptSubmitted`'s.
+    start.first_prompt = prompt.and_then(prompt_text);
     let _ = sessions.record_start(session, &start);
 }
 
@@ -243,7 +241,13 @@ pub fn record_prompt(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: &
         return;
     };
     let _ = sessions.update_start(session, |start| {
-        let mut start = start.unwrap_or_else(|| found(session, repo.as_ref(), &domain));
+        let mut start = start.unwrap_or_else(|| Start {
+            // The session's start went unrecorded: what `state.md` held then is unknown, so it
+            // is recorded as absent — only an absent `state.md` may be created, as without a
+            // start record (SPEC §10); a handoff written meanwhile is never replaced.
+            state: Evidence::Absent,
+            ..found(session, repo.as_ref(), &domain)
+        });
         start.first_prompt.get_or_insert_with(|| text.clone());
         start.latest_prompt = Some(text);
         start
@@ -342,13 +346,25 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
         (Agent::Claude, Some(t)) => read::transcripts(t),
         (_, Some(t)) => vec![(t.to_path_buf(), transcript::Origin::Main)],
     };
-    let (progress, changed) = read::update(previous, &files, req.agent);
+    let (mut progress, mut changed) = read::update(previous, &files, req.agent);
     let start = sessions.read_start(&req.session);
+    // The files a shell changed since the session began (hosts that edit through it): looked
+    // at again only when the transcript moved on, so a capture with nothing new stays cheap.
+    if let (Some(before), Some(r)) = (start.as_ref().and_then(|s| s.dirty.as_ref()), &repo)
+        && (changed || progress.shell_edits.is_none())
+    {
+        let edits = shell_edits(r, before);
+        changed |= progress.shell_edits.as_ref() != Some(&edits);
+        progress.shell_edits = Some(edits);
+    }
     let facts = facts(
         deps,
         req,
         &top,
-        &progress.scan,
+        (
+            &progress.scan,
+            progress.shell_edits.as_deref().unwrap_or_default(),
+        ),
         repo.as_ref(),
         start.as_ref(),
     );
@@ -416,12 +432,22 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     outcome
 }
 
+/// The files changed since `before` (absolute).
+fn shell_edits(repo: &Repo, before: &snapshot::Snapshot) -> Vec<String> {
+    repo.workdir().map_or_else(Vec::new, |work| {
+        snapshot::changed_since(before, &snapshot::take(repo))
+            .into_iter()
+            .map(|rel| work.join(rel).display().to_string())
+            .collect()
+    })
+}
+
 /// The facts of the handoff.
 fn facts(
     deps: &Deps<'_>,
     req: &Request,
     top: &Path,
-    scan: &transcript::Scan,
+    (scan, shell_edits): (&transcript::Scan, &[String]),
     repo: Option<&Repo>,
     start: Option<&Start>,
 ) -> Facts {
@@ -430,19 +456,9 @@ fn facts(
         .as_deref()
         .and_then(read::task_files)
         .unwrap_or_else(|| scan.task_list().to_vec());
-    // Files the shell changed since the session began (hosts that edit through it), after the
-    // ones its edit tools name.
-    let shell_edits = match (start.and_then(|s| s.dirty.as_deref()), repo) {
-        (Some(before), Some(r)) => r.workdir().map_or_else(Vec::new, |work| {
-            snapshot::changed_since(before, &snapshot::take(r))
-                .into_iter()
-                .map(|rel| work.join(rel).display().to_string())
-                .collect()
-        }),
-        _ => Vec::new(),
-    };
+    // The files its edit tools name, then those its shell changed.
     let mut files: Vec<String> = Vec::new();
-    for f in scan.files.iter().rev().chain(shell_edits.iter()) {
+    for f in scan.files.iter().rev().chain(shell_edits) {
         let p = Path::new(f);
         let shown = match p.strip_prefix(top) {
             Ok(rel) => rel.display().to_string(),
@@ -470,7 +486,8 @@ fn facts(
         latest_request: prompt(
             start.and_then(|s| s.latest_prompt.as_ref()),
             &scan.latest_request,
-        ),
+        )
+        .or_else(|| start.and_then(|s| s.first_prompt.clone())),
         tasks,
         files,
         commits,

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::snapshot::Snapshot;
 use crate::fsx::{self, Boundary};
 use crate::git::Repo;
 use crate::host::Agent;
@@ -124,7 +125,7 @@ pub struct Start {
     /// The work tree's changed files then, each with a fingerprint of its content (hosts that
     /// edit through their shell, SPEC §12): so a capture claims only what changed since.
     /// `None`: not taken.
-    pub dirty: Option<Vec<(String, String)>>,
+    pub dirty: Option<Snapshot>,
     /// The user's first and latest prompt as the host's hooks handed them (Copilot, whose
     /// transcript lags its hooks), redacted and cut.
     pub first_prompt: Option<String>,
@@ -139,8 +140,13 @@ impl Start {
             self.head.as_deref().unwrap_or("")
         );
         if let Some(dirty) = &self.dirty {
-            text.push_str("snapshot: work tree\n");
-            for (path, print) in dirty {
+            let whole = if dirty.complete {
+                "complete"
+            } else {
+                "partial"
+            };
+            text.push_str(&format!("snapshot: {whole}\n"));
+            for (path, print) in &dirty.files {
                 text.push_str(&format!("dirty: {print}\t{path}\n"));
             }
         }
@@ -161,12 +167,14 @@ impl Start {
                 .find_map(|l| l.strip_prefix(key))
                 .map(|v| v.trim().to_string())
         };
-        let dirty = field("snapshot:").map(|_| {
-            text.lines()
+        let dirty = field("snapshot:").map(|whole| Snapshot {
+            files: text
+                .lines()
                 .filter_map(|l| l.strip_prefix("dirty: "))
                 .filter_map(|l| l.split_once('\t'))
                 .map(|(print, path)| (path.to_string(), print.to_string()))
-                .collect()
+                .collect(),
+            complete: whole == "complete",
         });
         Some(Self {
             state: Evidence::parse(&field("state:")?),
@@ -270,7 +278,12 @@ impl Sessions {
     ) -> crate::error::Result<()> {
         let path = self.path(id, "start");
         fsx::create_dir_all(&self.boundary, &self.host_dir(id.host()))?;
-        let _lock = crate::megg::lock(None, &self.boundary, &path)?;
+        // One lock for the host's start records (a lock file per session would pile up).
+        let _lock = crate::megg::lock(
+            None,
+            &self.boundary,
+            &self.host_dir(id.host()).join("starts"),
+        )?;
         let start = change(self.read_start(id));
         fsx::write_atomic(&self.boundary, &path, start.render().as_bytes())
     }
@@ -418,10 +431,13 @@ mod tests {
         let start = Start {
             state: Evidence::of_bytes(b"x"),
             head: Some("abc".into()),
-            dirty: Some(vec![
-                ("src/a b.rs".into(), "absent".into()),
-                ("n.txt".into(), "00ff".into()),
-            ]),
+            dirty: Some(Snapshot {
+                files: vec![
+                    ("src/a b.rs".into(), "absent".into()),
+                    ("n.txt".into(), "00ff".into()),
+                ],
+                complete: false,
+            }),
             first_prompt: Some("write the notes".into()),
             latest_prompt: Some("and test them".into()),
         };
@@ -432,12 +448,12 @@ mod tests {
         assert_eq!(old.head, None);
         // A snapshot of a clean work tree is a snapshot.
         let clean = Start {
-            dirty: Some(Vec::new()),
+            dirty: Some(Snapshot {
+                files: Vec::new(),
+                complete: true,
+            }),
             ..Start::default()
         };
-        assert_eq!(
-            Start::parse(&clean.render()).unwrap().dirty,
-            Some(Vec::new())
-        );
+        assert_eq!(Start::parse(&clean.render()).unwrap().dirty, clean.dirty);
     }
 }

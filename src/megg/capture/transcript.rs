@@ -400,9 +400,18 @@ impl Scan {
             return;
         };
         let (_, call) = self.pending.remove(at).expect("position is in range");
-        if is_error {
-            return;
+        if !is_error {
+            self.apply(call, tool_use_result, content);
         }
+    }
+
+    /// A successful call takes effect.
+    fn apply(
+        &mut self,
+        call: Call,
+        tool_use_result: Option<&RawValue>,
+        content: Option<&RawValue>,
+    ) {
         match call {
             Call::Edit(path) => self.edited(path),
             Call::Checkpoint(target) => self.checkpoint = Some(target),
@@ -541,9 +550,7 @@ impl Scan {
 
     /// A call known to have succeeded, taking effect now.
     pub fn call_done(&mut self, call: Call) {
-        const NOW: &str = "\0now";
-        self.call_started(NOW, call);
-        self.call_finished(NOW, true);
+        self.apply(call, None, None);
     }
 
     /// The session's to-do list: the task tools' when it used them, else `TodoWrite`'s.
@@ -697,7 +704,8 @@ pub fn cut_chars(text: &str, max: usize) -> String {
 pub fn one_line_cut(text: &str, max: usize) -> String {
     let text = redact(text);
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    cut(&joined, max)
+    // Again once on one line: `password:` and its value on the next line are now a pair.
+    cut(&redact(&joined), max)
 }
 
 /// At most `max` characters, with `…` when cut.

@@ -334,3 +334,11 @@ fn an_update_read_before_its_task_was_created_still_applies() {
     assert_eq!(s.tasks.len(), 1);
     assert_eq!(s.tasks[0].status, TaskStatus::Completed);
 }
+
+#[test]
+fn a_secret_split_over_lines_is_redacted_once_on_one() {
+    // `password:` and its value on the next line become a pair only when joined.
+    let cut = one_line_cut("deploy\npassword:\nhunter2 now", MAX_REQUEST_CHARS);
+    assert!(!cut.contains("hunter2"), "{cut}");
+    assert!(cut.contains("[redacted]"), "{cut}");
+}

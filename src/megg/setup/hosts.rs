@@ -230,7 +230,7 @@ pub fn hook_files(host: &Host, b: &fsx::Boundary, file: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The file that registers megg's context hook among [`hook_files`].
+/// The file that registers megg's `hook` among [`hook_files`].
 fn has_hook(host: &'static Host, b: &fsx::Boundary, file: &Path, hook: Hook) -> Option<PathBuf> {
     hook_files(host, b, file).into_iter().find(|f| {
         read_lenient(b, f).is_some_and(|v| !super::hook_commands_of(&v, host, hook).is_empty())

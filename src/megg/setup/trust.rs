@@ -19,14 +19,16 @@ pub fn steps(host: &Host, scope: Scope, root: &Path) -> Vec<String> {
         (Agent::Claude, _) => Vec::new(),
         (Agent::Codex, Scope::Project) => vec![
             format!(
-                "{name}: start `codex` in {root} and trust the project, then review and trust megg's hooks — SessionStart and the capture hooks Stop, SessionEnd, PreCompact (`/hooks`); Codex skips an untrusted hook without a word"
+                "{name}: start `codex` in {root} and trust the project, then review and trust megg's hooks — SessionStart and the capture hooks {} (`/hooks`); Codex skips an untrusted hook without a word",
+                host.capture_events.join(", ")
             ),
             format!(
                 "{name}: it trusts a hook by a hash of its entry — when setup changes the entry (an upgrade that moves megg), trust it again"
             ),
         ],
         (Agent::Codex, Scope::User) => vec![format!(
-            "{name}: start `codex` and trust megg's hooks (SessionStart; Stop, SessionEnd, PreCompact for capture) when it lists them for review (`/hooks`); Codex skips an untrusted hook without a word, and a changed entry must be trusted again"
+            "{name}: start `codex` and trust megg's hooks (SessionStart; {} for capture) when it lists them for review (`/hooks`); Codex skips an untrusted hook without a word, and a changed entry must be trusted again",
+            host.capture_events.join(", ")
         )],
         (Agent::Gemini, _) => vec![format!(
             "{name}: in a folder it does not trust it runs no settings hook, user ones included (headless, it exits 55) — start `gemini` in {root} and trust the folder when asked (or `/permissions`); it then announces megg's project hook once"
