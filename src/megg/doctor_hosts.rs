@@ -21,8 +21,6 @@ struct Found {
     scope: Scope,
     command: String,
     at: Option<trust::HookAt>,
-    /// megg's capture handlers in the same file (Codex trusts each by its own hash).
-    captures: Vec<trust::HookAt>,
 }
 
 /// How often each capture event runs megg's capture, and where.
@@ -30,6 +28,8 @@ struct Found {
 struct Captures {
     /// (event, files registering it)
     events: Vec<(&'static str, Vec<PathBuf>)>,
+    /// Each capture handler, with its scope and file (Codex trusts each by its own hash).
+    handlers: Vec<(Scope, PathBuf, trust::HookAt)>,
 }
 
 /// The checks of every host (Claude Code aside) megg is set up for in either scope.
@@ -57,7 +57,12 @@ pub fn checks(
         out.push(capture_check(host, &captures, &fix_setup));
         out.push(mcp_check(host, mcp_name, project, home, &fix_setup));
         if let (Some(f), Some(home)) = (found.first(), home) {
-            out.push(trust_check(host, trust_name, project, home, homes, f));
+            let t = Trust {
+                project,
+                home,
+                homes,
+            };
+            out.push(t.check(host, trust_name, f, &captures.handlers));
         }
     }
     out
@@ -199,6 +204,7 @@ fn registrations(
             .iter()
             .map(|e| (*e, Vec::new()))
             .collect(),
+        handlers: Vec::new(),
     };
     for (scope, b, file) in hooks_files(host, project, home) {
         let text = match fsx::read_text(&b, &file, setup::plan::MAX_SETTINGS_BYTES) {
@@ -222,7 +228,9 @@ fn registrations(
             }
         };
         let at = trust::find_hook(&value, host);
-        let capture_at = trust::find_hooks(&value, host, Hook::Capture);
+        for at in trust::find_hooks(&value, host, Hook::Capture) {
+            captures.handlers.push((scope, file.clone(), at));
+        }
         for (event, files) in &mut captures.events {
             for _ in setup::event_commands_of(&value, host, Hook::Capture, event) {
                 files.push(file.clone());
@@ -234,7 +242,6 @@ fn registrations(
                 scope,
                 command,
                 at: at.clone(),
-                captures: capture_at.clone(),
             });
         }
     }
@@ -370,28 +377,54 @@ fn mcp_check(
     }
 }
 
-fn trust_check(
+/// Where a host's trust is read from.
+struct Trust<'a> {
+    project: &'a Project,
+    home: &'a Path,
+    homes: &'a Homes,
+}
+
+impl Trust<'_> {
+    /// What the host's files say of the trust of megg's hook `f` — for Codex, of every capture
+    /// handler too (each trusted by its own hash, in its own file and scope).
+    fn check(
+        &self,
+        host: &'static Host,
+        name: &'static str,
+        f: &Found,
+        captures: &[(Scope, PathBuf, trust::HookAt)],
+    ) -> Check {
+        let Trust {
+            project,
+            home,
+            homes,
+        } = *self;
+        let gemini_file = homes.gemini_trusted_folders.as_deref();
+        let seen = |scope: Scope, file: &Path, at: Option<&trust::HookAt>| {
+            trust::seen(host, scope, &project.root, home, file, at, gemini_file)
+        };
+        let mut verdict = seen(f.scope, &f.file, f.at.as_ref());
+        if host.agent == Agent::Codex && matches!(verdict, Seen::Trusted(_)) {
+            for (scope, file, at) in captures {
+                if let v @ (Seen::NotTrusted(_) | Seen::CannotTell(_)) =
+                    seen(*scope, file, Some(at))
+                {
+                    verdict = v;
+                    break;
+                }
+            }
+        }
+        trust_verdict(host, name, project, f, verdict)
+    }
+}
+
+fn trust_verdict(
     host: &'static Host,
     name: &'static str,
     project: &Project,
-    home: &Path,
-    homes: &Homes,
     f: &Found,
+    verdict: Seen,
 ) -> Check {
-    let gemini_file = homes.gemini_trusted_folders.as_deref();
-    let seen = |at: Option<&trust::HookAt>| {
-        trust::seen(host, f.scope, &project.root, home, &f.file, at, gemini_file)
-    };
-    // Codex trusts each handler by its own hash: the capture hooks count like the context's.
-    let mut verdict = seen(f.at.as_ref());
-    if host.agent == Agent::Codex && matches!(verdict, Seen::Trusted(_)) {
-        for at in &f.captures {
-            if let v @ (Seen::NotTrusted(_) | Seen::CannotTell(_)) = seen(Some(at)) {
-                verdict = v;
-                break;
-            }
-        }
-    }
     match verdict {
         Seen::Trusted(why) => check(name, true, why, None),
         Seen::CannotTell(why) => check(name, true, format!("cannot tell: {why}"), None),

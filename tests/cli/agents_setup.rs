@@ -637,3 +637,54 @@ fn an_invalid_codex_config_is_refused_untouched() {
         "planned first: nothing written"
     );
 }
+
+/// Codex trusts each hook by its own hash, wherever it is: capture hooks in the user's
+/// hooks.json beside a project context hook are checked too, not only those next to it.
+#[test]
+fn doctor_checks_codex_trust_of_capture_hooks_in_the_other_scope() {
+    let r = Repo::new();
+    let codex = tempfile::tempdir().unwrap();
+    let env = [("CODEX_HOME", codex.path())];
+    for args in [
+        &["--agent", "codex", "--no-capture"][..],
+        &["--agent", "codex", "--scope", "user"],
+    ] {
+        let out = r.setup_with(args, &env);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let user: Value =
+        serde_json::from_str(&std::fs::read_to_string(codex.path().join("hooks.json")).unwrap())
+            .unwrap();
+    assert!(user["hooks"].get("SessionStart").is_none(), "{user}");
+    assert!(user["hooks"]["Stop"].is_array(), "{user}");
+    // The project and its context hook trusted; the user's capture hooks not.
+    let root = r.p.root().canonicalize().unwrap();
+    let identity = format!(
+        r#"{{"event_name":"session_start","hooks":[{{"async":false,"command":{},"timeout":30,"type":"command"}}]}}"#,
+        Value::from(CODEX_HOOK)
+    );
+    let hash: String = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(identity.as_bytes());
+        d.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    std::fs::write(
+        codex.path().join("config.toml"),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"{}:session_start:0:0\"]\ntrusted_hash = \"sha256:{hash}\"\n",
+            root.display(),
+            root.join(".codex/hooks.json").display()
+        ),
+    )
+    .unwrap();
+    let v = doctor(&r, &env);
+    let trust = check(&v, "codex trust");
+    assert_eq!(trust["ok"], false, "{v}");
+    assert!(
+        trust["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Stop hook is not trusted"),
+        "{trust}"
+    );
+}
