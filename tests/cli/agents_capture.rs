@@ -532,3 +532,26 @@ fn a_large_file_the_shell_grew_is_claimed() {
     let state = r.state().expect("promoted");
     assert!(section(&state, "Progress").contains("data.bin"), "{state}");
 }
+
+/// `--no-capture` in one scope while the other scope captures: said, not silently ignored.
+#[test]
+fn no_capture_says_when_the_other_scope_still_captures() {
+    let r = Repo::new();
+    let gemini_home = r.home("gemini-home");
+    let out =
+        r.p.megg("")
+            .env("GEMINI_CLI_HOME", &gemini_home)
+            .args(["setup", "--agent", "gemini", "--scope", "user"])
+            .output()
+            .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out =
+        r.p.megg("")
+            .env("GEMINI_CLI_HOME", &gemini_home)
+            .args(["setup", "--agent", "gemini", "--no-capture", "--force"])
+            .output()
+            .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("capture hooks stay active"), "{stderr}");
+}

@@ -101,6 +101,13 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
     let capture_off = t.no_capture && !t.uninstall;
     // Each of megg's hooks: added (or removed), unless the other scope already runs it.
+    if capture_off && let Some(other) = other_scope_hook(t, Hook::Capture) {
+        warnings.push(format!(
+            "megg's {} capture hooks stay active from {}: run --no-capture in that scope too to stop capturing",
+            t.host.name,
+            other.display()
+        ));
+    }
     let mut hooks = Vec::new();
     for hook in [Hook::Context, Hook::Capture] {
         let skip_check = t.uninstall || t.force || (hook == Hook::Capture && capture_off);
