@@ -22,7 +22,7 @@ pub const MAX_MESSAGE_CHARS: usize = 500;
 /// Most distinct files remembered (the handoff shows 30).
 const MAX_FILES: usize = 200;
 /// Most tasks remembered (a saved scan stays far below its 1 MiB bound).
-const MAX_TASKS: usize = 200;
+pub const MAX_TASKS: usize = 200;
 /// Most tool calls awaiting their result.
 const MAX_PENDING: usize = 64;
 /// Most characters kept of a task's subject or description.
@@ -57,6 +57,25 @@ pub struct Task {
     pub subject: String,
     pub description: String,
     pub status: TaskStatus,
+}
+
+impl Task {
+    /// A to-do list item (`TodoWrite`, a host's to-do tool): its text on one line, cut and
+    /// redacted; `None` when empty.
+    pub fn todo(subject: &str, status: TaskStatus) -> Option<Self> {
+        let subject = one_line_cut(subject, MAX_TASK_CHARS);
+        (!subject.is_empty()).then_some(Self {
+            id: None,
+            subject,
+            description: String::new(),
+            status,
+        })
+    }
+}
+
+/// A JSON string's text, borrowed where it has no escapes; anything else is `None`.
+pub fn json_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<str>>(raw?.get()).ok()
 }
 
 /// What one streaming pass over a transcript (and its subagents') found so far.
@@ -584,14 +603,7 @@ fn call_of(name: &str, input: ToolInput) -> Option<Call> {
                 .todos?
                 .into_iter()
                 .take(MAX_TASKS)
-                .filter_map(|t| {
-                    Some(Task {
-                        id: None,
-                        subject: one_line_cut(&t.content?, MAX_TASK_CHARS),
-                        description: String::new(),
-                        status: TaskStatus::parse(t.status.as_deref()?)?,
-                    })
-                })
+                .filter_map(|t| Task::todo(&t.content?, TaskStatus::parse(t.status.as_deref()?)?))
                 .collect(),
         )),
         "Bash" => checkpoint_in_command(input.command.as_deref()?).map(Call::Checkpoint),

@@ -29,13 +29,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::megg::capture::transcript::{
-    Call, Scan, Task, TaskStatus, megg_tool_call, one_line_cut, shell_call,
+    Call, MAX_TASKS, Scan, Task, TaskStatus, json_str as string, megg_tool_call, shell_call,
 };
 
-/// Most characters kept of a to-do item.
-const MAX_TODO_CHARS: usize = 300;
-/// Most items kept of a to-do list.
-const MAX_TODOS: usize = 200;
 /// Most files one patch may name (the pending calls are bounded too).
 const MAX_PATCH_FILES: usize = 32;
 
@@ -190,11 +186,6 @@ struct LegacyShellOutput {
 #[derive(Deserialize)]
 struct LegacyMetadata {
     exit_code: i64,
-}
-
-/// A JSON string's text; anything else (a number, an object, invalid JSON) is `None`.
-fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-    serde_json::from_str::<Cow<str>>(raw?.get()).ok()
 }
 
 /// The text of `content`: a string, or the `text` of each part, one a line.
@@ -477,11 +468,11 @@ fn plan_list(raw: &RawValue) -> Option<Vec<Task>> {
     Some(
         steps
             .iter()
-            .take(MAX_TODOS)
+            .take(MAX_TASKS)
             .filter_map(|s| {
                 let step = string(s.step)?;
                 let status = TaskStatus::parse(&string(s.status)?)?;
-                task(&step, status)
+                Task::todo(&step, status)
             })
             .collect(),
     )
@@ -505,17 +496,7 @@ fn goal_list(text: &str) -> Option<Vec<Task>> {
         Some("complete") => TaskStatus::Completed,
         _ => TaskStatus::Pending,
     };
-    Some(task(&objective, status).into_iter().collect())
-}
-
-fn task(subject: &str, status: TaskStatus) -> Option<Task> {
-    let subject = one_line_cut(subject, MAX_TODO_CHARS);
-    (!subject.is_empty()).then_some(Task {
-        id: None,
-        subject,
-        description: String::new(),
-        status,
-    })
+    Some(Task::todo(&objective, status).into_iter().collect())
 }
 
 #[cfg(test)]

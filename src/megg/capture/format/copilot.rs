@@ -28,7 +28,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::megg::capture::transcript::{Call, Scan, fingerprint, megg_tool_call, shell_call};
+use crate::megg::capture::transcript::{
+    Call, Scan, fingerprint, json_str as string, megg_tool_call, shell_call,
+};
 
 /// The event kinds megg reads; a line naming none of them is skipped unparsed.
 const WANTED: [&str; 5] = [
@@ -107,11 +109,6 @@ struct FileEdit<'a> {
 struct HookOutput<'a> {
     #[serde(rename = "additionalContext", borrow, default)]
     additional_context: Option<&'a RawValue>,
-}
-
-/// A JSON string's text; anything else is `None`.
-fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-    serde_json::from_str::<Cow<str>>(raw?.get()).ok()
 }
 
 fn is_true(raw: Option<&RawValue>) -> bool {

@@ -26,13 +26,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::megg::capture::transcript::{
-    Call, Scan, Task, TaskStatus, megg_tool_call, one_line_cut, shell_call,
+    Call, MAX_TASKS, Scan, Task, TaskStatus, json_str as string, megg_tool_call, shell_call,
 };
 
-/// Most characters kept of a to-do item.
-const MAX_TODO_CHARS: usize = 300;
-/// Most items kept of a to-do list.
-const MAX_TODOS: usize = 200;
 /// Gemini's answer after a compression, written as the model's (`chatCompressionService`).
 const COMPRESSION_ACK: &str = "Got it. Thanks for the additional context!";
 /// What Gemini appends to a prompt for its `@file` references.
@@ -88,11 +84,6 @@ struct Todo<'a> {
     description: Option<&'a RawValue>,
     #[serde(borrow, default)]
     status: Option<&'a RawValue>,
-}
-
-/// A JSON string's text; anything else is `None`.
-fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-    serde_json::from_str::<Cow<str>>(raw?.get()).ok()
 }
 
 /// A content: its text (a string, or the text parts but thoughts, one a line), and whether it
@@ -227,7 +218,7 @@ fn call_of(name: &str, args: Option<&RawValue>) -> Option<Call> {
         "write_todos" => {
             let todos = serde_json::from_str::<Vec<Todo>>(args.todos?.get()).ok()?;
             Some(Call::TodoWrite(
-                todos.iter().take(MAX_TODOS).filter_map(todo).collect(),
+                todos.iter().take(MAX_TASKS).filter_map(todo).collect(),
             ))
         }
         "run_shell_command" => shell_call(&string(args.command)?),
@@ -242,13 +233,7 @@ fn todo(t: &Todo) -> Option<Task> {
         "blocked" => TaskStatus::Pending,
         s => TaskStatus::parse(s)?,
     };
-    let subject = one_line_cut(&string(t.description)?, MAX_TODO_CHARS);
-    (!subject.is_empty()).then_some(Task {
-        id: None,
-        subject,
-        description: String::new(),
-        status,
-    })
+    Task::todo(&string(t.description)?, status)
 }
 
 #[cfg(test)]
