@@ -555,3 +555,32 @@ fn no_capture_says_when_the_other_scope_still_captures() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("capture hooks stay active"), "{stderr}");
 }
+
+/// Bad input never fails a host's capture hook, prints nothing and writes nothing.
+#[test]
+fn a_hosts_capture_never_fails_on_bad_input() {
+    let r = Repo::new();
+    let garbage = r.home("garbage.jsonl");
+    fs::write(&garbage, "not json\n{\"type\":\n\u{0}\u{1}\n[1,2]\n").unwrap();
+    let cases = [
+        json!("not an object"),
+        json!({"session_id": 42, "cwd": 7}),
+        json!({"sessionId": "s", "cwd": r.p.root(), "transcriptPath": "/dev/zero"}),
+        json!({"session_id": "s", "cwd": "/nowhere/at/all", "transcript_path": garbage}),
+        json!({"session_id": "s", "cwd": r.p.root(), "transcript_path": garbage}),
+        json!({"sessionId": "../../x", "cwd": r.p.root()}),
+    ];
+    for agent in ["codex", "gemini", "copilot"] {
+        for input in &cases {
+            r.capture(agent, input);
+        }
+    }
+    assert_eq!(r.state(), None, "nothing to hand off");
+    let md: Vec<PathBuf> = r
+        .written()
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.extension().is_some_and(|e| e == "md") && !p.ends_with(".megg/info.md"))
+        .collect();
+    assert!(md.is_empty(), "{md:?}");
+}
