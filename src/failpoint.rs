@@ -7,6 +7,8 @@
 //! - `panic=hook` — the hook panics before doing anything (proves the panic guard).
 //! - `fail=archive-before-live` — `maintain --archive-before` fails between the archive
 //!   writes and the live file's write (proves an interruption there loses nothing).
+//! - `fail=git-config-write` — setup's edit of a git config file fails after planning (a
+//!   global config that changed under the run): the hosts stay installed, the run warns.
 //! - `pause=MS` — every read-modify-write pauses MS milliseconds between reading the file and
 //!   writing it back, and [`crate::fsx::write_atomic`] pauses halfway through its bytes: it
 //!   widens the windows the lock and the atomic rename guard so a test can hit them every time.

@@ -14,7 +14,7 @@ use crate::fsx;
 use crate::host::{Agent, Homes};
 use crate::megg::setup::hosts_record::Record;
 use crate::megg::setup::plan::{Places, Planned};
-use crate::megg::setup::{Scope, active, claude, hosts, plan, shared, trust};
+use crate::megg::setup::{Action, Scope, active, claude, hosts, plan, shared, trust};
 use crate::output::Output;
 use crate::render::shell_quote;
 use crate::wire::setup::{Change, Report};
@@ -202,9 +202,19 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             Scope::Project => project.repo.as_ref(),
             Scope::User => None,
         };
-        for (places, planned) in &groups {
+        // The hosts' own files first; a shared piece that fails at the last moment (the
+        // planner saw it writable) is skipped with a warning, never failing the hosts already
+        // installed half-way.
+        let last = groups.len() - 1;
+        for (i, (places, planned)) in groups.iter_mut().enumerate() {
             for p in planned {
-                plan::apply(places, repo, p, &now)?;
+                match plan::apply(places, repo, p, &now) {
+                    Err(e) if i == last => {
+                        warnings.push(format!("skipped {}: {}", p.path.display(), e.message));
+                        p.action = Action::Skipped;
+                    }
+                    other => other?,
+                }
             }
         }
         for r in &records {

@@ -53,6 +53,32 @@ fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>
     }
 }
 
+/// Why a write to `path` (inside `b`) would not be carried out, `None` when it would: the
+/// refusals of [`write_atomic`] (a special file, a directory, a link out of the boundary or to
+/// nowhere), a directory that is not there, or one this user may not create files in (a
+/// write lands by a rename beside the file), or a file this user may not write. Nothing is
+/// opened for writing: a dry run asks this before it promises a write.
+pub fn write_refusal(b: &Boundary, path: &Path) -> Option<String> {
+    let (dir, name, existing) = match write_target(b, path) {
+        Ok(target) => target,
+        Err(e) => return Some(e.message),
+    };
+    let may = |at: &std::ffi::OsStr, access: rustix::fs::Access| {
+        rustix::fs::accessat(&dir, at, access, rustix::fs::AtFlags::empty()).is_ok()
+    };
+    use rustix::fs::Access;
+    if !may(".".as_ref(), Access::WRITE_OK | Access::EXEC_OK) {
+        return Some(format!(
+            "cannot write {}: its directory is read-only for you",
+            path.display()
+        ));
+    }
+    if existing.is_some() && !may(&name, Access::WRITE_OK) {
+        return Some(format!("cannot write {}: it is read-only", path.display()));
+    }
+    None
+}
+
 static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 fn temp_name() -> String {

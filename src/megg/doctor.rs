@@ -529,8 +529,9 @@ pub fn merge_driver(
                 name: "merge",
                 ok: true,
                 detail: format!(
-                    "no merge=megg attribute for {}: git merges knowledge line by line (learnings on two branches conflict)",
-                    some.join(", ")
+                    "no merge=megg attribute for {}: git merges knowledge line by line (learnings on two branches conflict){}",
+                    some.join(", "),
+                    global_note(effective)
                 ),
                 fix: Some("megg setup".into()),
             },
@@ -553,7 +554,10 @@ pub fn merge_driver(
     let driver = match (name, driver) {
         (None, None) => {
             return fail(
-                "no merge driver `megg` is configured: git merges it line by line".into(),
+                format!(
+                    "no merge driver `megg` is configured: git merges it line by line{}",
+                    global_note(effective)
+                ),
                 "megg setup",
             );
         }
@@ -632,6 +636,21 @@ pub fn merge_driver(
     c
 }
 
+/// Why the driver is not in the user's global git config, when that file cannot take it (setup
+/// skipped it there): the fix is the repository's own config.
+fn global_note(effective: &merge::Effective) -> String {
+    match (
+        &effective.global_refused,
+        &effective.name,
+        &effective.driver,
+    ) {
+        (Some(why), None, None) => format!(
+            "; `megg setup --scope user` cannot register it in your global git config ({why}): run `megg setup` in this repository"
+        ),
+        _ => String::new(),
+    }
+}
+
 /// The project's `.claude` lies inside the project; the user's is the user's own.
 fn claude_boundary(project: &Project, dir: &Path) -> fsx::Boundary {
     if dir.starts_with(&project.root) {
@@ -662,7 +681,11 @@ mod tests {
     }
 
     fn run(files: &[MeggFile], name: Option<ConfigValue>, driver: Option<ConfigValue>) -> Check {
-        let effective = merge::Effective { name, driver };
+        let effective = merge::Effective {
+            name,
+            driver,
+            global_refused: None,
+        };
         merge_driver(
             files,
             &effective,

@@ -28,6 +28,7 @@ mod regress_domain;
 mod regress_gate;
 mod regress_hook;
 mod setup;
+mod setup_global;
 mod snapshots;
 mod state;
 mod team;

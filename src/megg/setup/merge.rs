@@ -75,6 +75,9 @@ pub fn split(command: &str) -> Option<(String, &str)> {
 pub struct Effective {
     pub name: Option<ConfigValue>,
     pub driver: Option<ConfigValue>,
+    /// Why the user's global git config cannot take the keys (`GIT_CONFIG_GLOBAL=/dev/null`, a
+    /// directory, a read-only file…): `megg setup --scope user` skips the driver there.
+    pub global_refused: Option<String>,
 }
 
 impl Effective {
@@ -84,8 +87,18 @@ impl Effective {
         Self {
             name: repo.config_value(NAME_KEY, global),
             driver: repo.config_value(DRIVER_KEY, global),
+            global_refused: global.and_then(global_refusal),
         }
     }
+}
+
+/// Why megg cannot write the global git config at `path`, `None` when it can.
+fn global_refusal(path: &Path) -> Option<String> {
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    fsx::write_refusal(
+        &fsx::Boundary::user(dir, "your git config's directory"),
+        path,
+    )
 }
 
 /// Whether the attribute git applies to `rel` names megg's driver.
@@ -147,9 +160,13 @@ pub fn plan(
             registration.record = record;
             let common = repo.common_dir();
             let b = fsx::Boundary::new(&common, "the git directory");
-            registration
-                .planned
-                .push(plan_keys(&repo.config_path(), b, &wanted, uninstall)?);
+            let (keys, refused) = plan_keys(&repo.config_path(), b, &wanted, uninstall)?;
+            registration.note = refused.map(|why| {
+                format!(
+                    "skipped megg's merge driver ({why}): git merges knowledge files line by line until it is registered"
+                )
+            });
+            registration.planned.push(keys);
         }
         Scope::User => {
             let path = global.ok_or_else(|| {
@@ -158,9 +175,13 @@ pub fn plan(
             })?;
             let dir = path.parent().unwrap_or(Path::new("/"));
             let b = fsx::Boundary::user(dir, "your git config's directory");
-            registration
-                .planned
-                .push(plan_keys(&path, b, &wanted, uninstall)?);
+            let (keys, refused) = plan_keys(&path, b, &wanted, uninstall)?;
+            registration.note = refused.map(|why| {
+                format!(
+                    "skipped megg's merge driver in your global git config ({why}): register it in each repository instead, with `megg setup` there (project scope)"
+                )
+            });
+            registration.planned.push(keys);
         }
     }
     Ok(registration)
@@ -169,7 +190,32 @@ pub fn plan(
 /// The change to `merge.megg.name` and `merge.megg.driver` in the config file at `path`:
 /// both set to megg's (never one without the other: a name without a driver aborts every
 /// merge), or both removed.
-fn plan_keys(path: &Path, b: fsx::Boundary, wanted: &str, uninstall: bool) -> Result<Planned> {
+///
+/// A file setup cannot write (a device such as `GIT_CONFIG_GLOBAL=/dev/null`, a directory, a
+/// link to nowhere or to a read-only place, a read-only file or directory) is a
+/// [`Action::Skipped`] whose `what` says why — planned, so a dry run says what the run will do,
+/// and the hosts the user asked for are installed all the same; the reason comes back beside
+/// it. Only a regular file is read: libgit2 would block on a FIFO.
+fn plan_keys(
+    path: &Path,
+    b: fsx::Boundary,
+    wanted: &str,
+    uninstall: bool,
+) -> Result<(Planned, Option<String>)> {
+    if let Some(why) = fsx::write_refusal(&b, path) {
+        let holds_megg = fsx::is_file(&b, path)
+            && git::config_file_values(path, &[NAME_KEY, DRIVER_KEY])
+                .is_ok_and(|v| v.iter().any(Option::is_some));
+        if uninstall && !holds_megg {
+            let planned = Planned {
+                action: Action::Unchanged,
+                ..plan::skipped(path, "merge driver `megg`: not registered")
+            };
+            return Ok((planned, None));
+        }
+        let planned = plan::skipped(path, &format!("merge driver `megg`: {why}"));
+        return Ok((planned, Some(why)));
+    }
     let values = git::config_file_values(path, &[NAME_KEY, DRIVER_KEY])?;
     let (name, driver) = (values[0].as_deref(), values[1].as_deref());
     let exists = fsx::kind(&b, path).is_some();
@@ -211,7 +257,7 @@ fn plan_keys(path: &Path, b: fsx::Boundary, wanted: &str, uninstall: bool) -> Re
             Action::Create
         }
     };
-    Ok(Planned {
+    let planned = Planned {
         path: path.to_path_buf(),
         action,
         what,
@@ -219,7 +265,8 @@ fn plan_keys(path: &Path, b: fsx::Boundary, wanted: &str, uninstall: bool) -> Re
         backup: exists,
         original: None,
         config: Some(edit),
-    })
+    };
+    Ok((planned, None))
 }
 
 /// Whether a git config text holds nothing but megg's two keys (and blank or comment lines):

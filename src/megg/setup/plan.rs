@@ -440,6 +440,7 @@ fn apply_config(
 ) -> Result<()> {
     let b = &edit.boundary;
     let _lock = crate::megg::lock(repo, b, &p.path)?;
+    crate::failpoint::fail_at("git-config-write")?;
     if p.backup
         && let Some(bytes) = fsx::read_bytes(b, &p.path, MAX_SETTINGS_BYTES)?
     {
