@@ -39,8 +39,10 @@ pub enum ColorChoice {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Load the context chain, knowledge and active state (the SessionStart hook runs
-    /// `megg context --json`)
+    /// Load the context chain, knowledge and active state (every agent's SessionStart hook)
+    ///
+    /// Claude Code's hook runs `megg context --json`; Codex's, Gemini CLI's and Copilot CLI's
+    /// run `megg context --format hook --agent <agent>`.
     Context(commands::context::Args),
     /// Read, write or clear the session handoff in .megg/state.md
     State(commands::state::Args),
@@ -54,7 +56,10 @@ pub enum Command {
     Init(commands::init::Args),
     /// Report on knowledge health below a directory; archive old entries
     Maintain(commands::maintain::Args),
-    /// Install the hooks, skill, workflow commands and MCP registration for Claude Code
+    /// Install megg for Claude Code, Codex, Gemini CLI or Copilot CLI (--agent)
+    ///
+    /// Each agent gets its SessionStart and capture hooks, the MCP server, and its commands and
+    /// skill, in the project (--scope project) or for the user (--scope user).
     Setup(commands::setup::Args),
     /// Check that megg is installed and its files are healthy
     Doctor(commands::doctor::Args),
@@ -64,8 +69,10 @@ pub enum Command {
     /// Trust a directory: let megg read a `.megg` linked there or another user's ancestor
     /// domain in it (kept in the user's config, never taken from a repository)
     Trust(commands::trust::Args),
-    /// Capture the session's handoff from Claude Code's hook input on stdin (the PreCompact,
-    /// SessionEnd and Stop hooks run it; MEGG_CAPTURE=off turns it off)
+    /// Capture the session's handoff from an agent's hook input on stdin (--agent)
+    ///
+    /// The hooks `megg setup` installs run it when a session compacts, ends or stops;
+    /// MEGG_CAPTURE=off turns it off.
     Capture(commands::capture::Args),
     /// Merge two versions of a knowledge file entry by entry (git's merge driver for
     /// .megg/knowledge.md and .megg/archive/*.md; `megg setup` registers it)

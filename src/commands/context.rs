@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub topic: Option<String>,
 
-    /// The Claude Code SessionStart hook document (same as --format hook), not the context's
+    /// The SessionStart hook document of --agent (same as --format hook), not the context's
     /// data: for that, use --format json
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
@@ -51,7 +51,7 @@ pub enum Format {
     Md,
     /// The structured result
     Json,
-    /// The Claude Code SessionStart hook document
+    /// The SessionStart hook document of --agent
     Hook,
 }
 

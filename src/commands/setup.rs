@@ -30,8 +30,8 @@ pub struct Args {
     /// Remove exactly what setup added
     #[arg(long)]
     pub uninstall: bool,
-    /// Leave out the capture hooks (PreCompact, SessionEnd, Stop) and remove any setup installed
-    /// before: capture off
+    /// Leave out the capture hooks (those that run `megg capture`) and remove any setup
+    /// installed before: capture off
     #[arg(long)]
     pub no_capture: bool,
     /// Print what would change; change nothing

@@ -49,6 +49,57 @@ fn version_and_help() {
     }
 }
 
+/// `--help` and the man page describe the commands as they are: setup and capture serve four
+/// hosts, chosen with `--agent`, not only Claude Code.
+#[test]
+fn help_and_man_name_every_host() {
+    let text = |args: &[&str]| {
+        let out = megg_command().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let help = text(&["--help"]);
+    let line = |name: &str| {
+        help.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} in {help}"))
+            .to_string()
+    };
+    for host in [
+        "Claude Code",
+        "Codex",
+        "Gemini CLI",
+        "Copilot CLI",
+        "--agent",
+    ] {
+        assert!(line("setup").contains(host), "{}", line("setup"));
+    }
+    assert!(
+        line("capture").contains("an agent's"),
+        "{}",
+        line("capture")
+    );
+    assert!(line("capture").contains("--agent"), "{}", line("capture"));
+    assert!(
+        line("context").contains("every agent"),
+        "{}",
+        line("context")
+    );
+    for args in [
+        &["setup", "--help"][..],
+        &["capture", "--help"],
+        &["context", "--help"],
+    ] {
+        let h = text(args);
+        assert!(!h.contains("Claude Code's hook input"), "{args:?}: {h}");
+        assert!(h.contains("--agent"), "{args:?}: {h}");
+    }
+    let man = text(&["man"]);
+    for host in ["Codex", "Gemini CLI", "Copilot CLI"] {
+        assert!(man.contains(host), "the man page misses {host}");
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let out = megg_command().arg("frobnicate").output().unwrap();

@@ -1321,7 +1321,11 @@ fn help_texts() {
         "setup",
         "doctor",
         "trust",
+        "resolve",
+        "capture",
         "merge-driver",
+        "completions",
+        "man",
         "mcp",
     ] {
         cases.push(vec![cmd, "--help"]);
