@@ -29,6 +29,10 @@ pub struct Env {
     pub config_warnings: Vec<String>,
     /// `MEGG_CAPTURE=off`: automatic capture is turned off (SPEC §10).
     pub capture_off: bool,
+    /// Every repository this run opens, each once.
+    pub repos: megg::repos::Repos,
+    /// The project of the starting directory, found on first use.
+    project: std::cell::OnceCell<megg::project::Project>,
 }
 
 impl Env {
@@ -52,13 +56,16 @@ impl Env {
             .with_hint("check the -C argument"));
         }
         let (trusted, config_warnings) = config::trusted_dirs(&cwd);
+        let ceilings = ceilings_from_env();
         Ok(Self {
+            repos: megg::repos::Repos::new(&ceilings),
+            project: std::cell::OnceCell::new(),
             cwd,
             trusted,
             config_warnings,
             clock,
             tokens: Counter::from_env(),
-            ceilings: ceilings_from_env(),
+            ceilings,
             capture_off: capture_off_from_env(),
             stdin_is_tty: std::io::stdin().is_terminal(),
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
@@ -72,27 +79,29 @@ impl Env {
             tokens: &self.tokens,
             ceilings: &self.ceilings,
             trusted: &self.trusted,
+            repos: &self.repos,
         }
     }
 
     /// The project this command runs in (SPEC §2.4).
-    pub fn project(&self) -> megg::project::Project {
-        megg::project::Project::at(&self.cwd, &self.ceilings)
+    pub fn project(&self) -> &megg::project::Project {
+        self.project
+            .get_or_init(|| megg::project::Project::at(&self.cwd, &self.repos))
     }
 
     /// The project top for a directory: its git work tree's top as walked, else itself.
     pub fn top(&self, at: &Path) -> PathBuf {
-        megg::project::top(&self.ceilings, at)
+        self.repos.top(at)
     }
 
     /// SPEC §9 "No writing up", from this command's starting directory.
     pub fn refuse_writing_up(&self, d: &megg::discovery::Domain) -> Result<()> {
-        megg::project::refuse_writing_up(&self.cwd, &self.ceilings, d)
+        megg::project::refuse_writing_up(&self.cwd, &self.repos, d)
     }
 
     /// The git repository containing `at`, if any.
     pub fn repo(&self, at: &Path) -> Option<Repo> {
-        Repo::discover(at, &self.ceilings)
+        self.repos.get(at)
     }
 
     /// The walk up from a directory in the project whose top is `top` (SPEC §2.1, §9).

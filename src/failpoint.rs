@@ -12,6 +12,8 @@
 //! - `pause=MS` — every read-modify-write pauses MS milliseconds between reading the file and
 //!   writing it back, and [`crate::fsx::write_atomic`] pauses halfway through its bytes: it
 //!   widens the windows the lock and the atomic rename guard so a test can hit them every time.
+//! - `log=PATH` — events are appended to PATH, one per line ([`log`]): `git-open` for each
+//!   repository discovery, so a test can hold a run to one.
 //! - `no-lock` — [`crate::fsx::Lock::acquire`] takes no lock.
 //! - `no-atomic` — [`crate::fsx::write_atomic`] writes the file in place instead of through a
 //!   temp file and a rename.
@@ -50,6 +52,25 @@ pub fn fail_at(site: &str) -> crate::error::Result<()> {
     }
     let _ = site;
     Ok(())
+}
+
+/// Appends `event` as a line to the file `log=PATH` names: a test counts what one run did
+/// (`git-open`: a repository discovered and opened).
+#[inline]
+pub fn log(event: &str) {
+    #[cfg(feature = "failpoints")]
+    if let Some(path) = value("log") {
+        use std::io::Write;
+        #[allow(clippy::disallowed_methods)] // test-only: the log is the test's own file
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path);
+        if let Ok(mut f) = file {
+            let _ = writeln!(f, "{event}");
+        }
+    }
+    let _ = event;
 }
 
 /// Sleeps for `pause=MS` inside a critical section.

@@ -14,8 +14,11 @@ pub const WALK_CAP: usize = 100_000;
 /// session start, in any repository.
 pub const HOOK_WALK_CAP: usize = 10_000;
 
+/// One open repository. Cloning shares it: a run opens each repository once
+/// ([`crate::megg::project::Repos`]).
+#[derive(Clone)]
 pub struct Repo {
-    repo: Repository,
+    repo: std::rc::Rc<Repository>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -62,9 +65,18 @@ pub enum Basis {
 impl Repo {
     /// The repository containing `start`, stopping the upward search at `ceilings`.
     pub fn discover(start: &Path, ceilings: &[PathBuf]) -> Option<Self> {
+        crate::failpoint::log("git-open");
         Repository::open_ext(start, RepositoryOpenFlags::empty(), ceilings)
             .ok()
-            .map(|repo| Self { repo })
+            .map(|repo| Self {
+                repo: std::rc::Rc::new(repo),
+            })
+    }
+
+    /// The one open repository behind this handle (tests compare handles).
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> std::rc::Rc<Repository> {
+        std::rc::Rc::clone(&self.repo)
     }
 
     /// Top of the work tree; `None` for a bare repository.

@@ -98,7 +98,7 @@ fn capture_from_args(args: Vec<OsString>) -> String {
     // captures Copilot's session — unless megg's own Copilot hooks do.
     if args.agent == Agent::Claude && input.as_ref().is_some_and(HookInput::is_copilot) {
         let homes = crate::host::Homes::from_env();
-        let root = env.project().root;
+        let root = env.project().root.clone();
         if crate::megg::setup::hosts::registered_anywhere(
             Agent::Copilot.host(),
             &root,
@@ -173,7 +173,7 @@ fn hook_from_args(args: Vec<OsString>, agent: Agent) -> String {
     if args.agent == Agent::Claude && input.is_copilot() {
         let copilot = Agent::Copilot.host();
         let homes = crate::host::Homes::from_env();
-        let root = env.project().root;
+        let root = env.project().root.clone();
         if crate::megg::setup::hosts::registered_anywhere(
             copilot,
             &root,

@@ -27,7 +27,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         .chain(crate::claude::user_dir())
         .collect();
 
-    let (settings_check, settings) = doctor::settings(&project, &claude_dirs);
+    let (settings_check, settings) = doctor::settings(project, &claude_dirs);
     let plugin = doctor::plugin_enabled(&settings);
     let active = crate::megg::setup::active::Places {
         project: project.root.clone(),
@@ -38,17 +38,17 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         settings_check,
         doctor::hook(&settings, plugin, &active.hooks(Hook::Context), resolve),
         doctor::capture(
-            &project,
+            project,
             &settings,
             &active.hooks(Hook::Capture),
             env.capture_off,
             last_capture(env),
         ),
     ];
-    checks.extend(doctor::installed(&project, &claude_dirs, plugin));
+    checks.extend(doctor::installed(project, &claude_dirs, plugin));
     // A user-scope setup registers the server with Claude Code's CLI (megg never edits
     // ~/.claude.json), so that is the fix to print there.
-    let mcp_fix = if doctor::hooks_in_user_scope(&project, &active.hooks(Hook::Context)) {
+    let mcp_fix = if doctor::hooks_in_user_scope(project, &active.hooks(Hook::Context)) {
         let megg = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "megg".into());
@@ -62,12 +62,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     checks.push(doctor::mcp(&active.servers(), &mcp_fix));
     // Every other host megg was set up for (SPEC §12).
     checks.extend(crate::megg::doctor_hosts::checks(
-        &project,
+        project,
         &crate::host::Homes::from_env(),
         resolve,
     ));
-    checks.extend(doctor::gitignore(&project));
-    checks.push(doctor::checkpoints(&project));
+    checks.extend(doctor::gitignore(project));
+    checks.push(doctor::checkpoints(project));
 
     let top = env.top(&env.cwd);
     let mut refused = env.config_warnings.clone();
@@ -83,14 +83,14 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     if let Some(repo) = &project.repo {
         let global = crate::git::global_config_path();
         let effective = merge::Effective::read(repo, global.as_deref());
-        let files = doctor::megg_files(&project, domain.as_ref());
+        let files = doctor::megg_files(project, domain.as_ref());
         checks.push(doctor::merge_driver(
             &files,
             &effective,
             resolve,
             probe_merge_driver,
         ));
-        checks.extend(doctor::conflicts(&project, repo, &files));
+        checks.extend(doctor::conflicts(project, repo, &files));
     }
 
     let report = Report::from(checks.as_slice());

@@ -40,7 +40,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         let (merged, _) = gitignore::ensure(&current);
         fsx::write_atomic(&b, &path, merged.as_bytes())?;
     }
-    let ignored = ignored_by_git(&project);
+    let ignored = ignored_by_git(project);
     let report = Gitignored {
         path: path.display().to_string(),
         changed,

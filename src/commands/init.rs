@@ -54,7 +54,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         .with_hint("pass --force to replace it"));
     }
     // The repository, found once: the remote init records and the merge hint below.
-    let project = Project::at(&dir, &env.ceilings);
+    let project = Project::at(&dir, &env.repos);
     let detected = detect(project.repo.as_ref(), &dir);
     let body = init::body(&dir_name(&dir), args.info.as_deref(), &detected);
     fsx::create_dir_all(&Boundary::new(&dir, "the directory"), &megg)?;

@@ -69,11 +69,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     };
     // The hosts megg is set up for in this scope, before and after this run: the shared pieces
     // go only with the last of them.
-    let record = Record::at(&project, args.scope, homes.megg.as_deref());
+    let record = Record::at(project, args.scope, homes.megg.as_deref());
     let before: BTreeSet<Agent> = record
         .read()
         .into_iter()
-        .chain(shared::detected(&project, args.scope, &homes, &active))
+        .chain(shared::detected(project, args.scope, &homes, &active))
         .collect();
     let after: BTreeSet<Agent> = if args.uninstall {
         before
@@ -113,7 +113,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 Scope::User => fsx::Boundary::user(&dir, host.name),
             },
             project: project.boundary(),
-            backups: shared::backups(&project, args.scope, &dir),
+            backups: shared::backups(project, args.scope, &dir),
         };
         let planned = if agent == Agent::Claude {
             let program = match args.scope {
@@ -141,7 +141,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             let t = hosts::Target {
                 host,
                 scope: args.scope,
-                project: &project,
+                project,
                 home: &home,
                 exe: &exe,
                 uninstall: args.uninstall,
@@ -157,7 +157,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 trust.push(format!(
                     "{}: {}",
                     host.name,
-                    trust::reach(&trust::others(host, &project))
+                    trust::reach(&trust::others(host, project))
                 ));
             } else {
                 trust.extend(steps);
@@ -175,7 +175,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let shared = Places {
         claude: project.boundary(),
         project: project.boundary(),
-        backups: shared_dir.and_then(|d| shared::backups(&project, args.scope, &d)),
+        backups: shared_dir.and_then(|d| shared::backups(project, args.scope, &d)),
     };
     let run = shared::Run {
         scope: args.scope,
@@ -183,7 +183,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         force: args.force,
     };
     let (shared_planned, records) = shared::plan(
-        &project,
+        project,
         &run,
         &agents,
         &after,

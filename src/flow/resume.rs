@@ -230,7 +230,10 @@ mod tests {
     }
 
     fn project(dir: &Path) -> Project {
-        Project::at(dir, &[dir.parent().unwrap().to_path_buf()])
+        Project::at(
+            dir,
+            &crate::megg::repos::Repos::new(&[dir.parent().unwrap().to_path_buf()]),
+        )
     }
 
     /// Saves a checkpoint for `plan` (relative to `dir`) at `now`.

@@ -159,7 +159,7 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         );
     }
     let mut warnings = Vec::new();
-    let top = super::project::top(deps.ceilings, path);
+    let top = deps.top(path);
     let (domain, chain_domains) = deps.walk(&top).chain(path, &mut warnings);
 
     let mut chain = Vec::with_capacity(chain_domains.len());

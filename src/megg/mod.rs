@@ -16,6 +16,7 @@ pub mod maintain;
 pub mod merge;
 pub mod project;
 pub mod redact;
+pub mod repos;
 pub mod resolve;
 pub mod setup;
 pub mod slug;
@@ -42,12 +43,19 @@ pub struct Deps<'a> {
     pub tokens: &'a Counter,
     pub ceilings: &'a [PathBuf],
     pub trusted: &'a [PathBuf],
+    /// The repositories this run has opened (each once).
+    pub repos: &'a repos::Repos,
 }
 
 impl<'a> Deps<'a> {
     /// The git repository containing `at`, if any.
     pub fn repo(&self, at: &Path) -> Option<Repo> {
-        Repo::discover(at, self.ceilings)
+        self.repos.get(at)
+    }
+
+    /// The project top for `at`: its git work tree's top as walked, else `at` itself.
+    pub fn top(&self, at: &Path) -> PathBuf {
+        self.repos.top(at)
     }
 
     /// The walk up from a directory in the project whose top is `top` (SPEC §2.1, §9).

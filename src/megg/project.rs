@@ -8,8 +8,10 @@ use crate::error::Result;
 use crate::fsx;
 use crate::fsx::Boundary;
 use crate::git::Repo;
+use crate::megg::repos::{Repos, same_file, top_of};
 
 /// Where checkpoints live: the project root and, from a linked worktree, the main one's.
+#[derive(Debug)]
 pub struct Project {
     pub root: PathBuf,
     pub roots: Vec<PathBuf>,
@@ -18,13 +20,9 @@ pub struct Project {
 
 impl Project {
     /// The project a command started in `cwd` runs in.
-    pub fn at(cwd: &Path, ceilings: &[PathBuf]) -> Self {
-        let repo = Repo::discover(cwd, ceilings);
-        let root = repo
-            .as_ref()
-            .and_then(Repo::workdir)
-            .map(|w| same_dir_as_walked(cwd, w))
-            .unwrap_or_else(|| cwd.to_path_buf());
+    pub fn at(cwd: &Path, repos: &Repos) -> Self {
+        let repo = repos.get(cwd);
+        let root = top_of(repo.as_ref(), cwd);
         let mut roots = vec![root.clone()];
         if let Some(main) = repo.as_ref().and_then(Repo::main_worktree_root)
             && !same_file(&main, &root)
@@ -78,33 +76,21 @@ impl Project {
     }
 }
 
-/// The project root for `at`: the top of its git work tree as walked, else `at` itself.
-pub fn top(ceilings: &[PathBuf], at: &Path) -> PathBuf {
-    top_of(Repo::discover(at, ceilings).as_ref(), at)
-}
-
-/// [`top`] for a repository already discovered from `at` (or none).
-pub fn top_of(repo: Option<&Repo>, at: &Path) -> PathBuf {
-    repo.and_then(Repo::workdir)
-        .map(|w| same_dir_as_walked(at, w))
-        .unwrap_or_else(|| at.to_path_buf())
-}
-
 /// SPEC §9 "No writing up": inside a git repository, `learn`, `state write` and capture write
 /// only to a domain at or below the work tree's top level, so a stranger's repository cannot
 /// get its text into the user's own company-level knowledge.
 pub fn refuse_writing_up(
     cwd: &Path,
-    ceilings: &[PathBuf],
+    repos: &Repos,
     d: &crate::megg::discovery::Domain,
 ) -> Result<()> {
-    let Some(repo) = Repo::discover(cwd, ceilings) else {
+    let Some(repo) = repos.get(cwd) else {
         return Ok(());
     };
-    let Some(work) = repo.workdir() else {
+    if repo.workdir().is_none() {
         return Ok(());
-    };
-    let top = same_dir_as_walked(cwd, work);
+    }
+    let top = top_of(Some(&repo), cwd);
     if d.dir.starts_with(&top) || fsx::canonical(&d.dir).is_some_and(|r| r.starts_with(&top)) {
         return Ok(());
     }
@@ -117,17 +103,4 @@ pub fn refuse_writing_up(
         "run `megg init` here to give this repository its own .megg, or `megg -C {} …` to write there on purpose",
         d.dir.display()
     )))
-}
-
-/// The work tree top as the user walked to it: if the starting directory lies under the same
-/// directory reached through symlinks, keep that spelling.
-fn same_dir_as_walked(cwd: &Path, workdir: PathBuf) -> PathBuf {
-    cwd.ancestors()
-        .find(|a| same_file(a, &workdir))
-        .map(Path::to_path_buf)
-        .unwrap_or(workdir)
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    fsx::identity(a).is_some_and(|id| fsx::identity(b) == Some(id))
 }

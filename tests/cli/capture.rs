@@ -1090,3 +1090,49 @@ fn no_secret_from_the_session_reaches_any_file_megg_writes() {
         "{state}"
     );
 }
+
+/// The repository is discovered and opened once per run (SPEC §14, the uv `Workspace`
+/// pattern): the SessionStart hook of Claude Code and of Codex (recording the session's start,
+/// reading the state and its branch) and a capture that promotes its handoff.
+#[test]
+fn one_repository_open_per_hook_and_capture() {
+    let r = Repo::new();
+    let log = r.p.cache.path().join("opens.log");
+    let failpoints = format!("log={}", log.display());
+    let opens = |what: &str, args: &[&str], stdin: String| {
+        let _ = fs::remove_file(&log);
+        let out = r.with_input(args, &stdin, &[("MEGG_FAILPOINTS", failpoints.as_str())]);
+        assert!(out.status.success(), "{what}: {out:?}");
+        let n = fs::read_to_string(&log).unwrap_or_default().lines().count();
+        (what.to_string(), n)
+    };
+    let start = |id: &str| {
+        json!({"session_id": id, "cwd": r.p.root(), "hook_event_name": "SessionStart", "source": "startup", "transcript_path": r.transcript(id)}).to_string()
+    };
+    let mut seen = vec![opens(
+        "claude hook, no state",
+        &["context", "--json"],
+        start("s1"),
+    )];
+    r.work("s1", "Add the cart API");
+    seen.push(opens("capture", &["capture"], r.input("s1", "Stop")));
+    assert!(r.state().is_some(), "the capture promoted its handoff");
+    seen.push(opens(
+        "claude hook, state on a branch",
+        &["context", "--json"],
+        start("s2"),
+    ));
+    seen.push(opens(
+        "codex hook",
+        &["context", "--format", "hook", "--agent", "codex"],
+        start("c1"),
+    ));
+    let root = r.p.root().display().to_string();
+    seen.push(opens(
+        "context --format json",
+        &["-C", &root, "context", "--format", "json"],
+        String::new(),
+    ));
+    let want: Vec<(String, usize)> = seen.iter().map(|(w, _)| (w.clone(), 1)).collect();
+    assert_eq!(seen, want);
+}

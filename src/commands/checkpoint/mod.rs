@@ -117,16 +117,16 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             force,
         } => save::run(
             env,
-            &project,
+            project,
             plan_file,
             *phase,
             branch.clone(),
             *force,
             json,
         ),
-        Action::List => Ok(list::run(env, &project, json)),
+        Action::List => Ok(list::run(env, project, json)),
         Action::Show { target: given } => {
-            show::run(env, &project, &target(env, &project, given), json)
+            show::run(env, project, &target(env, project, given), json)
         }
         Action::Update {
             target: given,
@@ -136,8 +136,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             uncheck,
         } => update::run(
             env,
-            &project,
-            &target(env, &project, given),
+            project,
+            &target(env, project, given),
             UpdateRequest {
                 phase: *phase,
                 branch: branch.clone(),
@@ -153,9 +153,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             plan_file,
         } => resume::run(
             env,
-            &project,
+            project,
             &ResumeRequest {
-                target: given.as_deref().map(|t| target(env, &project, t)),
+                target: given.as_deref().map(|t| target(env, project, t)),
                 for_command: *for_command,
                 choice: *choice,
                 new_plan: plan_file.clone(),
@@ -163,13 +163,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             json,
         ),
         Action::Finish { target: given } => {
-            finish::run(&project, &target(env, &project, given), json)
+            finish::run(project, &target(env, project, given), json)
         }
         Action::Prune {
             older_than,
             dry_run,
-        } => tidy::prune(env, &project, *older_than, *dry_run, json),
-        Action::Quarantine { restore } => tidy::quarantine(&project, restore.as_deref(), json),
+        } => tidy::prune(env, project, *older_than, *dry_run, json),
+        Action::Quarantine { restore } => tidy::quarantine(project, restore.as_deref(), json),
     }
 }
 

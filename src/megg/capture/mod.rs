@@ -166,7 +166,7 @@ pub struct Place {
 /// The [`Place`] of a session working in `cwd` (one repository discovery).
 pub fn place(deps: &Deps<'_>, cwd: &Path) -> Place {
     let repo = deps.repo(cwd);
-    let top = super::project::top_of(repo.as_ref(), cwd);
+    let top = super::repos::top_of(repo.as_ref(), cwd);
     let domain = deps.walk(&top).current_domain(cwd, &mut Vec::new());
     let sessions = sessions_for(repo.as_ref(), &top, domain.as_ref());
     Place {
@@ -507,7 +507,7 @@ fn facts(
 
 /// The checkpoint a target names, by its file, with its phase when it still exists.
 fn checkpoint_phase(deps: &Deps<'_>, cwd: &Path, target: &str) -> (String, Option<String>) {
-    let project = super::project::Project::at(cwd, deps.ceilings);
+    let project = super::project::Project::at(cwd, deps.repos);
     let scan = super::checkpoint::store::scan(&project.roots);
     let t = super::checkpoint::store::Target {
         given: target.to_string(),
@@ -557,7 +557,7 @@ fn write(
     let Some(d) = domain else {
         return Verdict::Kept(Why::NoDomain);
     };
-    if super::project::refuse_writing_up(&req.cwd, deps.ceilings, d).is_err() {
+    if super::project::refuse_writing_up(&req.cwd, deps.repos, d).is_err() {
         return Verdict::Kept(Why::AboveRepository(d.megg.clone()));
     }
     let path = d.state_path();
