@@ -2,6 +2,7 @@
 //! chose the tokenizer crate.
 //!
 //!     cargo bench --bench context
+//!     cargo bench --bench context -- sizes    # only the hooks by work-tree size (SPEC §14)
 //!
 //! Prints medians (this machine is noisy: medians and ratios, never single runs). Peak memory
 //! is read with Python's `resource.getrusage(RUSAGE_CHILDREN)` around one run, so `python3`
@@ -12,7 +13,7 @@
 
 mod common;
 
-use common::{NOW, median, ms, peak_rss_kib, time};
+use common::{NOW, median, ms, peak_rss_kib, time, work_tree};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,6 +34,10 @@ fn main() {
     }
     let megg = PathBuf::from(env!("CARGO_BIN_EXE_megg"));
     let tmp = tempfile::tempdir().unwrap();
+    if args.iter().any(|a| a == "sizes") {
+        // `cargo bench --bench context -- sizes`: only the work-tree sizes (SPEC §14).
+        return hooks_by_size(&megg, tmp.path());
+    }
     let feature = fixture(tmp.path(), 13_000);
     let cache = tmp.path().join("cache");
 
@@ -103,6 +108,8 @@ fn main() {
         _ => println!("| peak memory | (python3 not found) | |"),
     }
 
+    hooks_by_size(&megg, tmp.path());
+
     // The tokenizer choice (SPEC §8): start-up plus one count of the 13k-token file.
     println!("\ntokenizer: first count of a 13k-token file in a fresh process (medians)\n");
     println!("| crate | median |");
@@ -134,6 +141,130 @@ fn probe(which: &str) {
             .len(),
     };
     assert!(n > 0);
+}
+
+/// SPEC §14: each host's SessionStart hook (a new session every run: its start is recorded)
+/// in a git work tree of 1,000 and of 100,000 files (20 modified, 1,000 untracked), beside
+/// `megg --version` and `git status --porcelain` in the same run, interleaved.
+fn hooks_by_size(megg: &Path, tmp: &Path) {
+    const SIZE_RUNS: usize = 21;
+    let hosts: [(&str, &[&str]); 4] = [
+        ("Claude Code", &["context", "--json"]),
+        (
+            "Codex",
+            &["context", "--format", "hook", "--agent", "codex"],
+        ),
+        (
+            "Gemini CLI",
+            &["context", "--format", "hook", "--agent", "gemini"],
+        ),
+        (
+            "Copilot CLI",
+            &["context", "--format", "hook", "--agent", "copilot"],
+        ),
+    ];
+    println!("\nhooks by work-tree size ({SIZE_RUNS} runs each, medians)\n");
+    println!("| case | 1,000 files | 100,000 files | ratio |");
+    println!("|---|---|---|---|");
+    let mut rows: Vec<(String, Vec<Vec<std::time::Duration>>)> = vec![
+        ("`megg --version`".into(), vec![Vec::new(), Vec::new()]),
+        (
+            "`git status --porcelain`".into(),
+            vec![Vec::new(), Vec::new()],
+        ),
+    ];
+    for (name, _) in &hosts {
+        rows.push((format!("{name} hook"), vec![Vec::new(), Vec::new()]));
+    }
+    let sizes = [1_000, 100_000];
+    let trees: Vec<PathBuf> = sizes
+        .iter()
+        .map(|&n| {
+            let dir = tmp.join(format!("tree-{n}"));
+            let built = time(|| work_tree(&dir, n, 20, 1_000));
+            println!(
+                "(built a {n}-file work tree in {:.1} s)",
+                built.as_secs_f64()
+            );
+            dir
+        })
+        .collect();
+    let cache = tmp.join("tree-cache");
+    // One warm-up run per tree and host: the token cache is filled, the files are in the
+    // page cache, as for every session after the first.
+    for (s, dir) in trees.iter().enumerate() {
+        for (h, (_, args)) in hosts.iter().enumerate() {
+            run_input(
+                megg,
+                dir,
+                &cache,
+                args,
+                &session_start(dir, &format!("warm-{h}-{s}")),
+            );
+        }
+    }
+    for run_no in 0..SIZE_RUNS {
+        for (s, dir) in trees.iter().enumerate() {
+            rows[0].1[s].push(time(|| run(megg, dir, &cache, &["--version"])));
+            rows[1].1[s].push(time(|| {
+                let ok = common::git_command(dir)
+                    .args(["status", "--porcelain"])
+                    .stdout(std::process::Stdio::null())
+                    .status()
+                    .unwrap()
+                    .success();
+                assert!(ok);
+            }));
+            for (h, (_, args)) in hosts.iter().enumerate() {
+                let input = session_start(dir, &format!("bench-{h}-{s}-{run_no}"));
+                rows[2 + h].1[s].push(time(|| run_input(megg, dir, &cache, args, &input)));
+            }
+        }
+    }
+    for (name, mut by_size) in rows {
+        let (small, large) = (median(&mut by_size[0]), median(&mut by_size[1]));
+        println!(
+            "| {name} | {} | {} | {:.2} × |",
+            ms(small),
+            ms(large),
+            large.as_secs_f64() / small.as_secs_f64()
+        );
+    }
+}
+
+/// A SessionStart hook's input for a new session in `dir`, with the fields of every host.
+fn session_start(dir: &Path, id: &str) -> String {
+    format!(
+        r#"{{"session_id":"{id}","sessionId":"{id}","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        dir.display()
+    )
+}
+
+fn run_input(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) {
+    use std::io::Write;
+    let mut child = Command::new(megg)
+        .args(args)
+        .current_dir(dir)
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", cache)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stdout.starts_with(b"{"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 fn run(megg: &Path, dir: &Path, cache: &Path, args: &[&str]) {

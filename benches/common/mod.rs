@@ -47,3 +47,88 @@ pub fn peak_rss_kib(
         .ok()?;
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
+
+/// A git work tree of `files` committed files (`src/m<i>/s<j>/f<k>.txt`, 100 to a directory),
+/// built with `git fast-import` and checked out, then `modified` of them changed and
+/// `untracked` new files under `scratch/`; a `.megg` domain with a knowledge file and an
+/// active state at its top. git runs with no user or system config.
+pub fn work_tree(root: &Path, files: usize, modified: usize, untracked: usize) {
+    use std::io::Write;
+    std::fs::create_dir_all(root).unwrap();
+    let git = |args: &[&str]| {
+        let ok = git_command(root).args(args).status().unwrap().success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let mut child = git_command(root)
+        .args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut w = std::io::BufWriter::new(child.stdin.take().unwrap());
+        write!(
+            w,
+            "commit refs/heads/main\ncommitter B <b@example.com> 1700000000 +0000\ndata 4\ninit\n"
+        )
+        .unwrap();
+        for i in 0..files {
+            let body = format!("file {i}\n");
+            write!(
+                w,
+                "M 100644 inline {}\ndata {}\n{body}\n",
+                file_name(i),
+                body.len()
+            )
+            .unwrap();
+        }
+        writeln!(w).unwrap();
+    }
+    assert!(child.wait().unwrap().success());
+    git(&["reset", "-q", "--hard", "main"]);
+    for i in 0..modified {
+        std::fs::write(
+            root.join(file_name(i * (files / modified.max(1)))),
+            "changed\n",
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(root.join("scratch")).unwrap();
+    for i in 0..untracked {
+        std::fs::write(root.join(format!("scratch/u{i}.txt")), "new\n").unwrap();
+    }
+    std::fs::create_dir_all(root.join(".megg")).unwrap();
+    std::fs::write(
+        root.join(".megg/info.md"),
+        "---\ntype: context\n---\n\n# Monorepo\n\n## Context\nA large work tree.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".megg/knowledge.md"),
+        "# Knowledge\n\n---\n\n## 2026-11-01 - Builds run in CI only\n**Type:** rule\n**Topics:** ci\n\nLocal builds are for iteration.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".megg/state.md"),
+        "---\nupdated: 2026-11-22T11:00:00Z\nstatus: active\nbranch: main\n---\n\n## Working On\nThe benchmark\n\n## Next\n- measure\n",
+    )
+    .unwrap();
+}
+
+/// The path of committed file `i` in [`work_tree`].
+pub fn file_name(i: usize) -> String {
+    format!("src/m{}/s{}/f{i}.txt", i / 1000, i / 100 % 10)
+}
+
+/// `git` in `dir` with no user or system config and fixed identities.
+pub fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "B")
+        .env("GIT_AUTHOR_EMAIL", "b@example.com")
+        .env("GIT_COMMITTER_NAME", "B")
+        .env("GIT_COMMITTER_EMAIL", "b@example.com");
+    cmd
+}

@@ -253,27 +253,42 @@ pub fn siblings(dir: &Path, trusted: &[PathBuf]) -> Found {
 }
 
 /// Directories below `path`, up to [`CHILD_DEPTH`] levels, that hold `.megg/`, in walk order
-/// (sorted by name at each level, parents before their children).
+/// (sorted by name at each level, parents before their children). At most
+/// [`MAX_CHILD_DIRS`] directories are looked at, nearest levels first: the hook of a
+/// 100,000-file monorepo costs what a small one's does (SPEC §14), and the domains a large tree
+/// keeps near its top are all found.
 pub fn children(path: &Path, trusted: &[PathBuf]) -> Found {
     let mut found = Found::default();
-    walk_down(path, 1, trusted, &mut found);
+    let mut level = vec![path.to_path_buf()];
+    let mut looked = 0;
+    'levels: for _ in 0..CHILD_DEPTH {
+        let mut next = Vec::new();
+        for dir in &level {
+            for child in subdirs(dir, &mut found.warnings) {
+                if looked == MAX_CHILD_DIRS {
+                    break 'levels;
+                }
+                looked += 1;
+                if has_megg(&child, trusted) {
+                    found.domains.push(Neighbour {
+                        name: dir_name(&child),
+                        dir: child.clone(),
+                    });
+                }
+                next.push(child);
+            }
+        }
+        level = next;
+    }
+    // Walk order: by name at each level, a parent before its children.
+    found
+        .domains
+        .sort_by(|a, b| a.dir.components().cmp(b.dir.components()));
     found
 }
 
-fn walk_down(dir: &Path, depth: usize, trusted: &[PathBuf], found: &mut Found) {
-    if depth > CHILD_DEPTH {
-        return;
-    }
-    for child in subdirs(dir, &mut found.warnings) {
-        if has_megg(&child, trusted) {
-            found.domains.push(Neighbour {
-                name: dir_name(&child),
-                dir: child.clone(),
-            });
-        }
-        walk_down(&child, depth + 1, trusted, found);
-    }
-}
+/// Most directories [`children`] looks at below PATH.
+pub const MAX_CHILD_DIRS: usize = 128;
 
 /// Real (non-symlink), non-hidden, non-heavy subdirectories of `dir`, sorted by name.
 /// Unreadable directories add a warning.
@@ -483,6 +498,33 @@ mod tests {
             .map(|d| d.name)
             .collect();
         assert_eq!(kids, ["c", "checkout"]);
+    }
+
+    /// A monorepo with more directories than the walk looks at: every domain of the first two
+    /// levels is found (nearest levels first), in walk order; the deep ones past the bound are
+    /// not looked for.
+    #[test]
+    fn children_look_at_the_nearest_levels_first_and_stop_at_the_bound() {
+        let mut paths: Vec<String> = (0..40)
+            .flat_map(|m| (0..10).map(move |s| format!("r/src/m{m:02}/s{s}")))
+            .collect();
+        paths.extend([
+            "r/apps/web/.megg/info.md".to_string(),
+            "r/apps/.megg/info.md".to_string(),
+            "r/src/m39/s9/.megg/info.md".to_string(),
+            "r/src/m00/s0/.megg/info.md".to_string(),
+            "r/zed/.megg/info.md".to_string(),
+        ]);
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let t = tree(&refs);
+        let kids: Vec<String> = children(&t.path().join("r"), &[])
+            .domains
+            .into_iter()
+            .map(|d| d.dir.strip_prefix(t.path()).unwrap().display().to_string())
+            .collect();
+        // Level 1 (3 dirs) and level 2 (2 + 40) fit in the bound; of level 3 only the first
+        // ones do: m00/s0 is found, m39/s9 lies past the bound.
+        assert_eq!(kids, ["r/apps", "r/apps/web", "r/src/m00/s0", "r/zed"]);
     }
 
     #[test]
