@@ -23,6 +23,7 @@ pub mod megg;
 pub mod output;
 pub mod prompt;
 pub mod render;
+pub mod shell;
 pub mod templates;
 pub mod tokens;
 pub mod wire;

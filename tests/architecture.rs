@@ -1,5 +1,6 @@
 //! The shape ARCHITECTURE.md promises, checked on the source: no two files import each other
-//! (nor any longer circle of files), and no command module is long.
+//! (nor any longer circle of files), the domain (`src/megg/`) imports no edge layer, no command
+//! module and no file of `src/git/` is long, and only `megg/repos.rs` discovers a repository.
 //!
 //! The scan is a small Rust tokenizer (comments, strings and attributes dropped) that follows
 //! the module tree from `src/lib.rs` (`mod x;`, `mod x { … }`, `#[path]`), records each
@@ -20,6 +21,78 @@ use std::path::{Path, PathBuf};
 
 /// Most code lines (neither blank nor comment) a module in `src/commands/` may have.
 const MAX_COMMAND_LINES: usize = 300;
+
+/// Most code lines a file of `src/git/` may have.
+const MAX_GIT_LINES: usize = 400;
+
+/// The edge layers: presentation, the commands and the CLI, the MCP server, prompts. The
+/// domain (`src/megg/`) takes plain values and gives plain values back; it never imports them.
+const EDGE_LAYERS: [&str; 5] = ["render/", "commands/", "cli.rs", "mcp/", "prompt.rs"];
+
+#[test]
+fn the_domain_imports_no_edge_layer() {
+    let edges = Crate::scan(&src()).edges();
+    let mut bad = Vec::new();
+    for (from, tos) in &edges {
+        if !from.starts_with("megg/") {
+            continue;
+        }
+        for (to, why) in tos {
+            if EDGE_LAYERS.iter().any(|edge| to.starts_with(edge)) {
+                bad.push(format!("  {from} → {to} ({why})"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the domain imports an edge layer:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_git_file_is_long() {
+    let root = src();
+    let files = rust_files(&root.join("git"));
+    assert!(files.len() > 1, "src/git/ is a folder of files");
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| (f, code_lines(&std::fs::read_to_string(f).unwrap())))
+        .filter(|(_, n)| *n > MAX_GIT_LINES)
+        .map(|(f, n)| format!("  {} ({n})", rel(&root, f)))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "git files over {MAX_GIT_LINES} code lines:\n{}",
+        long.join("\n")
+    );
+}
+
+/// One repository open per run (SPEC §14): every discovery goes through `Repos`, which
+/// shares what it opened.
+#[test]
+fn only_repos_discovers_a_repository() {
+    let root = src();
+    let callers: Vec<String> = rust_files(&root)
+        .iter()
+        .filter(|f| {
+            let r = rel(&root, f);
+            r != "megg/repos.rs" && !r.starts_with("git/")
+        })
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .any(|l| !l.trim_start().starts_with("//") && l.contains("Repo::discover("))
+        })
+        .map(|f| format!("  {}", rel(&root, f)))
+        .collect();
+    assert!(
+        callers.is_empty(),
+        "Repo::discover called outside megg/repos.rs:\n{}",
+        callers.join("\n")
+    );
+}
 
 #[test]
 fn no_files_import_each_other() {

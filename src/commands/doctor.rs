@@ -54,7 +54,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             .unwrap_or_else(|_| "megg".into());
         format!(
             "claude mcp add --scope user megg -- {} mcp",
-            crate::render::shell_quote(&megg)
+            crate::shell::shell_quote(&megg)
         )
     } else {
         "megg setup".into()

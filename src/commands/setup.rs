@@ -16,7 +16,7 @@ use crate::megg::setup::hosts_record::Record;
 use crate::megg::setup::plan::{Places, Planned};
 use crate::megg::setup::{Action, Scope, active, claude, hosts, plan, shared, trust};
 use crate::output::Output;
-use crate::render::shell_quote;
+use crate::shell::shell_quote;
 use crate::wire::setup::{Change, Report};
 
 #[derive(Debug, Clone, clap::Args)]

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::megg::context::{Context, Mode};
-use crate::render::shell_quote;
+use crate::shell::shell_quote;
 
 /// Default hook budget, in UTF-16 code units.
 pub const DEFAULT_MAX_CHARS: usize = 9_500;

@@ -23,12 +23,6 @@ fn hard_cut_fits() {
     assert!(out.ends_with("for everything]"));
 }
 
-#[test]
-fn shell_quoting() {
-    assert_eq!(shell_quote("/a/b.md"), "/a/b.md");
-    assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
-}
-
 mod budget {
     use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 
 use crate::megg::knowledge::{FULL_BELOW, KnowledgeType};
 use crate::megg::maintain::{Advice, STALE_AFTER_DAYS};
-use crate::render::shell_quote;
+use crate::shell::shell_quote;
 use crate::wire::knowledge::Maintained;
 
 use std::fmt::Write as _;

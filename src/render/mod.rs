@@ -10,19 +10,6 @@ pub mod setup;
 pub mod state;
 pub mod tidy;
 
-/// `s` as one POSIX shell word: unquoted when it is made of safe characters, else in single
-/// quotes. Used wherever megg prints a command for a person or an agent to run.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@,".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 /// Text for a terminal with control characters (C0 and C1, DEL) replaced by U+FFFD, newline
 /// and tab kept: a file's bytes cannot move the cursor, retitle the terminal or hide text
 /// (SPEC §9). JSON output needs nothing: serde escapes them.

@@ -52,14 +52,14 @@ pub fn quarantine_text(all: &[Quarantined], restored: Option<&Quarantined>) -> S
                 let _ = writeln!(
                     out,
                     "  still corrupt: {why}\n  fix it in place, then: megg checkpoint quarantine --restore {}",
-                    crate::render::shell_quote(&q.name)
+                    crate::shell::shell_quote(&q.name)
                 );
             }
             None => {
                 let _ = writeln!(
                     out,
                     "  readable again: megg checkpoint quarantine --restore {}",
-                    crate::render::shell_quote(&q.name)
+                    crate::shell::shell_quote(&q.name)
                 );
             }
         }

@@ -60,7 +60,7 @@ impl Target<'_> {
     /// absolute path at user scope.
     pub fn hook_command(&self, hook: Hook) -> String {
         if self.user() {
-            hook.command_of(self.host, &crate::render::shell_quote(self.exe))
+            hook.command_of(self.host, &crate::shell::shell_quote(self.exe))
         } else {
             hook.project_command_of(self.host)
         }

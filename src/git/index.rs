@@ -1,0 +1,165 @@
+//! The work tree and the index: what is tracked and changed, unmerged paths and their
+//! stages, marking a path resolved.
+
+use std::path::Path;
+
+use git2::Oid;
+
+use super::Repo;
+
+impl Repo {
+    /// Whether `rel` is in the index (tracked): an ignore rule does not untrack a file git
+    /// already tracks. Unknown (no index) counts as tracked.
+    pub fn is_tracked(&self, rel: &Path) -> bool {
+        match self.repo.index() {
+            Ok(index) => index.get_path(rel, 0).is_some(),
+            Err(_) => true,
+        }
+    }
+
+    /// The work tree's changed files, relative to it — modified, added, deleted, renamed,
+    /// untracked; never ignored ones, nor submodules — at most `max` of them.
+    pub fn dirty_paths(&self, max: usize) -> Vec<String> {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let Ok(statuses) = self.repo.statuses(Some(&mut opts)) else {
+            return Vec::new();
+        };
+        statuses
+            .iter()
+            .filter(|e| !e.status().is_empty() && !e.status().is_ignored())
+            .filter_map(|e| e.path().ok().map(str::to_string))
+            .take(max)
+            .collect()
+    }
+}
+
+/// An unmerged path in the index (a merge, rebase or cherry-pick stopped on it): the
+/// contents of its stages, each `None` when the stage is absent (no common ancestor, or
+/// deleted on that side).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmerged {
+    /// Relative to the work tree's top, `/`-separated as git stores it.
+    pub path: String,
+    pub base: Option<Stage>,
+    pub ours: Option<Stage>,
+    pub theirs: Option<Stage>,
+}
+
+/// One stage's blob, read only when it is within the caller's bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stage {
+    Blob(Vec<u8>),
+    /// Over the bound: its size, never read.
+    TooLarge(u64),
+}
+
+impl Repo {
+    /// Every unmerged path whose name satisfies `wanted`, with its stages' contents (each at
+    /// most `max_bytes`). An unreadable index is no conflict.
+    pub fn unmerged(&self, wanted: impl Fn(&str) -> bool, max_bytes: u64) -> Vec<Unmerged> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        let Ok(conflicts) = index.conflicts() else {
+            return Vec::new();
+        };
+        let stage = |entry: Option<git2::IndexEntry>| self.stage_blob(&entry?, max_bytes);
+        conflicts
+            .filter_map(Result::ok)
+            .filter_map(|c| {
+                let any = c
+                    .our
+                    .as_ref()
+                    .or(c.their.as_ref())
+                    .or(c.ancestor.as_ref())?;
+                let path = String::from_utf8_lossy(&any.path).into_owned();
+                wanted(&path).then(|| Unmerged {
+                    path,
+                    base: stage(c.ancestor),
+                    ours: stage(c.our),
+                    theirs: stage(c.their),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether a merge, rebase, cherry-pick or revert is under way (and may have left paths
+    /// unmerged).
+    pub fn is_operation_in_progress(&self) -> bool {
+        self.repo.state() != git2::RepositoryState::Clean
+    }
+
+    /// A stage's content; over `max_bytes` only its size, read from the object's header
+    /// without inflating it.
+    fn stage_blob(&self, entry: &git2::IndexEntry, max_bytes: u64) -> Option<Stage> {
+        let (size, _) = self.repo.odb().ok()?.read_header(entry.id).ok()?;
+        let size = size as u64;
+        if size > max_bytes {
+            return Some(Stage::TooLarge(size));
+        }
+        let blob = self.repo.find_blob(entry.id).ok()?;
+        Some(Stage::Blob(blob.content().to_vec()))
+    }
+
+    /// OURS' version (stage 2) of an unmerged `rel`; `None` when `rel` is not unmerged or has
+    /// no stage 2.
+    pub fn ours_stage(&self, rel: &Path, max_bytes: u64) -> Option<Stage> {
+        let index = self.repo.index().ok()?;
+        self.stage_blob(&index.get_path(rel, 2)?, max_bytes)
+    }
+
+    /// Whether `rel` (relative to the work tree) is unmerged in the index.
+    pub fn is_unmerged(&self, rel: &Path) -> bool {
+        self.repo.index().is_ok_and(|index| {
+            index.get_path(rel, 1).is_some()
+                || index.get_path(rel, 2).is_some()
+                || index.get_path(rel, 3).is_some()
+        })
+    }
+
+    /// Stages `bytes` as the resolved `path` (`/`-separated, as git stores it): its conflict
+    /// stages give way to a regular file of exactly those bytes. Staged from the buffer, so
+    /// git never reads the work tree (megg wrote it through the file gate).
+    pub fn mark_resolved(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let msg = |e: git2::Error| e.message().to_string();
+        let mut index = self.repo.index().map_err(msg)?;
+        let entry = git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o100_644,
+            uid: 0,
+            gid: 0,
+            file_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+            id: Oid::ZERO_SHA1,
+            flags: 0,
+            flags_extended: 0,
+            path: path.as_bytes().to_vec(),
+        };
+        index.add_frombuffer(&entry, bytes).map_err(msg)?;
+        // Older libgit2 keeps the conflict beside the new entry; none may stay.
+        let _ = index.conflict_remove(Path::new(path));
+        index.write().map_err(msg)
+    }
+}
+
+impl Repo {
+    /// The paths in the index (any stage, each once) that `keep` accepts, `/`-separated.
+    pub fn index_paths(&self, keep: impl Fn(&str) -> bool) -> Vec<String> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        let mut paths: Vec<String> = index
+            .iter()
+            .filter_map(|e| String::from_utf8(e.path).ok())
+            .filter(|p| keep(p))
+            .collect();
+        paths.dedup();
+        paths
+    }
+}

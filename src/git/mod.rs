@@ -1,0 +1,25 @@
+//! Everything megg asks git, answered with git2 (no network, never by running `git`). The only
+//! module that touches git2; it returns plain values. One [`Repo`] per repository a run opens
+//! ([`crate::megg::repos::Repos`]), its methods in rooms of their own:
+//!
+//! - [`repo`]: discovery and identity — work tree, git directories, HEAD, branch, ignore rules;
+//! - [`history`]: branch tips, divergence since a save, commits since a head (capped walks);
+//! - [`index`]: the work tree's status and the index — tracked and changed paths, unmerged
+//!   stages, marking a path resolved;
+//! - [`config`]: config files and attributes (the merge driver's registration, SPEC §11).
+
+mod config;
+mod history;
+mod index;
+mod repo;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{
+    Attr, ConfigError, ConfigLevel, ConfigValue, config_file_remove, config_file_set,
+    config_file_values, global_config_path,
+};
+pub use history::{Basis, Commits, Divergence, HOOK_WALK_CAP, WALK_CAP};
+pub use index::{Stage, Unmerged};
+pub use repo::Repo;
