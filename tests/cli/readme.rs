@@ -149,3 +149,231 @@ fn the_readme_tour_is_what_megg_prints() {
         "README's tour differs from what megg prints; rerun with MEGG_README_BLESS=1 and review the diff"
     );
 }
+
+// ------------------------------------------------------------------------------------------
+// README is the front door; the reference lives in docs/, one page per topic.
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// README, ARCHITECTURE, CHANGELOG and every page of docs/.
+fn markdown_files() -> Vec<PathBuf> {
+    let root = repo_root();
+    let mut files: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md", "CHANGELOG.md"]
+        .iter()
+        .map(|f| root.join(f))
+        .filter(|f| f.is_file())
+        .collect();
+    files.extend(docs_pages());
+    files
+}
+
+fn docs_pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo_root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// The text of `md` outside fenced code blocks.
+fn prose(md: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::new();
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Every `[text](target)` of `md`'s prose.
+fn links(md: &str) -> Vec<String> {
+    let text = prose(md);
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("](") {
+        rest = &rest[i + 2..];
+        if let Some(end) = rest.find(')') {
+            out.push(rest[..end].to_string());
+        }
+    }
+    out
+}
+
+/// GitHub's anchor for a heading: lower case, spaces to `-`, punctuation other than `-` and
+/// `_` dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn anchors(md: &str) -> Vec<String> {
+    prose(md)
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| slug(l.trim_start_matches('#')))
+        .collect()
+}
+
+#[test]
+fn every_markdown_link_resolves() {
+    let mut broken = Vec::new();
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for link in links(&text) {
+            if link.starts_with("http://")
+                || link.starts_with("https://")
+                || link.starts_with("mailto:")
+            {
+                continue;
+            }
+            let (path, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if path.is_empty() {
+                file.clone()
+            } else {
+                file.parent().unwrap().join(path)
+            };
+            let name = file
+                .strip_prefix(repo_root())
+                .unwrap()
+                .display()
+                .to_string();
+            if !target.exists() {
+                broken.push(format!("{name}: {link} (no such file)"));
+            } else if !anchor.is_empty()
+                && target.extension().is_some_and(|e| e == "md")
+                && !anchors(&std::fs::read_to_string(&target).unwrap())
+                    .contains(&anchor.to_string())
+            {
+                broken.push(format!("{name}: {link} (no such heading)"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// README stays a front door: within ~300 lines, and every docs page reachable from it.
+#[test]
+fn readme_links_every_docs_page() {
+    let readme = std::fs::read_to_string(readme_path()).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 320,
+        "README has {lines} lines; the reference belongs in docs/"
+    );
+    let linked = links(&readme);
+    let missing: Vec<String> = docs_pages()
+        .iter()
+        .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
+        .filter(|page| {
+            !linked
+                .iter()
+                .any(|l| l.split('#').next() == Some(page.as_str()))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs pages README does not link: {missing:?}"
+    );
+    for page in [
+        "hosts",
+        "capture",
+        "team",
+        "security",
+        "file-formats",
+        "benchmarks",
+        "design",
+    ] {
+        assert!(
+            repo_root().join(format!("docs/{page}.md")).is_file(),
+            "docs/{page}.md"
+        );
+    }
+}
+
+/// Every `megg …` command line in the code blocks of README and docs/ is one megg accepts: the
+/// text follows the CLI wherever it lives. Placeholders (`<…>`, `…`) and lines cut by a pipe
+/// or a redirection are taken up to that point.
+#[test]
+fn every_megg_line_in_the_docs_parses() {
+    use clap::Parser;
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (mut fenced, mut console) = (false, false);
+        for line in text.lines() {
+            if let Some(lang) = line.trim_start().strip_prefix("```") {
+                fenced = !fenced;
+                console = fenced && lang.trim() == "console";
+                continue;
+            }
+            // In a console block only the `$ ` lines are commands; the rest is their output.
+            let line = line.trim_start();
+            let mut line = match line.strip_prefix("$ ") {
+                Some(command) => command,
+                None if console => continue,
+                None => line,
+            };
+            // `MEGG_NOW=… megg …`: the environment goes before the command.
+            while let Some((first, rest)) = line.split_once(' ')
+                && first.contains('=')
+                && !first.starts_with('-')
+            {
+                line = rest;
+            }
+            if !fenced || !line.starts_with("megg ") || line.contains('<') || line.contains('…') {
+                continue;
+            }
+            let cut = line
+                .split(['|', '>', '#', ';'])
+                .next()
+                .unwrap()
+                .split("&&")
+                .next()
+                .unwrap();
+            let argv = words(cut.trim());
+            seen += 1;
+            if let Err(e) = megg::cli::Cli::try_parse_from(&argv) {
+                if e.kind() == clap::error::ErrorKind::DisplayHelp
+                    || e.kind() == clap::error::ErrorKind::DisplayVersion
+                {
+                    continue;
+                }
+                let name = file
+                    .strip_prefix(repo_root())
+                    .unwrap()
+                    .display()
+                    .to_string();
+                bad.push(format!(
+                    "{name}: {line}\n  {}",
+                    e.to_string().lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    assert!(seen > 20, "only {seen} megg lines found");
+    assert!(
+        bad.is_empty(),
+        "megg lines that do not parse:\n{}",
+        bad.join("\n")
+    );
+}
