@@ -191,7 +191,7 @@ impl Walk<'_> {
     }
 
     /// The domains at and above `start`, nearest first, with warnings for those refused.
-    fn domains(&self, start: &Path, warnings: &mut Vec<String>) -> Vec<Domain> {
+    pub fn domains(&self, start: &Path, warnings: &mut Vec<String>) -> Vec<Domain> {
         let mut out = Vec::new();
         for dir in ancestors(start, self.ceilings) {
             match megg_at(dir, self.trusted) {

@@ -15,6 +15,7 @@ pub mod knowledge;
 pub mod maintain;
 pub mod merge;
 pub mod project;
+pub mod recall;
 pub mod redact;
 pub mod repos;
 pub mod resolve;

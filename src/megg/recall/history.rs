@@ -1,0 +1,98 @@
+//! The handoff history (SPEC §13.1): every `state.md` that `state write`, `state clear` or a
+//! capture promotion replaces is kept first, unchanged, in `<git dir>/megg/handoffs/` (outside
+//! git: megg's cache directory, keyed by the domain) — per developer, never committed, the
+//! newest [`KEEP`] kept.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use crate::fsx::{self, Boundary};
+use crate::git::Repo;
+use crate::megg::discovery::Domain;
+
+/// How many replaced handoffs are kept.
+pub const KEEP: usize = 100;
+
+/// Where one project's (or, outside git, one domain's) handoff history lives.
+#[derive(Debug, Clone)]
+pub struct History {
+    dir: PathBuf,
+    boundary: Boundary,
+}
+
+impl History {
+    /// Inside git `<git dir>/megg/handoffs`; outside, `<cache>/handoffs/<hash of key>`, `key`
+    /// being the domain's directory. `None` outside git without a cache directory.
+    pub fn locate(repo: Option<&Repo>, key: &Path, cache: Option<&Path>) -> Option<Self> {
+        if let Some(r) = repo {
+            let git = r.git_dir();
+            return Some(Self {
+                dir: git.join("megg/handoffs"),
+                boundary: Boundary::new(git, "the git directory"),
+            });
+        }
+        let cache = cache?;
+        let hash = xxhash_rust::xxh3::xxh3_64(key.as_os_str().as_encoded_bytes());
+        Some(Self {
+            dir: cache.join("handoffs").join(format!("{hash:016x}")),
+            boundary: Boundary::new(cache, "megg's cache directory"),
+        })
+    }
+
+    pub fn boundary(&self) -> &Boundary {
+        &self.boundary
+    }
+
+    /// Keeps `bytes` (a state about to be replaced) as `<now>.md`, then drops all but the
+    /// newest [`KEEP`].
+    pub fn keep(&self, bytes: &[u8], now: DateTime<Utc>) -> crate::error::Result<PathBuf> {
+        let name = format!("{}.md", now.format("%Y%m%dT%H%M%SZ"));
+        let path = fsx::create_unique(&self.boundary, &self.dir, &name, bytes)?;
+        for old in self.files().into_iter().skip(KEEP) {
+            let _ = fsx::remove_file(&self.boundary, &old);
+        }
+        Ok(path)
+    }
+
+    /// The kept handoffs, newest first (by name: the time each was replaced).
+    pub fn files(&self) -> Vec<PathBuf> {
+        if fsx::kind(&self.boundary, &self.dir) != Some(fsx::Kind::Dir) {
+            return Vec::new();
+        }
+        let mut names: Vec<String> = fsx::list(&self.boundary, &self.dir)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, k)| *k == fsx::Kind::File)
+            .filter_map(|(n, _)| n.into_string().ok())
+            .filter(|n| n.contains(".md"))
+            .collect();
+        names.sort_by(|a, b| b.cmp(a));
+        names.into_iter().map(|n| self.dir.join(n)).collect()
+    }
+}
+
+/// Keeps the domain's current `state.md` in the history before it is replaced or cleared (the
+/// caller holds the state's lock). Nothing to keep, or a history that cannot be written, is
+/// not an error: the write goes on.
+pub fn keep_current(
+    repo: Option<&Repo>,
+    d: &Domain,
+    cache: Option<&Path>,
+    replacement: Option<&[u8]>,
+    now: DateTime<Utc>,
+) {
+    let Ok(Some(bytes)) = fsx::read_bytes(
+        &d.boundary,
+        &d.state_path(),
+        crate::megg::state::MAX_STATE_BYTES,
+    ) else {
+        return;
+    };
+    if bytes.is_empty() || replacement == Some(bytes.as_slice()) {
+        return;
+    }
+    if let Some(h) = History::locate(repo, &d.dir, cache) {
+        let _ = h.keep(&bytes, now);
+    }
+}

@@ -1,0 +1,354 @@
+//! `megg search` (SPEC §13.3): BM25 over fields — title over topics over body — exact and
+//! deterministic (the same files and query give the same bytes), ties newer first; quoted
+//! phrases must occur as phrases; filters by kind, type, topic and date; a snippet of the
+//! best-matching lines; and, for no match, the nearest topics.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::text::{phrase_words, terms};
+use super::{Doc, Kind};
+use crate::megg::knowledge;
+
+/// Field weights: a word in the title counts three times one in the body, in the topics twice.
+const TITLE_WEIGHT: f64 = 3.0;
+const TOPICS_WEIGHT: f64 = 2.0;
+const BODY_WEIGHT: f64 = 1.0;
+/// BM25's term-frequency saturation and length normalization.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// Longest query kept, in characters; a longer one is cut with a warning.
+pub const MAX_QUERY_CHARS: usize = 1_000;
+/// Longest snippet, in characters.
+pub const MAX_SNIPPET_CHARS: usize = 240;
+
+/// What to look for and where.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub text: String,
+    /// Empty: every kind.
+    pub kinds: Vec<Kind>,
+    pub entry_type: Option<String>,
+    pub topic: Option<String>,
+    /// `YYYY-MM-DD`: documents dated on or after it.
+    pub since: Option<String>,
+    pub limit: usize,
+}
+
+/// One ranked document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit<'c> {
+    pub doc: &'c Doc,
+    pub score: f64,
+    pub snippet: String,
+}
+
+/// The ranked documents, how many matched, and the nearest topics when none did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found<'c> {
+    pub hits: Vec<Hit<'c>>,
+    pub total: usize,
+    pub suggestions: Vec<String>,
+}
+
+/// The query's plain words and its `"quoted phrases"`.
+fn parse_query(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut plain = String::new();
+    let mut phrases = Vec::new();
+    for (i, part) in text.split('"').enumerate() {
+        if i % 2 == 1 {
+            let words = phrase_words(part);
+            if !words.is_empty() {
+                phrases.push(words);
+            }
+            plain.push(' ');
+        }
+        plain.push_str(part);
+        plain.push(' ');
+    }
+    let mut seen = HashSet::new();
+    let words = terms(&plain)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect();
+    (words, phrases)
+}
+
+/// One document's terms by field, for scoring.
+struct Indexed {
+    tf: HashMap<String, f64>,
+    len: f64,
+    words: Vec<String>,
+}
+
+fn index(doc: &Doc) -> Indexed {
+    let mut tf: HashMap<String, f64> = HashMap::new();
+    let mut len = 0.0;
+    let topics = doc.topics.join(" ");
+    let body = body_of(doc);
+    for (text, weight) in [
+        (doc.title.as_str(), TITLE_WEIGHT),
+        (topics.as_str(), TOPICS_WEIGHT),
+        (body, BODY_WEIGHT),
+    ] {
+        for t in terms(text) {
+            *tf.entry(t).or_default() += weight;
+            len += weight;
+        }
+    }
+    let words = phrase_words(&format!("{}\n{topics}\n{body}", doc.title));
+    Indexed { tf, len, words }
+}
+
+/// The text of a document below its heading line (entries and sections), all of a handoff.
+fn body_of(doc: &Doc) -> &str {
+    match doc.kind {
+        Kind::Handoff => &doc.text,
+        _ => doc.text.split_once('\n').map_or("", |(_, rest)| rest),
+    }
+}
+
+fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
+    !phrase.is_empty() && words.windows(phrase.len()).any(|w| w == phrase)
+}
+
+/// Whether `doc` passes the query's filters.
+fn passes(doc: &Doc, q: &Query) -> bool {
+    (q.kinds.is_empty() || q.kinds.contains(&doc.kind))
+        && q.entry_type.as_deref().is_none_or(|t| {
+            doc.entry_type
+                .as_deref()
+                .is_some_and(|k| k.eq_ignore_ascii_case(t))
+        })
+        && q.topic.as_deref().is_none_or(|t| {
+            doc.topics
+                .iter()
+                .any(|topic| knowledge::topic_matches(topic, t))
+        })
+        && q.since.as_deref().is_none_or(|since| {
+            doc.date
+                .as_deref()
+                .is_some_and(|d| d.get(..10).unwrap_or(d) >= since)
+        })
+}
+
+/// Ranks `docs` for `q`: every document that holds a query word (and every phrase), best
+/// first; equal scores newer first, then by id.
+pub fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
+    let (words, phrases) = parse_query(&q.text);
+    let candidates: Vec<&Doc> = docs.iter().filter(|d| passes(d, q)).collect();
+    let indexed: Vec<Indexed> = candidates.iter().map(|d| index(d)).collect();
+    let n = indexed.len().max(1) as f64;
+    let avg = (indexed.iter().map(|i| i.len).sum::<f64>() / n).max(1.0);
+    let mut df: HashMap<&str, f64> = HashMap::new();
+    for i in &indexed {
+        for w in &words {
+            if i.tf.contains_key(w) {
+                *df.entry(w.as_str()).or_default() += 1.0;
+            }
+        }
+    }
+    let mut hits: Vec<Hit<'c>> = Vec::new();
+    for (doc, i) in candidates.iter().zip(&indexed) {
+        if !phrases.iter().all(|p| contains_phrase(&i.words, p)) {
+            continue;
+        }
+        let mut score = 0.0;
+        for w in &words {
+            let Some(&tf) = i.tf.get(w) else { continue };
+            let df = df.get(w.as_str()).copied().unwrap_or(0.0);
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * i.len / avg));
+        }
+        if score <= 0.0 && phrases.is_empty() {
+            continue;
+        }
+        hits.push(Hit {
+            doc,
+            // Rounded so that the order never depends on the last bits of a float sum.
+            score: (score * 1e6).round() / 1e6,
+            snippet: String::new(),
+        });
+    }
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.doc.date.cmp(&a.doc.date))
+            .then_with(|| a.doc.id.cmp(&b.doc.id))
+    });
+    let total = hits.len();
+    hits.truncate(q.limit.max(1));
+    for h in &mut hits {
+        h.snippet = snippet(h.doc, &words);
+    }
+    let suggestions = if total == 0 {
+        nearest_topics(docs, &q.text)
+    } else {
+        Vec::new()
+    };
+    Found {
+        hits,
+        total,
+        suggestions,
+    }
+}
+
+/// The best-matching lines of a document (the ones holding the most query words, then the
+/// ones after them), within [`MAX_SNIPPET_CHARS`].
+fn snippet(doc: &Doc, words: &[String]) -> String {
+    let wanted: HashSet<&str> = words.iter().map(String::as_str).collect();
+    let lines: Vec<&str> = body_of(doc)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "---")
+        .collect();
+    let best = lines
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, l)| {
+            let hits = terms(l)
+                .iter()
+                .filter(|t| wanted.contains(t.as_str()))
+                .count();
+            (hits, std::cmp::Reverse(*i))
+        })
+        .map_or(0, |(i, _)| i);
+    let mut out = String::new();
+    for l in lines.iter().skip(best) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(l);
+        if out.chars().count() >= MAX_SNIPPET_CHARS {
+            break;
+        }
+    }
+    if out.chars().count() > MAX_SNIPPET_CHARS {
+        out = out.chars().take(MAX_SNIPPET_CHARS - 1).collect::<String>() + "…";
+    }
+    out
+}
+
+/// Up to five topics nearest the query's words (by edit distance relative to length), for a
+/// search that found nothing.
+fn nearest_topics(docs: &[Doc], query: &str) -> Vec<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for d in docs {
+        for t in &d.topics {
+            *counts.entry(t.to_lowercase()).or_default() += 1;
+        }
+    }
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut scored: Vec<(f64, usize, String)> = counts
+        .into_iter()
+        .map(|(topic, n)| {
+            let best = words
+                .iter()
+                .map(|w| {
+                    let d = levenshtein(w, &topic) as f64;
+                    d / w.chars().count().max(topic.chars().count()) as f64
+                })
+                .fold(1.0, f64::min);
+            (best, n, topic)
+        })
+        .collect();
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    scored.into_iter().take(5).map(|(_, _, t)| t).collect()
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(id: &str, date: &str, title: &str, topics: &[&str], body: &str) -> Doc {
+        Doc {
+            id: id.into(),
+            kind: Kind::Knowledge,
+            path: "/k.md".into(),
+            line: 1,
+            date: Some(date.into()),
+            entry_type: Some("decision".into()),
+            title: title.into(),
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            text: format!("## {date} - {title}\n**Type:** decision\n\n{body}\n"),
+            key: String::new(),
+        }
+    }
+
+    fn ids(found: &Found<'_>) -> Vec<String> {
+        found.hits.iter().map(|h| h.doc.id.clone()).collect()
+    }
+
+    #[test]
+    fn title_outranks_body_phrases_filter_and_ties_go_newer_first() {
+        let docs = vec![
+            doc(
+                "k1",
+                "2026-01-01",
+                "Token storage",
+                &["auth"],
+                "Kept in cookies.",
+            ),
+            doc(
+                "k2",
+                "2026-02-01",
+                "Cookies",
+                &["web"],
+                "The token storage decision lives elsewhere.",
+            ),
+            doc(
+                "k3",
+                "2026-03-01",
+                "Retries",
+                &["http"],
+                "We retry three times.",
+            ),
+            doc(
+                "k4",
+                "2026-04-01",
+                "Retries",
+                &["http"],
+                "We retry three times.",
+            ),
+        ];
+        let q = |text: &str| Query {
+            text: text.into(),
+            limit: 10,
+            ..Query::default()
+        };
+        assert_eq!(ids(&search(&docs, &q("token storage"))), ["k1", "k2"]);
+        assert_eq!(ids(&search(&docs, &q("\"storage decision\""))), ["k2"]);
+        assert_eq!(ids(&search(&docs, &q("retrying"))), ["k4", "k3"]);
+        let none = search(&docs, &q("htp"));
+        assert_eq!(none.total, 0);
+        assert_eq!(none.suggestions[0], "http");
+        let filtered = Query {
+            topic: Some("auth".into()),
+            ..q("cookies")
+        };
+        assert_eq!(ids(&search(&docs, &filtered)), ["k1"]);
+        let since = Query {
+            since: Some("2026-04-01".into()),
+            ..q("retry")
+        };
+        assert_eq!(ids(&search(&docs, &since)), ["k4"]);
+    }
+}

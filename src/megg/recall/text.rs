@@ -1,0 +1,141 @@
+//! Words as a developer types them (SPEC §13.3): case-insensitive, on Unicode word boundaries,
+//! English-stemmed (`retries` finds `retry`), identifiers kept whole and split
+//! (`parseConfig`, `parse_config`, `src/auth/jwt.rs` → `parse`, `config`, `auth`, `jwt`), and
+//! CJK text as characters and character bigrams (no dictionary needed).
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The terms of `text`, in order, for indexing and for queries alike: each word stemmed, then
+/// the parts of an identifier, then CJK unigrams and bigrams.
+pub fn terms(text: &str) -> Vec<String> {
+    let stemmer = Stemmer::create(Algorithm::English);
+    let mut out = Vec::new();
+    for w in words_of(text) {
+        match w {
+            Word::Cjk(chars) => {
+                for (i, c) in chars.iter().enumerate() {
+                    out.push(c.to_string());
+                    if let Some(next) = chars.get(i + 1) {
+                        out.push(format!("{c}{next}"));
+                    }
+                }
+            }
+            Word::Plain(word) => {
+                let lower = word.to_lowercase();
+                let parts = identifier_parts(word);
+                out.push(stemmer.stem(&lower).into_owned());
+                if parts.len() > 1 {
+                    for p in parts {
+                        out.push(stemmer.stem(&p.to_lowercase()).into_owned());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The words of `text` for phrase matching: each word whole, lowercased and stemmed, CJK text
+/// one character per word.
+pub fn phrase_words(text: &str) -> Vec<String> {
+    let stemmer = Stemmer::create(Algorithm::English);
+    let mut out = Vec::new();
+    for w in words_of(text) {
+        match w {
+            Word::Cjk(chars) => out.extend(chars.iter().map(char::to_string)),
+            Word::Plain(word) => out.push(stemmer.stem(&word.to_lowercase()).into_owned()),
+        }
+    }
+    out
+}
+
+enum Word<'a> {
+    Plain(&'a str),
+    /// A run of CJK characters.
+    Cjk(Vec<char>),
+}
+
+/// Unicode words (UAX #29), with `/`-separated paths split into their parts first and runs of
+/// CJK characters kept together.
+fn words_of(text: &str) -> Vec<Word<'_>> {
+    let mut out: Vec<Word<'_>> = Vec::new();
+    for word in text.unicode_words() {
+        if word.chars().all(is_cjk) {
+            match out.last_mut() {
+                Some(Word::Cjk(run)) => run.extend(word.chars()),
+                _ => out.push(Word::Cjk(word.chars().collect())),
+            }
+            continue;
+        }
+        out.push(Word::Plain(word));
+    }
+    out
+}
+
+/// Whether `c` is written without spaces between words (Han, kana, Hangul).
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF
+        | 0xAC00..=0xD7AF | 0x20000..=0x2FA1F)
+}
+
+/// The parts of an identifier: split at `_`, `.`, `-`, `:` and lower-to-upper case changes
+/// (`parseConfig` → `parse`, `Config`; `HTTPServer` → `HTTP`, `Server`). One part for a plain
+/// word.
+fn identifier_parts(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for piece in word.split(['_', '.', '-', ':', '\'']) {
+        if piece.is_empty() {
+            continue;
+        }
+        let chars: Vec<(usize, char)> = piece.char_indices().collect();
+        let mut start = 0;
+        for k in 1..chars.len() {
+            let (i, c) = chars[k];
+            let prev = chars[k - 1].1;
+            let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase() && c.is_uppercase() && next_lower)
+                || (prev.is_alphabetic() && c.is_numeric())
+                || (prev.is_numeric() && c.is_alphabetic());
+            if boundary {
+                parts.push(&piece[start..i]);
+                start = i;
+            }
+        }
+        parts.push(&piece[start..]);
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_splits_identifiers_and_keeps_them_whole() {
+        assert!(terms("Retries").contains(&"retri".to_string()));
+        assert_eq!(terms("retries"), terms("retry"));
+        let t = terms("parseConfig parse_config");
+        for w in ["parseconfig", "pars", "config", "parse_config"] {
+            assert!(t.contains(&w.to_string()), "{w} in {t:?}");
+        }
+        let t = terms("src/auth/jwt.rs");
+        for w in ["src", "auth", "jwt"] {
+            assert!(t.contains(&w.to_string()), "{w} in {t:?}");
+        }
+        assert_eq!(
+            identifier_parts("HTTPServer2go"),
+            ["HTTP", "Server", "2", "go"]
+        );
+    }
+
+    #[test]
+    fn cjk_text_is_searchable_by_bigrams() {
+        let t = terms("令牌存储在数据库");
+        assert!(t.contains(&"令牌".to_string()), "{t:?}");
+        assert!(t.contains(&"存".to_string()));
+        assert_eq!(phrase_words("令牌"), ["令", "牌"]);
+    }
+}
