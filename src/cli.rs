@@ -56,6 +56,13 @@ pub enum Command {
     Init(commands::init::Args),
     /// Report on knowledge health below a directory; archive old entries
     Maintain(commands::maintain::Args),
+    /// Search knowledge, archived entries, past handoffs and info sections (BM25)
+    ///
+    /// Every entry megg kept stays one query away, also past the session-start budget and
+    /// after `maintain --archive-before`. Read a result in full with `megg show ID`.
+    Search(commands::search::Args),
+    /// Show documents by the ids `megg search` and the session-start index give
+    Show(commands::show::Args),
     /// Install megg for Claude Code, Codex, Gemini CLI or Copilot CLI (--agent)
     ///
     /// Each agent gets its SessionStart and capture hooks, the MCP server, and its commands and
@@ -96,6 +103,8 @@ impl Command {
             Command::Learn(args) => commands::learn::run(env, &args),
             Command::Init(args) => commands::init::run(env, &args),
             Command::Maintain(args) => commands::maintain::run(env, &args),
+            Command::Search(args) => commands::search::run(env, &args),
+            Command::Show(args) => commands::show::run(env, &args),
             Command::Setup(args) => commands::setup::run(env, &args),
             Command::Doctor(args) => commands::doctor::run(env, &args),
             Command::Resolve(args) => commands::resolve::run(env, &args),

@@ -12,6 +12,8 @@ pub mod learn;
 pub mod maintain;
 pub mod merge_driver;
 pub mod resolve;
+pub mod search;
 pub mod setup;
+pub mod show;
 pub mod state;
 pub mod trust;

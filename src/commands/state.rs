@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::fsx;
 use crate::megg::context::load_state;
 use crate::megg::discovery::Domain;
+use crate::megg::recall::history;
 use crate::megg::state;
 use crate::output::Output;
 use crate::render::state as render;
@@ -142,6 +143,13 @@ pub fn write(
     );
     {
         let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
+        history::keep_current(
+            repo.as_ref(),
+            domain,
+            fsx::user_cache_dir().as_deref(),
+            Some(bytes.as_bytes()),
+            env.clock.now(),
+        );
         fsx::write_atomic(&domain.boundary, &path, bytes.as_bytes())?;
     }
     let result = wire::Written {
@@ -170,6 +178,13 @@ fn clear(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
     let repo = env.repo(&domain.dir);
     let cleared = {
         let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
+        history::keep_current(
+            repo.as_ref(),
+            domain,
+            fsx::user_cache_dir().as_deref(),
+            None,
+            env.clock.now(),
+        );
         fsx::remove_file(&domain.boundary, &path)?
     };
     let result = wire::Cleared { cleared, path };

@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod context;
 pub mod doctor;
 pub mod maintain;
+pub mod recall;
 pub mod resolve;
 pub mod setup;
 pub mod state;

@@ -8,5 +8,6 @@ pub mod context;
 pub mod doctor;
 pub mod knowledge;
 pub mod misc;
+pub mod recall;
 pub mod setup;
 pub mod state;

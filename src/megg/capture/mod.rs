@@ -595,6 +595,13 @@ fn write(
             return Ok(false);
         }
         crate::failpoint::pause();
+        super::recall::history::keep_current(
+            repo,
+            d,
+            fsx::user_cache_dir().as_deref(),
+            Some(bytes.as_bytes()),
+            deps.now,
+        );
         fsx::write_atomic(&d.boundary, &path, bytes.as_bytes())?;
         sessions.write_promoted(&req.session, &Evidence::of_bytes(bytes.as_bytes()))?;
         Ok(true)

@@ -17,6 +17,14 @@ const BODY_WEIGHT: f64 = 1.0;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
+/// English function words, as the stemmer leaves them.
+const STOPWORDS: [&str; 48] = [
+    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "did", "do", "doe", "for",
+    "from", "had", "has", "have", "how", "i", "if", "in", "is", "it", "of", "on", "or", "our",
+    "should", "so", "that", "the", "there", "this", "to", "us", "was", "we", "what", "when",
+    "where", "whi", "which", "who", "why", "will", "with", "you",
+];
+
 /// Longest query kept, in characters; a longer one is cut with a warning.
 pub const MAX_QUERY_CHARS: usize = 1_000;
 /// Longest snippet, in characters.
@@ -67,11 +75,18 @@ fn parse_query(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
         plain.push(' ');
     }
     let mut seen = HashSet::new();
-    let words = terms(&plain)
+    let all: Vec<String> = terms(&plain)
         .into_iter()
         .filter(|t| seen.insert(t.clone()))
         .collect();
-    (words, phrases)
+    // The words an agent's question is built of ("how do we store tokens?") match every
+    // document and rank none: left out, unless the query is nothing else.
+    let words: Vec<String> = all
+        .iter()
+        .filter(|t| !STOPWORDS.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    (if words.is_empty() { all } else { words }, phrases)
 }
 
 /// One document's terms by field, for scoring.

@@ -1,0 +1,64 @@
+//! The text of `megg search` and `megg show` (SPEC §13.3, §13.4).
+
+use crate::shell::shell_quote;
+use crate::wire::recall::{Searched, Shown};
+
+/// One block per hit — id, kind, date, type, title, topics, file and line, snippet — then the
+/// count and how to read one in full; for no match, what was looked for and the nearest topics.
+pub fn searched(s: &Searched) -> String {
+    if s.results.is_empty() {
+        let mut out = format!("No match for {}.\n", shell_quote(&s.query));
+        if !s.suggestions.is_empty() {
+            out.push_str(&format!(
+                "Nearest topics: {} (megg context --topic TOPIC, or search other words)\n",
+                s.suggestions.join(", ")
+            ));
+        }
+        return out;
+    }
+    let mut out = String::new();
+    for r in &s.results {
+        let mut head = format!("{}  {}", r.id, r.kind.as_str());
+        for part in [&r.date, &r.entry_type].into_iter().flatten() {
+            head.push_str("  ");
+            head.push_str(part);
+        }
+        out.push_str(&head);
+        out.push('\n');
+        out.push_str(&format!("  {}", r.title));
+        if !r.topics.is_empty() {
+            out.push_str(&format!(" [{}]", r.topics.join(", ")));
+        }
+        out.push('\n');
+        out.push_str(&format!("  {}:{}\n", r.path.display(), r.line));
+        if !r.snippet.is_empty() {
+            out.push_str(&format!("  > {}\n", r.snippet));
+        }
+        out.push('\n');
+    }
+    let first = &s.results[0].id;
+    out.push_str(&format!(
+        "{} of {} match{} shown; read one in full: megg show {first}\n",
+        s.results.len(),
+        s.total,
+        if s.total == 1 { "" } else { "es" }
+    ));
+    out
+}
+
+/// Each document under a header naming its file and line.
+pub fn shown(s: &Shown) -> String {
+    let mut out = String::new();
+    for d in &s.documents {
+        out.push_str(&format!(
+            "==> {} ({}, {}:{})\n",
+            d.id,
+            d.kind.as_str(),
+            d.path.display(),
+            d.line
+        ));
+        out.push_str(d.text.trim_end());
+        out.push_str("\n\n");
+    }
+    out
+}
