@@ -24,6 +24,7 @@ mod merge;
 mod newcomer;
 mod pty;
 mod readme;
+mod recall;
 mod regress_domain;
 mod regress_gate;
 mod regress_hook;

@@ -1318,6 +1318,8 @@ fn help_texts() {
         "learn",
         "init",
         "maintain",
+        "search",
+        "show",
         "setup",
         "doctor",
         "trust",

@@ -192,8 +192,17 @@ fn archive_files(d: &Domain, warnings: &mut Vec<String>) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = match fsx::list(&d.boundary, &dir) {
         Ok(entries) => entries
             .into_iter()
+            .filter(|(name, _)| Path::new(name).extension().is_some_and(|e| e == "md"))
             .filter(|(name, kind)| {
-                *kind == fsx::Kind::File && Path::new(name).extension().is_some_and(|e| e == "md")
+                let regular = *kind == fsx::Kind::File;
+                if !regular {
+                    // A link (in or out), a FIFO, a device: never opened (SPEC §9).
+                    warnings.push(format!(
+                        "skipped {}: not a regular file",
+                        dir.join(name).display()
+                    ));
+                }
+                regular
             })
             .map(|(name, _)| dir.join(name))
             .collect(),

@@ -1,0 +1,398 @@
+//! Recall on demand (SPEC §13): `megg search` and `megg show` on real files — knowledge,
+//! archives, info sections and every handoff megg kept — and what they do with bad input.
+
+use std::process::Output;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use crate::{Git, Project};
+
+const KNOWLEDGE: &str = "---\ncreated: 2026-01-01T00:00:00Z\ntype: knowledge\n---\n# Knowledge\n\n---\n\n## 2026-01-17 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nSessions use JWTs in httpOnly cookies; never localStorage.\n\n---\n\n## 2026-02-01 - Retry payment webhooks\n**Type:** gotcha\n**Topics:** payments\n\nStripe retries webhooks; handlers must be idempotent (parseWebhookEvent).\n\n---\n\n## 2026-03-05 - Money is stored in cents\n**Type:** rule\n**Topics:** payments, db\n\nAmounts are integers in cents; never floats.\n";
+
+const ARCHIVE: &str = "# Archive\n\n---\n\n## 2025-03-01 - Migrations run in CI\n**Type:** decision\n**Topics:** db\n\nMigrations never run at boot: the deploy job runs them.\n";
+
+/// A git repository with one domain: knowledge, an archive, an info file.
+fn shop() -> Project {
+    let p = Project::new();
+    Git::init(p.root(), "main");
+    p.domain("", "Shop");
+    p.write(".megg/knowledge.md", KNOWLEDGE);
+    p.write(".megg/archive/knowledge-2025.md", ARCHIVE);
+    p.write(
+        ".megg/info.md",
+        "---\ntype: context\n---\n\n# Shop\n\n## Context\nAn online tea shop.\n\n## Deploys\nBlue-green deploys from the release branch.\n",
+    );
+    p
+}
+
+fn search(p: &Project, args: &[&str]) -> Value {
+    let mut all = vec!["search"];
+    all.extend(args);
+    all.push("--json");
+    p.json("", &all)
+}
+
+fn titles(v: &Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn first_id(v: &Value) -> String {
+    v["results"][0]["id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn search_finds_entries_archives_and_info_the_way_a_developer_types() {
+    let p = shop();
+    // Stemming: "retried" finds "retries"; identifiers split: "webhook event" finds
+    // parseWebhookEvent; archived entries stay searchable.
+    assert_eq!(
+        titles(&search(&p, &["retried"])),
+        ["Retry payment webhooks"]
+    );
+    assert_eq!(
+        titles(&search(&p, &["parse webhook event"]))[0],
+        "Retry payment webhooks"
+    );
+    let v = search(&p, &["do migrations run at boot"]);
+    assert_eq!(titles(&v)[0], "Migrations run in CI", "{v}");
+    assert_eq!(v["results"][0]["kind"], "archive");
+    assert_eq!(v["results"][0]["line"], 5);
+    let deploys = search(&p, &["blue-green"]);
+    assert_eq!(deploys["results"][0]["kind"], "info", "{deploys}");
+    // Every field of a result.
+    let v = search(&p, &["cents"]);
+    let r = &v["results"][0];
+    for key in [
+        "id", "kind", "path", "line", "date", "type", "title", "topics", "score", "snippet",
+    ] {
+        assert!(r.get(key).is_some(), "{key} missing: {r}");
+    }
+    assert_eq!(r["type"], "rule");
+    assert_eq!(r["date"], "2026-03-05");
+    assert_eq!(v["total"], 1);
+}
+
+#[test]
+fn filters_limit_phrases_and_same_bytes_every_time() {
+    let p = shop();
+    assert_eq!(
+        titles(&search(&p, &["payments", "--type", "gotcha"])),
+        ["Retry payment webhooks"]
+    );
+    assert_eq!(
+        titles(&search(
+            &p,
+            &["never", "--topic", "db", "--in", "knowledge"]
+        )),
+        ["Money is stored in cents"]
+    );
+    assert_eq!(
+        titles(&search(&p, &["never", "--since", "2026-02-01"])),
+        ["Money is stored in cents"]
+    );
+    assert_eq!(
+        search(&p, &["never", "--limit", "1"])["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(search(&p, &["never", "--limit", "1"])["total"], 3);
+    assert_eq!(
+        titles(&search(&p, &["\"httpOnly cookies\""])),
+        ["Use JWT in httpOnly cookies"]
+    );
+    assert_eq!(search(&p, &["\"cookies httpOnly\""])["total"], 0);
+    let a = p.run("", &["search", "never"]);
+    let b = p.run("", &["search", "never"]);
+    assert_eq!(a.stdout, b.stdout);
+    assert!(String::from_utf8_lossy(&a.stdout).contains("read one in full: megg show k"));
+}
+
+#[test]
+fn no_match_suggests_topics_and_bad_queries_are_refused_or_cut() {
+    let p = shop();
+    let out = p.run("", &["search", "paymnts zzz"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("No match") && text.contains("Nearest topics: payments"),
+        "{text}"
+    );
+    let out = p.run("", &["search", "  "]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: the query is empty"));
+    let long = "webhooks ".repeat(12_000);
+    let out = p.run("", &["search", &long]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: the query is over 1000 characters"),
+        "{stderr}"
+    );
+    let out = p.run("", &["search", "x", "--in", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn show_prints_each_document_as_it_stands_and_names_the_missing() {
+    let p = shop();
+    let id = first_id(&search(&p, &["cents"]));
+    let archived = first_id(&search(&p, &["migrations", "--in", "archive"]));
+    let v = p.json("", &["show", &id, &archived, "--json"]);
+    let docs = v["documents"].as_array().unwrap();
+    assert_eq!(
+        docs[0]["text"],
+        "## 2026-03-05 - Money is stored in cents\n**Type:** rule\n**Topics:** payments, db\n\nAmounts are integers in cents; never floats."
+    );
+    assert_eq!(docs[1]["kind"], "archive");
+    assert!(KNOWLEDGE.contains(docs[0]["text"].as_str().unwrap()));
+    let out = p.run("", &["show", &id, "kzzzzzzz"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Money is stored in cents"),
+        "the found one is printed: {text}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("kzzzzzzz") && stderr.contains("megg search"),
+        "{stderr}"
+    );
+    let v = p.json("", &["show", &id, "--max-chars", "20", "--json"]);
+    assert_eq!(
+        v["documents"][0]["text"].as_str().unwrap().chars().count(),
+        20
+    );
+    assert!(v["warnings"][0].as_str().unwrap().contains("--max-chars"));
+}
+
+/// An entry keeps its id when its text is edited, when entries are reordered and when it is
+/// archived.
+#[test]
+fn ids_survive_edits_reordering_and_archiving() {
+    let p = shop();
+    let id = first_id(&search(&p, &["cents"]));
+    p.write(
+        ".megg/knowledge.md",
+        KNOWLEDGE.replace("never floats", "never floats, ever"),
+    );
+    assert_eq!(first_id(&search(&p, &["cents"])), id);
+    let entry = "## 2026-03-05 - Money is stored in cents\n**Type:** rule\n**Topics:** payments, db\n\nAmounts are integers in cents.\n";
+    p.write(".megg/knowledge.md", "# Knowledge\n");
+    p.write(
+        ".megg/archive/knowledge-2026.md",
+        format!("# Archive\n\n---\n\n{entry}"),
+    );
+    let v = search(&p, &["cents"]);
+    assert_eq!(v["results"][0]["kind"], "archive");
+    assert_eq!(first_id(&v), id);
+}
+
+/// Every state `state write` or `state clear` replaces is kept first: last week's handoff is
+/// one search away.
+#[test]
+fn replaced_handoffs_are_kept_and_searchable() {
+    let p = shop();
+    let write = |now: &str, text: &str| {
+        let out = p
+            .megg("")
+            .env("MEGG_NOW", now)
+            .args(["state", "write", "--content", text])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    write(
+        "2026-11-10T09:00:00Z",
+        "## Working On\nBilling export to CSV\n\n## Next\n- add the VAT column\n",
+    );
+    write("2026-11-20T09:00:00Z", "## Working On\nOnboarding emails\n");
+    let v = search(&p, &["billing export", "--in", "handoff"]);
+    assert_eq!(titles(&v), ["Billing export to CSV"], "{v}");
+    assert!(
+        v["results"][0]["path"]
+            .as_str()
+            .unwrap()
+            .contains(".git/megg/handoffs/")
+    );
+    p.ok("", &["state", "clear"]);
+    assert_eq!(
+        titles(&search(&p, &["onboarding", "--in", "handoff"])),
+        ["Onboarding emails"]
+    );
+    let id = first_id(&search(&p, &["billing export"]));
+    assert!(id.starts_with('h'));
+    let v = p.json("", &["show", &id, "--json"]);
+    assert!(
+        v["documents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("add the VAT column")
+    );
+}
+
+/// Every path below `dir` (links not followed) with its kind and, for files, its bytes.
+fn tree(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let t = e.file_type().unwrap();
+            let what = if t.is_dir() {
+                stack.push(e.path());
+                "dir".to_string()
+            } else if t.is_file() {
+                String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned()
+            } else {
+                format!("{t:?}")
+            };
+            out.push((e.path().display().to_string(), what));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn run_ok(out: &Output) -> String {
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// SPEC §9 for recall: an archive that is a FIFO or a link out is skipped with a warning, never
+/// opened; garbage and NUL bytes in a knowledge file are searched as text; nothing is written.
+#[test]
+fn hostile_files_are_skipped_or_read_safely() {
+    let p = shop();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.md"),
+        ARCHIVE.replace("Migrations", "Secrets"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        p.path(".megg/archive/out.md"),
+    )
+    .unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        p.path(".megg/archive/fifo.md"),
+        rustix::fs::Mode::from_raw_mode(0o644),
+    )
+    .unwrap();
+    let mut garbage = KNOWLEDGE.as_bytes().to_vec();
+    garbage.extend_from_slice(b"\n---\n\n## 2026-04-01 - Bytes \xff\xfe and \0 nul\n**Type:** fact\n**Topics:** x\n\nbody\n");
+    p.write(".megg/knowledge.md", garbage);
+    let before = tree(p.root());
+    let out = p.run("", &["search", "secrets"]);
+    let text = run_ok(&out);
+    assert!(text.contains("No match"), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for name in ["out.md", "fifo.md"] {
+        assert!(
+            stderr.contains(&format!("archive/{name}: not a regular file")),
+            "{stderr}"
+        );
+    }
+    let out = p.run("", &["search", "nul bytes", "--json"]);
+    let v: Value = serde_json::from_str(&run_ok(&out)).unwrap();
+    assert_eq!(v["results"][0]["date"], "2026-04-01", "{v}");
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("UTF-8")),
+        "{v}"
+    );
+    assert_eq!(tree(p.root()), before, "nothing written");
+}
+
+/// Property: every entry of a generated knowledge + archive set is found by its exact title
+/// as the top hit, and `show` of its id returns it byte for byte.
+fn title_words() -> Vec<&'static str> {
+    vec![
+        "cache",
+        "token",
+        "deploy",
+        "webhook",
+        "ledger",
+        "invoice",
+        "tenant",
+        "schema",
+        "queue",
+        "retry",
+        "cookie",
+        "session",
+        "export",
+        "import",
+        "billing",
+        "refund",
+        "audit",
+        "search",
+        "index",
+        "shard",
+        "replica",
+        "backup",
+        "metric",
+        "alert",
+        "budget",
+        "locale",
+        "upload",
+        "thumbnail",
+        "preview",
+        "checkout",
+        "coupon",
+        "catalog",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+    #[test]
+    fn every_entry_is_found_by_its_title_and_shown_byte_for_byte(
+        picks in proptest::collection::vec(proptest::collection::btree_set(0usize..32, 3), 8..40),
+        archived in proptest::collection::vec(any::<bool>(), 40),
+    ) {
+        let words = title_words();
+        // Distinct titles, none a subset of another (3 words each, distinct sets).
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        for s in picks {
+            let v: Vec<usize> = s.into_iter().collect();
+            if !sets.contains(&v) {
+                sets.push(v);
+            }
+        }
+        let p = Project::new();
+        p.domain("", "Gen");
+        let (mut live, mut arch) = (String::from("# Knowledge\n"), String::from("# Archive\n"));
+        let mut entries = Vec::new();
+        for (i, set) in sets.iter().enumerate() {
+            let title = set.iter().map(|&w| words[w]).collect::<Vec<_>>().join(" ");
+            let entry = format!(
+                "## 2026-{:02}-{:02} - {title}\n**Type:** fact\n**Topics:** t{}\n\nFiller text number {i} about nothing in particular.",
+                i % 12 + 1, i % 28 + 1, i % 5
+            );
+            let file = if archived[i % archived.len()] { &mut arch } else { &mut live };
+            file.push_str(&format!("\n---\n\n{entry}\n"));
+            entries.push((title, entry));
+        }
+        p.write(".megg/knowledge.md", &live);
+        p.write(".megg/archive/knowledge-2026.md", &arch);
+        for (title, entry) in &entries {
+            let v = search(&p, &[&format!("\"{title}\"")]);
+            prop_assert_eq!(&titles(&v)[0], title);
+            let id = first_id(&v);
+            let shown = p.json("", &["show", &id, "--json"]);
+            prop_assert_eq!(shown["documents"][0]["text"].as_str().unwrap(), entry.as_str());
+        }
+    }
+}
