@@ -51,12 +51,17 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut warnings = corpus.warnings.clone();
     let (mut documents, mut missing) = (Vec::new(), Vec::new());
     let mut budget = args.max_chars;
+    let mut left_out = Vec::new();
     for id in &args.ids {
         let id = id.trim().to_lowercase();
         let Some(doc) = corpus.docs.iter().find(|d| d.id == id) else {
             missing.push(id);
             continue;
         };
+        if budget == 0 {
+            left_out.push(id);
+            continue;
+        }
         let len = doc.text.chars().count();
         if len > budget {
             warnings.push(format!(
@@ -73,10 +78,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         budget -= len;
         documents.push(ShownDoc::of(doc, doc.text.clone()));
     }
+    if !left_out.is_empty() {
+        warnings.push(format!(
+            "left out (over --max-chars {}): {}; show them in another call",
+            args.max_chars,
+            left_out.join(" ")
+        ));
+    }
     let shown = Shown {
         documents,
         missing: missing.clone(),
         warnings: warnings.clone(),
+        next_cursor: None,
     };
     let human = crate::render::recall::shown(&shown);
     let mut out = Output::pick(args.json, &shown, human, warnings);

@@ -28,19 +28,24 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::Command;
 use crate::clock::Clock;
-use crate::commands::{checkpoint, context, gitignore, init, learn, maintain, state};
+use crate::commands::{checkpoint, context, gitignore, init, learn, maintain, search, show, state};
 use crate::env::Env;
 use crate::error::Error;
 use crate::wire;
 use params::{
     ContextFormat, ContextParams, GitignoreParams, InitParams, LearnParams, ListParams,
-    MaintainParams, ResumeParams, SaveParams, StateParams, StateStatus, TargetParams, UpdateParams,
+    MaintainParams, ResumeParams, SaveParams, SearchParams, ShowParams, StateParams, StateStatus,
+    TargetParams, UpdateParams,
 };
 
 /// The markdown budget of the `context` tool when the caller gives none (the hook's default).
 const CONTEXT_MAX_CHARS: usize = 9_500;
 /// No tool result is longer than this (SPEC §7).
 const MAX_RESULT_CHARS: usize = 10_000;
+/// `search` results per call (SPEC §13.6).
+const SEARCH_MAX_CHARS: usize = 4_000;
+/// `show` documents per call (SPEC §13.6).
+const SHOW_MAX_CHARS: usize = 9_500;
 
 /// How a tool's result is shaped for the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +58,58 @@ enum Shape {
     TextAndJson,
     /// Like `Json`, with one page of a list field and `total` / `truncated`.
     Paged(Page),
+    /// Like `Json`, with the list field cut to a window and a `next_cursor` to go on from.
+    Cursor(Cursor),
+}
+
+/// A window of a list field within a character budget (SPEC §13.6): `search` pages its
+/// results, `show` its documents; `next_cursor` (when more remain) is the position to pass
+/// back as `cursor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cursor {
+    field: &'static str,
+    /// Items dropped from the front of the field (a page further on).
+    skip: usize,
+    limit: usize,
+    /// The position of the field's first item in the whole list.
+    base: usize,
+    max_chars: usize,
+}
+
+impl Cursor {
+    fn apply(self, document: &mut serde_json::Value) {
+        let Some(items) = document.get_mut(self.field).and_then(|v| v.as_array_mut()) else {
+            return;
+        };
+        let all = items.len();
+        let window: Vec<_> = items.drain(..).skip(self.skip).take(self.limit).collect();
+        *items = window;
+        loop {
+            let shown = document[self.field].as_array().map_or(0, Vec::len);
+            let next = self.base + self.skip + shown;
+            if next < self.base + all {
+                document["next_cursor"] = next.to_string().into();
+            } else if let Some(obj) = document.as_object_mut() {
+                obj.remove("next_cursor");
+            }
+            if shown <= 1 || json_text(document).chars().count() <= self.max_chars {
+                break;
+            }
+            if let Some(items) = document[self.field].as_array_mut() {
+                items.pop();
+            }
+        }
+    }
+}
+
+/// A `cursor` parameter: the position a previous call gave as `next_cursor`.
+fn cursor_position(cursor: Option<&str>) -> Result<usize, String> {
+    match cursor.map(str::trim).filter(|c| !c.is_empty()) {
+        None => Ok(0),
+        Some(c) => c
+            .parse()
+            .map_err(|_| format!("cursor: {c:?} is not a position from next_cursor")),
+    }
 }
 
 /// One page of a list tool's array field (SPEC §7: no result over 10,000 characters).
@@ -161,14 +218,16 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
             return CallToolResult::error(vec![ContentBlock::text(text.trim_end())]);
         }
     };
-    if let (Shape::Paged(page), Some(doc)) = (shape, out.document.as_mut()) {
-        page.apply(doc);
+    match (shape, out.document.as_mut()) {
+        (Shape::Paged(page), Some(doc)) => page.apply(doc),
+        (Shape::Cursor(cursor), Some(doc)) => cursor.apply(doc),
+        _ => {}
     }
     let human = out.text.clone().unwrap_or_else(|| out.stdout.clone());
     let json = || out.document.as_ref().map(json_text).unwrap_or_default();
     let mut result = match shape {
         Shape::Text => CallToolResult::success(vec![ContentBlock::text(cap(human))]),
-        Shape::Json | Shape::Paged(_) => {
+        Shape::Json | Shape::Paged(_) | Shape::Cursor(_) => {
             let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
             r.content = vec![ContentBlock::text(json())];
             r
@@ -579,6 +638,86 @@ impl Megg {
             Shape::Json,
         )
         .await)
+    }
+
+    #[tool(
+        title = "Search what the team knows",
+        description = "Search every knowledge entry (also past the session-start summary, and archived ones), past session handoffs and info.md sections by words (BM25; stemmed; identifiers split; \"quoted phrases\"). Search before re-deciding something the team may already have decided, before `learn` (no duplicate entries), and when the session-start index names an entry you need. Returns ids, titles and snippets (pages with next_cursor); read one in full with `show`.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<wire::recall::Searched>()
+    )]
+    async fn search(
+        &self,
+        Parameters(p): Parameters<SearchParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let skip = match cursor_position(p.cursor.as_deref()) {
+            Ok(n) => n,
+            Err(e) => return Ok(invalid(&e)),
+        };
+        let args = search::Args {
+            query: p.query,
+            path: None,
+            kinds: p
+                .kinds
+                .unwrap_or_default()
+                .iter()
+                .map(|k| k.as_str().to_string())
+                .collect(),
+            entry_type: p.entry_type.map(|t| t.as_str().to_string()),
+            topic: p.topic,
+            since: p.since,
+            below: p.below.unwrap_or(false),
+            limit: 100,
+            json: true,
+        };
+        let cursor = Cursor {
+            field: "results",
+            skip,
+            limit: p.limit.unwrap_or(10).clamp(1, 100),
+            base: 0,
+            max_chars: SEARCH_MAX_CHARS,
+        };
+        Ok(call(p.path, Command::Search(args), Shape::Cursor(cursor)).await)
+    }
+
+    #[tool(
+        title = "Show entries by id",
+        description = "Show documents whole, as they stand in their files, by the ids `search` or the session-start index gave (knowledge and archived entries, handoffs, info sections). Call after `search` to read an entry before acting on it. Long results page with next_cursor.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<wire::recall::Shown>()
+    )]
+    async fn show(
+        &self,
+        Parameters(p): Parameters<ShowParams>,
+    ) -> Result<CallToolResult, McpError> {
+        let from = match cursor_position(p.cursor.as_deref()) {
+            Ok(n) => n,
+            Err(e) => return Ok(invalid(&e)),
+        };
+        if p.ids.is_empty() {
+            return Ok(invalid("ids: give at least one id from `search`"));
+        }
+        let ids: Vec<String> = p.ids.iter().skip(from).cloned().collect();
+        if ids.is_empty() {
+            return Ok(invalid(&format!(
+                "cursor: {from} is past the {} ids given",
+                p.ids.len()
+            )));
+        }
+        let args = show::Args {
+            ids,
+            path: None,
+            max_chars: SHOW_MAX_CHARS - 500,
+            json: true,
+        };
+        let cursor = Cursor {
+            field: "documents",
+            skip: 0,
+            limit: 100,
+            base: from,
+            max_chars: SHOW_MAX_CHARS,
+        };
+        Ok(call(p.path, Command::Show(args), Shape::Cursor(cursor)).await)
     }
 
     #[tool(

@@ -174,3 +174,42 @@ pub struct GitignoreParams {
     /// Change nothing; report whether checkpoints are ignored
     pub check: Option<bool>,
 }
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    /// Words to look for, as you would ask (stemmed; identifiers split; "quoted phrases" must
+    /// occur as phrases)
+    pub query: String,
+    /// Directory whose chain is searched (default: the server's working directory)
+    pub path: Option<String>,
+    /// Kinds of document to search (default: all)
+    #[serde(rename = "in")]
+    pub kinds: Option<Vec<crate::megg::recall::Kind>>,
+    /// Only knowledge entries of this type
+    #[serde(rename = "type")]
+    pub entry_type: Option<KnowledgeType>,
+    /// Only entries with this topic (whole word, any case)
+    pub topic: Option<String>,
+    /// Only documents dated on or after this day (YYYY-MM-DD)
+    pub since: Option<String>,
+    /// Also search the domains below `path`
+    pub below: Option<bool>,
+    /// Results per page (default 10)
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<usize>,
+    /// `next_cursor` of the previous page
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowParams {
+    /// Ids from `search` or the session-start index
+    pub ids: Vec<String>,
+    /// Directory whose chain (and the domains below it) holds them (default: the server's
+    /// working directory)
+    pub path: Option<String>,
+    /// `next_cursor` of the previous call
+    pub cursor: Option<String>,
+}

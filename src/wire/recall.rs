@@ -17,6 +17,9 @@ pub struct Searched {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
     pub warnings: Vec<String>,
+    /// MCP only: the `cursor` of the next page, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// One hit.
@@ -58,6 +61,7 @@ impl Searched {
                 .collect(),
             suggestions: found.suggestions.clone(),
             warnings,
+            next_cursor: None,
         }
     }
 }
@@ -69,6 +73,9 @@ pub struct Shown {
     /// Ids that resolve to nothing.
     pub missing: Vec<String>,
     pub warnings: Vec<String>,
+    /// MCP only: the `cursor` of the next call, when documents are left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// One document, whole (or cut at `--max-chars`, which `warnings` says).

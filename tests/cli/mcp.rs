@@ -109,7 +109,7 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
             .as_array()
             .unwrap()
             .len(),
-        11,
+        13,
         "served after garbage"
     );
     assert!(
@@ -271,7 +271,7 @@ fn messages_before_initialize_never_end_the_server() {
             .as_array()
             .unwrap()
             .len(),
-        11
+        13
     );
 }
 

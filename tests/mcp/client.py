@@ -19,7 +19,7 @@ ENV = {**os.environ, "MEGG_NOW": "2026-11-22T12:00:00Z", "MEGG_CACHE_DIR": "", "
 PLAN = "docs/plans/2026-01-15-feat-user-auth-plan.md"
 TOOLS = {
     "context", "state", "learn", "init", "maintain", "checkpoint_save", "checkpoint_list",
-    "checkpoint_resume", "checkpoint_update", "checkpoint_finish", "gitignore",
+    "checkpoint_resume", "checkpoint_update", "checkpoint_finish", "gitignore", "search", "show",
 }
 
 
@@ -110,6 +110,22 @@ async def main():
             # An unknown parameter is an error naming the accepted ones, not silently ignored.
             await fails("context", "unknown field `pth`", pth="/elsewhere")
             await fails("learn", "expected one of `decision`", title="T", type="idea", topics=["x"], content="c")
+
+            # search finds it the way an agent asks; show returns it as it stands; both read-only.
+            assert tools["search"].annotations.read_only_hint is True
+            assert tools["show"].annotations.read_only_hint is True
+            assert "before" in tools["search"].description
+            r = await ok("search", query="where do sessions keep JWTs", limit=5)
+            hit = r.structured_content["results"][0]
+            assert hit["title"] == "Use JWT in httpOnly cookies", r.structured_content
+            assert hit["kind"] == "knowledge" and hit["id"].startswith("k"), hit
+            assert len(text_of(r)) <= 4000
+            r = await ok("show", ids=[hit["id"]])
+            doc = r.structured_content["documents"][0]
+            assert doc["text"] in knowledge and doc["text"].startswith("## 2026-11-22 - Use JWT"), doc
+            r = await session.call_tool("show", {"ids": ["kzzzzzzz"]})
+            assert r.is_error and r.structured_content["missing"] == ["kzzzzzzz"], r
+            await fails("search", "empty", query="  ")
 
             # maintain counts it.
             r = await ok("maintain")

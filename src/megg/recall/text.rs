@@ -24,7 +24,17 @@ pub fn terms(text: &str) -> Vec<String> {
             Word::Plain(word) => {
                 let lower = word.to_lowercase();
                 let parts = identifier_parts(word);
-                out.push(stemmer.stem(&lower).into_owned());
+                let stem = stemmer.stem(&lower).into_owned();
+                // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
+                // singular too.
+                if stem == lower
+                    && lower.len() > 3
+                    && let Some(singular) = lower.strip_suffix('s')
+                    && !singular.ends_with('s')
+                {
+                    out.push(singular.to_string());
+                }
+                out.push(stem);
                 if parts.len() > 1 {
                     for p in parts {
                         out.push(stemmer.stem(&p.to_lowercase()).into_owned());

@@ -30,7 +30,7 @@ await client.connect(transport);
 assert.equal(client.getServerVersion().name, "megg");
 
 const { tools } = await client.listTools();
-assert.equal(tools.length, 11);
+assert.equal(tools.length, 13);
 const validators = {};
 for (const t of tools) {
   assert.ok(t.title, `${t.name} has a title`);
@@ -72,6 +72,10 @@ assert.match(text(await call("context", { topic: "auth" })), /Use JWT/);
 const asJson = await call("context", { format: "json" });
 assert.equal(asJson.structuredContent.chain[0].title, "Shop");
 await call("maintain", { limit: 5 });
+const hits = await call("search", { query: "jwt", in: ["knowledge", "archive"], limit: 1 });
+assert.equal(hits.structuredContent.results[0].title, "Use JWT");
+const shown = await call("show", { ids: [hits.structuredContent.results[0].id] });
+assert.match(shown.structuredContent.documents[0].text, /^## 2026-11-22 - Use JWT/);
 await call("gitignore");
 await call("gitignore", { check: true });
 const plan = "docs/plans/2026-01-15-feat-ts-plan.md";
