@@ -13,7 +13,12 @@ use crate::wire::recall::Searched;
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Words to look for; "quoted phrases" must occur as phrases
-    pub query: String,
+    #[arg(required_unless_present = "query_file")]
+    pub query: Option<String>,
+
+    /// Read the words from this file instead (an agent's words never go on a command line)
+    #[arg(long, value_name = "FILE", conflicts_with = "query")]
+    pub query_file: Option<PathBuf>,
 
     /// Directory whose chain is searched [default: the current directory]
     pub path: Option<PathBuf>,
@@ -47,9 +52,22 @@ pub struct Args {
     pub json: bool,
 }
 
+/// Most bytes read from `--query-file`.
+const MAX_QUERY_FILE_BYTES: u64 = 100 * 1024;
+
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut warnings = Vec::new();
-    let mut text = args.query.trim().to_string();
+    let mut text = match (&args.query, &args.query_file) {
+        (Some(q), _) => q.clone(),
+        (None, Some(file)) => {
+            fsx::read_named(&env.resolve(file), MAX_QUERY_FILE_BYTES)
+                .map_err(|e| e.with_hint("the query file holds the words to search for"))?
+                .text
+        }
+        (None, None) => String::new(),
+    }
+    .trim()
+    .to_string();
     if text.is_empty() {
         return Err(Error::usage(
             "the query is empty: give the words to look for",

@@ -655,7 +655,8 @@ impl Megg {
             Err(e) => return Ok(invalid(&e)),
         };
         let args = search::Args {
-            query: p.query,
+            query: Some(p.query),
+            query_file: None,
             path: None,
             kinds: p
                 .kinds

@@ -89,6 +89,11 @@ pub fn text(r: &Maintained) -> String {
             Path::new(&a.to).display()
         );
     }
+    if !r.archived.is_empty() {
+        out.push_str(
+            "archived entries stay searchable: megg search WORDS --in archive, then megg show ID\n",
+        );
+    }
     if !r.actions.is_empty() {
         out.push_str("\nSuggested actions:\n");
         for a in &r.actions {

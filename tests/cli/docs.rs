@@ -53,6 +53,7 @@ fn fill(command: &str) -> String {
         ("<NEW_PATH>", "docs/plans/moved-plan.md"),
         ("<STATE_FILE>", "handoff.md"),
         ("<ENTRY_FILE>", "entry.md"),
+        ("<QUERY_FILE>", "query.txt"),
     ]
     .iter()
     .fold(command.to_string(), |c, (k, v)| c.replace(k, v))
@@ -78,6 +79,7 @@ fn fixture() -> Project {
         "entry.md",
         "## Sessions live in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nWhy: `$(touch pwned)` is text.\n",
     );
+    p.write("query.txt", "sessions `$(touch pwned)` cookies\n");
     p
 }
 
@@ -144,13 +146,14 @@ fn every_megg_command_in_the_markdown_runs_as_documented() {
 
 /// The placeholders a megg command in the markdown may have: names and paths that come from
 /// megg's JSON, git or a file the agent wrote — never the agent's own words.
-const NAME_PLACEHOLDERS: [&str; 6] = [
+const NAME_PLACEHOLDERS: [&str; 7] = [
     "PLAN_FILE",
     "SLUG",
     "BRANCH",
     "NEW_PATH",
     "STATE_FILE",
     "ENTRY_FILE",
+    "QUERY_FILE",
 ];
 
 /// SPEC §7 "Agent text never becomes shell syntax": no megg command in the markdown carries
