@@ -264,3 +264,40 @@ pub(super) fn count_capped<T>(items: impl Iterator<Item = T>, cap: usize) -> (us
     let n = items.take(cap + 1).count();
     if n > cap { (cap, true) } else { (n, false) }
 }
+
+impl Repo {
+    /// The paths the last `commits` commits on HEAD changed (first parents; at most `max`,
+    /// newest first): what the session's branch has been about.
+    pub fn recent_paths(&self, commits: usize, max: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else {
+            return out;
+        };
+        let mut commit = Some(head);
+        for _ in 0..commits {
+            let Some(c) = commit.take() else { break };
+            // A root commit's "changes" are the whole tree: nothing a session is about.
+            let Ok(parent) = c.parent(0) else { break };
+            let (Ok(tree), Ok(parent_tree)) = (c.tree(), parent.tree()) else {
+                break;
+            };
+            if let Ok(diff) = self
+                .repo
+                .diff_tree_to_tree(Some(&parent_tree), Some(&tree), None)
+            {
+                for delta in diff.deltas() {
+                    if let Some(p) = delta.new_file().path().and_then(|p| p.to_str())
+                        && !out.iter().any(|o| o == p)
+                    {
+                        out.push(p.to_string());
+                        if out.len() >= max {
+                            return out;
+                        }
+                    }
+                }
+            }
+            commit = Some(parent);
+        }
+        out
+    }
+}

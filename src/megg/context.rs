@@ -12,10 +12,7 @@ use super::state::{self, MAX_STATE_BYTES, StateDoc};
 use crate::clock::format_timestamp;
 use crate::fsx;
 
-/// Most bytes of an `info.md` read (SPEC §9); a longer one is cut with a marker.
-pub const MAX_INFO_BYTES: u64 = 256 * 1024;
-/// Most bytes of `knowledge.md` read for topic counts; beyond, "too large to summarise".
-pub const MAX_KNOWLEDGE_BYTES: u64 = 16 * 1024 * 1024;
+pub use super::discovery::{MAX_INFO_BYTES, MAX_KNOWLEDGE_BYTES};
 /// Files above this many bytes are blocked without tokenizing (a token is at most 128 bytes).
 const BLOCKED_BYTES: u64 = BLOCKED_ABOVE as u64 * crate::tokens::MAX_TOKEN_BYTES;
 
@@ -114,6 +111,8 @@ pub struct Knowledge {
     /// The file holds merge conflicts (markers, or unmerged in the index): only OURS' side is
     /// loaded, and every render says so whatever its budget (SPEC §11).
     pub conflicted: bool,
+    /// The session-start index in summary and blocked mode (SPEC §13.5), most relevant first.
+    pub index: Vec<super::recall::index::Line>,
 }
 
 /// What `context` and the hook say about a knowledge file with merge conflicts (SPEC §11).
@@ -186,6 +185,9 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
     if let Some(d) = &domain {
         let repo = deps.repo(path);
         knowledge = load_knowledge(deps, repo.as_ref(), d, req, &mut warnings);
+        if let Some(k) = knowledge.as_mut().filter(|k| k.topic.is_none()) {
+            with_index(k, d, || session_words(d, repo.as_ref()));
+        }
         let on_disk = load_state(deps, d, &mut warnings);
         let own = req
             .own_capture
@@ -390,6 +392,7 @@ fn load_knowledge(
             topics: knowledge::topic_counts(&entries),
             digest: None,
             conflicted: false,
+            index: Vec::new(),
             path,
         });
     }
@@ -428,6 +431,7 @@ fn load_knowledge(
             topics,
             digest: None,
             conflicted,
+            index: Vec::new(),
         });
     }
     let mode = Mode::for_tokens(tokens);
@@ -468,7 +472,72 @@ fn load_knowledge(
         topics,
         digest,
         conflicted,
+        index: Vec::new(),
     })
+}
+
+/// What megg knows of the session a context is for, as words to rank the index by: the
+/// handoff's Working On and Next, the branch, and the paths the last commits changed.
+fn session_words(d: &Domain, repo: Option<&crate::git::Repo>) -> String {
+    let mut words = String::new();
+    if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), super::state::MAX_STATE_BYTES)
+    {
+        let doc = super::state::parse(&t.text, "");
+        for line in doc.content.lines() {
+            if !line.starts_with("## ") {
+                words.push_str(line);
+                words.push('\n');
+            }
+        }
+    }
+    if let Some(r) = repo {
+        if let Some(b) = r.current_branch() {
+            words.push_str(&b.replace(['/', '-', '_'], " "));
+            words.push('\n');
+        }
+        for p in r.recent_paths(3, 50) {
+            words.push_str(&p.replace(['/', '.', '-', '_'], " "));
+            words.push('\n');
+        }
+    }
+    words
+}
+
+/// In summary and blocked mode, the index (SPEC §13.5) replaces the digest; in full mode, a
+/// line names the archived entries when there are any.
+fn with_index(k: &mut Knowledge, d: &Domain, session: impl FnOnce() -> String) {
+    let corpus = super::recall::entries_of_domain(d);
+    let archived = corpus
+        .docs
+        .iter()
+        .filter(|doc| doc.kind == super::recall::Kind::Archive)
+        .count();
+    let live = corpus.docs.len() - archived;
+    match k.mode {
+        Mode::Full => {
+            if archived > 0 {
+                k.content.push_str(&format!(
+                    "\n\n({archived} archived entries are not loaded: `megg search <words> --in archive`, then `megg show <id>`.)"
+                ));
+            }
+        }
+        Mode::Summary | Mode::Blocked => {
+            let lines = super::recall::index::build(&corpus.docs, &session());
+            let mut text = super::recall::index::text(&lines, live, archived, k.tokens);
+            if !k.topics.is_empty() {
+                text.push_str(&format!(
+                    "\nTopics: {}\n",
+                    super::knowledge::topic_list(&k.topics)
+                ));
+            }
+            if k.mode == Mode::Blocked {
+                text.push('\n');
+                text.push_str(&k.content);
+            }
+            k.content = text;
+            k.index = lines;
+        }
+    }
 }
 
 /// `Some` when git has `path` unmerged, with OURS' version (stage 2) when git has one within

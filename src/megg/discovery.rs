@@ -21,6 +21,11 @@ pub const HEAVY_DIRS: [&str; 11] = [
     ".megg",
 ];
 
+/// Most bytes of an `info.md` read (SPEC §9); a longer one is cut with a marker.
+pub const MAX_INFO_BYTES: u64 = 256 * 1024;
+/// Most bytes of `knowledge.md` (or an archive file) read; beyond, "too large to summarise".
+pub const MAX_KNOWLEDGE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// How deep below PATH children are looked for.
 pub const CHILD_DEPTH: usize = 3;
 

@@ -99,6 +99,7 @@ mod budget {
                 topics: (0..c.entries).map(|i| (format!("topic{i}"), 1)).collect(),
                 digest: Some(all.iter().take(5).cloned().collect()),
                 conflicted: false,
+                index: Vec::new(),
             }
         });
         let state = StateView {

@@ -50,6 +50,23 @@ pub struct KnowledgeDoc {
     pub topic: Option<String>,
     pub content: String,
     pub warning: Option<String>,
+    /// Summary and blocked mode: the session-start index (SPEC §13.5), most relevant first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub index: Vec<IndexEntry>,
+}
+
+/// One entry of the session-start index.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct IndexEntry {
+    pub id: String,
+    pub date: Option<String>,
+    #[serde(rename = "type")]
+    pub entry_type: Option<String>,
+    pub title: String,
+    pub topics: Vec<String>,
+    /// `session`, `gotcha` or `recent`.
+    pub why: crate::megg::recall::index::Why,
+    pub archived: bool,
 }
 
 /// A `state.md` as `context` and `state show` report it (SPEC §3.1, §5).
@@ -151,6 +168,19 @@ impl From<&Knowledge> for KnowledgeDoc {
             topic: k.topic.clone(),
             content: k.content.clone(),
             warning: k.warning.clone(),
+            index: k
+                .index
+                .iter()
+                .map(|l| IndexEntry {
+                    id: l.id.clone(),
+                    date: l.date.clone(),
+                    entry_type: l.entry_type.clone(),
+                    title: l.title.clone(),
+                    topics: l.topics.clone(),
+                    why: l.why,
+                    archived: l.archived,
+                })
+                .collect(),
         }
     }
 }

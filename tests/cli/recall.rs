@@ -396,3 +396,72 @@ proptest! {
         }
     }
 }
+
+/// The session-start index (SPEC §13.5): with 300 entries (blocked), every host's hook lists
+/// the entries relevant to what the handoff says the session is about first, keeps the
+/// instruction to run `megg maintain`, and `--format json` carries `knowledge.index`.
+#[test]
+fn the_hook_index_leads_with_what_this_session_is_about() {
+    let p = Project::new();
+    Git::init(p.root(), "main");
+    p.domain("", "Big");
+    let mut k = String::from("# Knowledge\n");
+    for i in 0..300 {
+        let (title, topics) = match i {
+            137 => (
+                "Invoice export rounds VAT per line".to_string(),
+                "billing, export",
+            ),
+            _ => (format!("Entry {i} about the platform"), "misc"),
+        };
+        k.push_str(&format!(
+            "\n---\n\n## 2026-{:02}-{:02} - {title}\n**Type:** {}\n**Topics:** {topics}\n\n{}\n",
+            i % 12 + 1,
+            i % 28 + 1,
+            if i % 7 == 0 { "gotcha" } else { "decision" },
+            "Why this matters and how it was decided, with the details a newcomer needs. "
+                .repeat(3)
+        ));
+    }
+    p.write(".megg/knowledge.md", &k);
+    p.write(
+        ".megg/state.md",
+        "---\nupdated: 2026-11-22T11:00:00Z\nstatus: active\n---\n\n## Working On\nThe invoice export: VAT totals are off\n\n## Next\n- fix rounding\n",
+    );
+    let v = p.json("", &["context", "--format", "json"]);
+    let knowledge = &v["knowledge"];
+    assert_eq!(knowledge["mode"], "blocked");
+    let first = &knowledge["index"][0];
+    assert_eq!(
+        first["title"], "Invoice export rounds VAT per line",
+        "{knowledge}"
+    );
+    assert_eq!(first["why"], "session");
+    let content = knowledge["content"].as_str().unwrap();
+    assert!(
+        content.contains("megg maintain"),
+        "the seed's instruction stays: {content}"
+    );
+    assert!(
+        content.contains("Relevant to this session:\n- k"),
+        "{content}"
+    );
+    // The id in the index is one show resolves.
+    let id = first["id"].as_str().unwrap();
+    let shown = p.json("", &["show", id, "--json"]);
+    assert!(
+        shown["documents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("rounds VAT per line")
+    );
+    // Every host's hook carries it.
+    for agent in ["claude", "codex", "gemini", "copilot"] {
+        let out = p.run("", &["context", "--format", "hook", "--agent", agent]);
+        let doc = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            doc.contains("Invoice export rounds VAT per line"),
+            "{agent}: {doc}"
+        );
+    }
+}

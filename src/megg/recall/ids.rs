@@ -3,7 +3,7 @@
 //! archiving), a handoff's time and session, an info section's domain and heading — and the
 //! same on every machine for the same files. Never written into a file.
 
-use super::{Doc, Kind};
+use super::doc::{Doc, Kind};
 
 /// A letter for the kind (entries share `k`: an archived entry keeps its id), then 7 base-36
 /// digits of a hash of the document's key; `-2`, `-3`… for a second and later document with the

@@ -8,96 +8,20 @@
 //! - [`ids`]: ids computed from what a document is, never written into a file;
 //! - [`history`]: the handoff history every replaced state is kept in first.
 
+mod doc;
 pub mod history;
 pub mod ids;
+pub mod index;
 pub mod search;
 pub mod text;
 
 use std::path::{Path, PathBuf};
 
+pub use doc::{Corpus, Doc, Kind, Scope};
+
 use crate::fsx::{self, Boundary};
 use crate::megg::discovery::{self, Domain, Megg};
 use crate::megg::{Deps, knowledge, state};
-
-/// The kinds of document (`--in`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// An entry of a `knowledge.md`.
-    Knowledge,
-    /// An entry of a `.megg/archive/*.md`.
-    Archive,
-    /// The active state, a captured session's handoff, or one from the handoff history.
-    Handoff,
-    /// A `##` section of an `info.md`.
-    Info,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Knowledge, Kind::Archive, Kind::Handoff, Kind::Info];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Knowledge => "knowledge",
-            Kind::Archive => "archive",
-            Kind::Handoff => "handoff",
-            Kind::Info => "info",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s.trim())
-    }
-}
-
-/// One searchable document, as it stands in its file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Doc {
-    pub id: String,
-    pub kind: Kind,
-    pub path: PathBuf,
-    /// 1-based line of its first line in the file.
-    pub line: usize,
-    /// `YYYY-MM-DD` for entries; a handoff's `updated` time as written.
-    pub date: Option<String>,
-    /// The knowledge type (`decision`, `gotcha`, …).
-    pub entry_type: Option<String>,
-    pub title: String,
-    pub topics: Vec<String>,
-    /// The document's text exactly as in the file.
-    pub text: String,
-    /// What the id is computed from: an entry's date and title, a handoff's time and session,
-    /// an info section's domain and heading.
-    pub key: String,
-}
-
-/// Everything one search or show can reach, and what could not be read.
-#[derive(Debug, Default)]
-pub struct Corpus {
-    pub docs: Vec<Doc>,
-    pub warnings: Vec<String>,
-}
-
-/// Where to look: the chain of `path` and, with `below`, the domains below it.
-#[derive(Debug, Clone)]
-pub struct Scope<'a> {
-    pub path: &'a Path,
-    pub below: bool,
-    /// megg's cache directory (the handoff history and session files outside git).
-    pub cache: Option<&'a Path>,
-}
 
 /// Most bytes read of one archive file or session handoff.
 pub const MAX_ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
@@ -130,6 +54,18 @@ pub fn collect(deps: &Deps<'_>, scope: &Scope<'_>) -> Corpus {
         info_sections(d, &mut corpus);
     }
     handoffs(deps, scope, &key, &domains, &mut corpus);
+    ids::assign(&mut corpus.docs);
+    corpus
+}
+
+/// The knowledge and archive entries of one domain, with their ids: what the session-start
+/// index lists (SPEC §13.5).
+pub fn entries_of_domain(d: &Domain) -> Corpus {
+    let mut corpus = Corpus::default();
+    entries_of(d, &d.knowledge_path(), Kind::Knowledge, &mut corpus);
+    for file in archive_files(d, &mut corpus.warnings) {
+        entries_of(d, &file, Kind::Archive, &mut corpus);
+    }
     ids::assign(&mut corpus.docs);
     corpus
 }
@@ -171,7 +107,7 @@ fn entries_of(d: &Domain, path: &Path, kind: Kind, corpus: &mut Corpus) {
     let Some(text) = read(
         &d.boundary,
         path,
-        crate::megg::context::MAX_KNOWLEDGE_BYTES,
+        discovery::MAX_KNOWLEDGE_BYTES,
         &mut corpus.warnings,
     ) else {
         return;
@@ -231,7 +167,7 @@ fn info_sections(d: &Domain, corpus: &mut Corpus) {
     let Some(text) = read(
         &d.boundary,
         &path,
-        crate::megg::context::MAX_INFO_BYTES,
+        discovery::MAX_INFO_BYTES,
         &mut corpus.warnings,
     ) else {
         return;

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::doc::{Doc, Kind};
 use super::text::{phrase_words, terms};
-use super::{Doc, Kind};
 use crate::megg::knowledge;
 
 /// Field weights: a word in the title counts three times one in the body, in the topics twice.

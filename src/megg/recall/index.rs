@@ -1,0 +1,218 @@
+//! The session-start index (SPEC §13.5): when knowledge is too large to load (summary or
+//! blocked), the hook carries one line per entry — `id date type: title [topics]` — the entries
+//! relevant to *this* session first (ranked by what megg knows of it: the handoff's Working On
+//! and Next, the branch, the paths the last commits changed), then every gotcha, then the
+//! newest; as many as fit.
+
+use std::collections::HashSet;
+
+use super::doc::{Doc, Kind};
+use super::search::{MAX_QUERY_CHARS, Query, search};
+
+/// Most characters of the index lines (the knowledge's share of the hook's 9,500).
+pub const MAX_INDEX_CHARS: usize = 4_000;
+/// Most entries taken for the session before gotchas and the newest.
+const MAX_SESSION_HITS: usize = 15;
+
+/// Why an entry is in the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Why {
+    /// It matches what this session is about.
+    Session,
+    /// A gotcha: always worth knowing.
+    Gotcha,
+    /// Among the newest.
+    Recent,
+}
+
+/// One line of the index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub id: String,
+    pub date: Option<String>,
+    pub entry_type: Option<String>,
+    pub title: String,
+    pub topics: Vec<String>,
+    pub why: Why,
+    pub archived: bool,
+}
+
+impl Line {
+    pub fn text(&self) -> String {
+        let mut s = format!("- {}", self.id);
+        if let Some(d) = &self.date {
+            s.push(' ');
+            s.push_str(d);
+        }
+        s.push(' ');
+        if let Some(t) = &self.entry_type {
+            s.push_str(t);
+            s.push_str(": ");
+        }
+        s.push_str(&self.title);
+        if !self.topics.is_empty() {
+            s.push_str(&format!(" [{}]", self.topics.join(", ")));
+        }
+        if self.archived {
+            s.push_str(" (archived)");
+        }
+        s
+    }
+}
+
+/// The index of `docs` (knowledge and archive entries) for a session described by `session`
+/// (free text: the handoff, the branch, changed paths), within [`MAX_INDEX_CHARS`].
+pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
+    let entries: Vec<&Doc> = docs
+        .iter()
+        .filter(|d| matches!(d.kind, Kind::Knowledge | Kind::Archive))
+        .collect();
+    let mut picked: Vec<(&Doc, Why)> = Vec::new();
+    let mut seen = HashSet::new();
+    if !session.trim().is_empty() {
+        let owned: Vec<Doc> = entries.iter().map(|d| (*d).clone()).collect();
+        let found = search(
+            &owned,
+            &Query {
+                text: session.chars().take(MAX_QUERY_CHARS).collect(),
+                limit: MAX_SESSION_HITS,
+                ..Query::default()
+            },
+        );
+        for h in found.hits {
+            if let Some(d) = entries.iter().find(|d| d.id == h.doc.id)
+                && seen.insert(d.id.clone())
+            {
+                picked.push((d, Why::Session));
+            }
+        }
+    }
+    let mut newest: Vec<&Doc> = entries.clone();
+    newest.sort_by(|a, b| b.date.cmp(&a.date).then(a.id.cmp(&b.id)));
+    for d in &newest {
+        if d.entry_type.as_deref() == Some("gotcha")
+            && d.kind == Kind::Knowledge
+            && seen.insert(d.id.clone())
+        {
+            picked.push((d, Why::Gotcha));
+        }
+    }
+    for d in &newest {
+        if seen.insert(d.id.clone()) {
+            picked.push((d, Why::Recent));
+        }
+    }
+    let mut lines = Vec::new();
+    let mut used = 0;
+    for (d, why) in picked {
+        let line = Line {
+            id: d.id.clone(),
+            date: d.date.clone(),
+            entry_type: d.entry_type.clone(),
+            title: d.title.clone(),
+            topics: d.topics.clone(),
+            why,
+            archived: d.kind == Kind::Archive,
+        };
+        let n = line.text().chars().count() + 1;
+        if used + n > MAX_INDEX_CHARS {
+            break;
+        }
+        used += n;
+        lines.push(line);
+    }
+    lines
+}
+
+/// The index as the hook's knowledge text: how many entries there are, how to reach any of
+/// them, then the lines by why they are there.
+pub fn text(lines: &[Line], live: usize, archived: usize, tokens: usize) -> String {
+    let mut out = format!(
+        "Knowledge index: {live} entries, {tokens} tokens{} — too many to load whole. Find any entry with `megg search <words>` and read it with `megg show <id>` (MCP: `search`, `show`). Search before re-deciding something or adding an entry.\n",
+        if archived > 0 {
+            format!(" (and {archived} archived)")
+        } else {
+            String::new()
+        }
+    );
+    for (why, head) in [
+        (Why::Session, "Relevant to this session:"),
+        (Why::Gotcha, "Gotchas:"),
+        (Why::Recent, "Newest:"),
+    ] {
+        let mine: Vec<&Line> = lines.iter().filter(|l| l.why == why).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        out.push('\n');
+        out.push_str(head);
+        out.push('\n');
+        for l in mine {
+            out.push_str(&l.text());
+            out.push('\n');
+        }
+    }
+    let shown = lines.len();
+    if shown < live + archived {
+        out.push_str(&format!(
+            "\n… {} more: search for them.\n",
+            live + archived - shown
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, date: &str, kind: &str, title: &str) -> Doc {
+        Doc {
+            id: id.into(),
+            kind: Kind::Knowledge,
+            path: "/k.md".into(),
+            line: 1,
+            date: Some(date.into()),
+            entry_type: Some(kind.into()),
+            title: title.into(),
+            topics: vec!["t".into()],
+            text: format!("## {date} - {title}\n"),
+            key: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_session_first_then_gotchas_then_the_newest() {
+        let docs = vec![
+            entry("k1", "2026-01-01", "decision", "Billing exports use CSV"),
+            entry("k2", "2026-02-01", "gotcha", "The cache never expires"),
+            entry("k3", "2026-03-01", "fact", "Deploys are blue-green"),
+            entry("k4", "2026-01-05", "rule", "Invoices are immutable"),
+        ];
+        let lines = build(
+            &docs,
+            "## Working On\nthe billing export\nbranch feat/billing-export",
+        );
+        let order: Vec<(&str, Why)> = lines.iter().map(|l| (l.id.as_str(), l.why)).collect();
+        assert_eq!(
+            order,
+            [
+                ("k1", Why::Session),
+                ("k2", Why::Gotcha),
+                ("k3", Why::Recent),
+                ("k4", Why::Recent)
+            ]
+        );
+        let text = text(&lines, 4, 0, 9000);
+        assert!(
+            text.starts_with("Knowledge index: 4 entries, 9000 tokens"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- k1 2026-01-01 decision: Billing exports use CSV [t]"),
+            "{text}"
+        );
+        assert!(text.contains("megg search"));
+    }
+}
