@@ -24,7 +24,7 @@ use crate::{Git, NOW, Project};
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(120);
 /// The prefix Claude Code puts before a SessionStart hook's `additionalContext`.
 pub(crate) const HOOK_PREFIX: &str = "SessionStart hook additional context: ";
-const MEGG_TOOLS: [&str; 11] = [
+const MEGG_TOOLS: [&str; 13] = [
     "context",
     "state",
     "learn",
@@ -36,6 +36,8 @@ const MEGG_TOOLS: [&str; 11] = [
     "checkpoint_update",
     "checkpoint_finish",
     "gitignore",
+    "search",
+    "show",
 ];
 
 /// Waits for `child` at most [`TIMEOUT`]; kills its whole process group when it takes longer.

@@ -30,7 +30,7 @@ use crate::common::provision;
 use crate::{Git, NOW, Project};
 
 /// Every tool megg's MCP server offers; Codex puts them in one `namespace` tool, `mcp__megg`.
-const MEGG_TOOLS: [&str; 11] = [
+const MEGG_TOOLS: [&str; 13] = [
     "context",
     "state",
     "learn",
@@ -42,6 +42,8 @@ const MEGG_TOOLS: [&str; 11] = [
     "checkpoint_update",
     "checkpoint_finish",
     "gitignore",
+    "search",
+    "show",
 ];
 /// The most UTF-8 bytes of hook output Codex passes on whole (2,500 of its 4-byte tokens);
 /// above it the model gets a head-and-tail preview and the path of a file holding the rest.

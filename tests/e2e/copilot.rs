@@ -36,7 +36,7 @@ const MODEL: &str = "gpt-4.1";
 const DEAD_PROXY: &str = "http://127.0.0.1:9";
 /// The marker in `.megg/info.md`: it reaches the model only through megg's context.
 const MARKER: &str = "INFO-MARKER-COPILOT";
-const MEGG_TOOLS: [&str; 11] = [
+const MEGG_TOOLS: [&str; 13] = [
     "context",
     "state",
     "learn",
@@ -48,6 +48,8 @@ const MEGG_TOOLS: [&str; 11] = [
     "checkpoint_update",
     "checkpoint_finish",
     "gitignore",
+    "search",
+    "show",
 ];
 
 /// Where megg is installed into Copilot.

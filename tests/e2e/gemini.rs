@@ -20,7 +20,7 @@ use crate::{Git, NOW, Project};
 /// The model the private settings name (the mock answers for any).
 const MODEL: &str = "gemini-2.5-flash";
 /// megg's MCP tools, as Gemini offers them: `mcp_<server>_<tool>`.
-const MEGG_TOOLS: [&str; 11] = [
+const MEGG_TOOLS: [&str; 13] = [
     "context",
     "state",
     "learn",
@@ -32,6 +32,8 @@ const MEGG_TOOLS: [&str; 11] = [
     "checkpoint_update",
     "checkpoint_finish",
     "gitignore",
+    "search",
+    "show",
 ];
 /// What the Gemini CLI prints the first time it sees a workspace's hooks (it then records
 /// them in `~/.gemini/trusted_hooks.json` and does not say it again).

@@ -112,13 +112,20 @@ fn entries_of(d: &Domain, path: &Path, kind: Kind, corpus: &mut Corpus) {
     ) else {
         return;
     };
+    // Lines counted once through the file, not from its start for every entry.
+    let (mut line, mut counted) = (1, 0);
     for e in knowledge::parse(&text) {
         let offset = e.raw.as_ptr() as usize - text.as_ptr() as usize;
+        line += text[counted..offset]
+            .bytes()
+            .filter(|&b| b == b'\n')
+            .count();
+        counted = offset;
         corpus.docs.push(Doc {
             id: String::new(),
             kind,
             path: path.to_path_buf(),
-            line: line_at(&text, offset),
+            line,
             date: e.date.map(str::to_string),
             entry_type: e.kind.map(str::to_string),
             title: e.title.to_string(),

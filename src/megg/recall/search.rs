@@ -96,7 +96,9 @@ struct Indexed {
     words: Vec<String>,
 }
 
-fn index(doc: &Doc) -> Indexed {
+/// The weighted frequencies of the query's words in `doc` (other words only count towards its
+/// length), and its words in order when a phrase must be checked.
+fn index(doc: &Doc, wanted: &HashSet<&str>, phrases: bool) -> Indexed {
     let mut tf: HashMap<String, f64> = HashMap::new();
     let mut len = 0.0;
     let topics = doc.topics.join(" ");
@@ -107,11 +109,17 @@ fn index(doc: &Doc) -> Indexed {
         (body, BODY_WEIGHT),
     ] {
         for t in terms(text) {
-            *tf.entry(t).or_default() += weight;
+            if wanted.contains(t.as_str()) {
+                *tf.entry(t).or_default() += weight;
+            }
             len += weight;
         }
     }
-    let words = phrase_words(&format!("{}\n{topics}\n{body}", doc.title));
+    let words = if phrases {
+        phrase_words(&format!("{}\n{topics}\n{body}", doc.title))
+    } else {
+        Vec::new()
+    };
     Indexed { tf, len, words }
 }
 
@@ -152,7 +160,11 @@ fn passes(doc: &Doc, q: &Query) -> bool {
 pub fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
     let (words, phrases) = parse_query(&q.text);
     let candidates: Vec<&Doc> = docs.iter().filter(|d| passes(d, q)).collect();
-    let indexed: Vec<Indexed> = candidates.iter().map(|d| index(d)).collect();
+    let wanted: HashSet<&str> = words.iter().map(String::as_str).collect();
+    let indexed: Vec<Indexed> = candidates
+        .iter()
+        .map(|d| index(d, &wanted, !phrases.is_empty()))
+        .collect();
     let n = indexed.len().max(1) as f64;
     let avg = (indexed.iter().map(|i| i.len).sum::<f64>() / n).max(1.0);
     let mut df: HashMap<&str, f64> = HashMap::new();

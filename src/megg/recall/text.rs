@@ -9,7 +9,6 @@ use unicode_segmentation::UnicodeSegmentation;
 /// The terms of `text`, in order, for indexing and for queries alike: each word stemmed, then
 /// the parts of an identifier, then CJK unigrams and bigrams.
 pub fn terms(text: &str) -> Vec<String> {
-    let stemmer = Stemmer::create(Algorithm::English);
     let mut out = Vec::new();
     for w in words_of(text) {
         match w {
@@ -24,20 +23,20 @@ pub fn terms(text: &str) -> Vec<String> {
             Word::Plain(word) => {
                 let lower = word.to_lowercase();
                 let parts = identifier_parts(word);
-                let stem = stemmer.stem(&lower).into_owned();
+                let stemmed = stem(&lower);
                 // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
                 // singular too.
-                if stem == lower
+                if stemmed == lower
                     && lower.len() > 3
                     && let Some(singular) = lower.strip_suffix('s')
                     && !singular.ends_with('s')
                 {
                     out.push(singular.to_string());
                 }
-                out.push(stem);
+                out.push(stemmed);
                 if parts.len() > 1 {
                     for p in parts {
-                        out.push(stemmer.stem(&p.to_lowercase()).into_owned());
+                        out.push(stem(&p.to_lowercase()));
                     }
                 }
             }
@@ -49,15 +48,36 @@ pub fn terms(text: &str) -> Vec<String> {
 /// The words of `text` for phrase matching: each word whole, lowercased and stemmed, CJK text
 /// one character per word.
 pub fn phrase_words(text: &str) -> Vec<String> {
-    let stemmer = Stemmer::create(Algorithm::English);
     let mut out = Vec::new();
     for w in words_of(text) {
         match w {
             Word::Cjk(chars) => out.extend(chars.iter().map(char::to_string)),
-            Word::Plain(word) => out.push(stemmer.stem(&word.to_lowercase()).into_owned()),
+            Word::Plain(word) => out.push(stem(&word.to_lowercase())),
         }
     }
     out
+}
+
+thread_local! {
+    static STEMMER: Stemmer = Stemmer::create(Algorithm::English);
+    /// Words already stemmed in this run: a corpus repeats its words.
+    static STEMS: std::cell::RefCell<std::collections::HashMap<String, String>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The English stem of a lowercase word.
+fn stem(lower: &str) -> String {
+    if let Some(s) = STEMS.with(|m| m.borrow().get(lower).cloned()) {
+        return s;
+    }
+    let s = STEMMER.with(|st| st.stem(lower).into_owned());
+    STEMS.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() < 200_000 {
+            m.insert(lower.to_string(), s.clone());
+        }
+    });
+    s
 }
 
 enum Word<'a> {
