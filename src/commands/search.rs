@@ -123,6 +123,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         topic: args.topic.clone(),
         since: args.since.clone(),
         limit: usize::from(args.limit),
+        titles_only: false,
     };
     let found = search::search(&corpus.docs, &query);
     let doc = Searched::new(&text, &found, warnings.clone());

@@ -61,7 +61,8 @@ impl Line {
     }
 }
 
-/// The index of `docs` (knowledge and archive entries) for a session described by `session`
+/// The index of `docs` (knowledge and archive entries), ranked by their titles and topics, for a
+/// session described by `session`
 /// (free text: the handoff, the branch, changed paths), within [`MAX_INDEX_CHARS`].
 pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     let entries: Vec<&Doc> = docs
@@ -77,6 +78,7 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
             &Query {
                 text: session.chars().take(MAX_QUERY_CHARS).collect(),
                 limit: MAX_SESSION_HITS,
+                titles_only: true,
                 ..Query::default()
             },
         );

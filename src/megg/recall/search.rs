@@ -41,6 +41,8 @@ pub struct Query {
     /// `YYYY-MM-DD`: documents dated on or after it.
     pub since: Option<String>,
     pub limit: usize,
+    /// Rank by titles and topics only (the session-start index: cheap enough for the hook).
+    pub titles_only: bool,
 }
 
 /// One ranked document.
@@ -98,11 +100,11 @@ struct Indexed {
 
 /// The weighted frequencies of the query's words in `doc` (other words only count towards its
 /// length), and its words in order when a phrase must be checked.
-fn index(doc: &Doc, wanted: &HashSet<&str>, phrases: bool) -> Indexed {
+fn index(doc: &Doc, wanted: &HashSet<&str>, phrases: bool, titles_only: bool) -> Indexed {
     let mut tf: HashMap<String, f64> = HashMap::new();
     let mut len = 0.0;
     let topics = doc.topics.join(" ");
-    let body = body_of(doc);
+    let body = if titles_only { "" } else { body_of(doc) };
     for (text, weight) in [
         (doc.title.as_str(), TITLE_WEIGHT),
         (topics.as_str(), TOPICS_WEIGHT),
@@ -163,7 +165,7 @@ pub fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
     let wanted: HashSet<&str> = words.iter().map(String::as_str).collect();
     let indexed: Vec<Indexed> = candidates
         .iter()
-        .map(|d| index(d, &wanted, !phrases.is_empty()))
+        .map(|d| index(d, &wanted, !phrases.is_empty(), q.titles_only))
         .collect();
     let n = indexed.len().max(1) as f64;
     let avg = (indexed.iter().map(|i| i.len).sum::<f64>() / n).max(1.0);
@@ -205,8 +207,10 @@ pub fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
     });
     let total = hits.len();
     hits.truncate(q.limit.max(1));
-    for h in &mut hits {
-        h.snippet = snippet(h.doc, &words);
+    if !q.titles_only {
+        for h in &mut hits {
+            h.snippet = snippet(h.doc, &words);
+        }
     }
     let suggestions = if total == 0 {
         nearest_topics(docs, &q.text)
