@@ -186,7 +186,7 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         let repo = deps.repo(path);
         knowledge = load_knowledge(deps, repo.as_ref(), d, req, &mut warnings);
         if let Some(k) = knowledge.as_mut().filter(|k| k.topic.is_none()) {
-            with_index(k, d, || session_words(d, repo.as_ref()));
+            with_index(k, d, || session_words(d, &top, repo.as_ref()));
         }
         let on_disk = load_state(deps, d, &mut warnings);
         let own = req
@@ -477,9 +477,26 @@ fn load_knowledge(
 }
 
 /// What megg knows of the session a context is for, as words to rank the index by: the
-/// handoff's Working On and Next, the branch, and the paths the last commits changed.
-fn session_words(d: &Domain, repo: Option<&crate::git::Repo>) -> String {
+/// handoff's Working On and Next, the branch, the newest workflow checkpoint's feature and plan
+/// title, and the paths the last commits changed.
+fn session_words(d: &Domain, top: &Path, repo: Option<&crate::git::Repo>) -> String {
     let mut words = String::new();
+    if let Some(found) = super::checkpoint::store::scan(&[top.to_path_buf()])
+        .checkpoints
+        .first()
+    {
+        let c = &found.checkpoint;
+        words.push_str(&c.feature.replace(['-', '_'], " "));
+        words.push('\n');
+        let plan = top.join(&c.plan_file);
+        if let Ok(Some(t)) =
+            fsx::read_text(&fsx::Boundary::new(top, "the project"), &plan, 64 * 1024)
+            && let Some(title) = t.text.lines().find(|l| l.starts_with("# "))
+        {
+            words.push_str(title.trim_start_matches("# "));
+            words.push('\n');
+        }
+    }
     if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), super::state::MAX_STATE_BYTES)
     {
         let doc = super::state::parse(&t.text, "");

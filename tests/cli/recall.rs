@@ -464,4 +464,19 @@ fn the_hook_index_leads_with_what_this_session_is_about() {
             "{agent}: {doc}"
         );
     }
+    // Without a handoff, the workflow checkpoint's feature and plan title say what the
+    // session is about.
+    std::fs::remove_file(p.path(".megg/state.md")).unwrap();
+    let v = p.json("", &["context", "--format", "json"]);
+    assert_ne!(
+        v["knowledge"]["index"][0]["why"], "session",
+        "nothing to rank by yet"
+    );
+    let plan = "docs/plans/2026-11-20-feat-vat-plan.md";
+    p.write(plan, "# Invoice export: VAT per line\n");
+    p.ok("", &["checkpoint", "save", plan]);
+    let v = p.json("", &["context", "--format", "json"]);
+    let first = &v["knowledge"]["index"][0];
+    assert_eq!(first["title"], "Invoice export rounds VAT per line", "{v}");
+    assert_eq!(first["why"], "session");
 }
