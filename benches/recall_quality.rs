@@ -27,7 +27,11 @@ fn main() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/recall/judged.json"
     );
-    let set: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        println!("no judged set at {path}: nothing to measure");
+        return;
+    };
+    let set: Value = serde_json::from_str(&text).unwrap();
     let docs: Vec<Doc> = set["entries"]
         .as_array()
         .unwrap()
