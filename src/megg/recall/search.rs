@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::doc::{Doc, Kind};
-use super::text::{phrase_words, terms};
+use super::text::{each_term, phrase_words, terms};
 use crate::megg::knowledge;
 
 /// Field weights: a word in the title counts three times one in the body, in the topics twice.
@@ -110,12 +110,12 @@ fn index(doc: &Doc, wanted: &HashSet<&str>, phrases: bool, titles_only: bool) ->
         (topics.as_str(), TOPICS_WEIGHT),
         (body, BODY_WEIGHT),
     ] {
-        for t in terms(text) {
-            if wanted.contains(t.as_str()) {
-                *tf.entry(t).or_default() += weight;
+        each_term(text, &mut |t| {
+            if wanted.contains(t) {
+                *tf.entry(t.to_string()).or_default() += weight;
             }
             len += weight;
-        }
+        });
     }
     let words = if phrases {
         phrase_words(&format!("{}\n{topics}\n{body}", doc.title))

@@ -10,39 +10,48 @@ use unicode_segmentation::UnicodeSegmentation;
 /// the parts of an identifier, then CJK unigrams and bigrams.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    each_term(text, &mut |t| out.push(t.to_string()));
+    out
+}
+
+/// [`terms`] one at a time, without keeping them: what ranking needs of every document.
+pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
+    let mut lower = String::new();
     for w in words_of(text) {
         match w {
             Word::Cjk(chars) => {
+                let mut buf = [0u8; 8];
                 for (i, c) in chars.iter().enumerate() {
-                    out.push(c.to_string());
+                    f(c.encode_utf8(&mut buf));
                     if let Some(next) = chars.get(i + 1) {
-                        out.push(format!("{c}{next}"));
+                        f(&format!("{c}{next}"));
                     }
                 }
             }
             Word::Plain(word) => {
-                let lower = word.to_lowercase();
+                lower.clear();
+                lower.extend(word.chars().flat_map(char::to_lowercase));
+                with_stem(&lower, &mut |stemmed| {
+                    // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
+                    // singular too.
+                    if stemmed == lower
+                        && lower.len() > 3
+                        && let Some(singular) = lower.strip_suffix('s')
+                        && !singular.ends_with('s')
+                    {
+                        f(singular);
+                    }
+                    f(stemmed);
+                });
                 let parts = identifier_parts(word);
-                let stemmed = stem(&lower);
-                // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
-                // singular too.
-                if stemmed == lower
-                    && lower.len() > 3
-                    && let Some(singular) = lower.strip_suffix('s')
-                    && !singular.ends_with('s')
-                {
-                    out.push(singular.to_string());
-                }
-                out.push(stemmed);
                 if parts.len() > 1 {
                     for p in parts {
-                        out.push(stem(&p.to_lowercase()));
+                        with_stem(&p.to_lowercase(), f);
                     }
                 }
             }
         }
     }
-    out
 }
 
 /// The words of `text` for phrase matching: each word whole, lowercased and stemmed, CJK text
@@ -67,17 +76,31 @@ thread_local! {
 
 /// The English stem of a lowercase word.
 fn stem(lower: &str) -> String {
-    if let Some(s) = STEMS.with(|m| m.borrow().get(lower).cloned()) {
-        return s;
+    let mut out = String::new();
+    with_stem(lower, &mut |s| out.push_str(s));
+    out
+}
+
+/// Calls `f` with the English stem of a lowercase word (memoized: a corpus repeats its words).
+fn with_stem(lower: &str, f: &mut dyn FnMut(&str)) {
+    let known = STEMS.with(|m| match m.borrow().get(lower) {
+        Some(s) => {
+            f(s);
+            true
+        }
+        None => false,
+    });
+    if known {
+        return;
     }
     let s = STEMMER.with(|st| st.stem(lower).into_owned());
+    f(&s);
     STEMS.with(|m| {
         let mut m = m.borrow_mut();
         if m.len() < 200_000 {
-            m.insert(lower.to_string(), s.clone());
+            m.insert(lower.to_string(), s);
         }
     });
-    s
 }
 
 enum Word<'a> {
