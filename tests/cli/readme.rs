@@ -50,18 +50,19 @@ fn fixture() -> Project {
     p
 }
 
-/// Splits a command line into words: spaces separate, double quotes group.
+/// Splits a command line into words: spaces separate, double or single quotes group (a quote
+/// of the other kind inside them is a plain character).
 fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
-    let (mut quoted, mut any) = (false, false);
+    let (mut quote, mut any): (Option<char>, bool) = (None, false);
     for c in line.chars() {
         match c {
-            '"' => {
-                quoted = !quoted;
+            '"' | '\'' if quote.is_none_or(|q| q == c) => {
+                quote = if quote.is_some() { None } else { Some(c) };
                 any = true;
             }
-            ' ' if !quoted => {
+            ' ' if quote.is_none() => {
                 if any || !word.is_empty() {
                     out.push(std::mem::take(&mut word));
                 }
@@ -310,13 +311,16 @@ fn readme_links_every_docs_page() {
 }
 
 /// Every `megg …` command line in the code blocks of README and docs/ is one megg accepts: the
-/// text follows the CLI wherever it lives. Placeholders (`<…>`, `…`) and lines cut by a pipe
-/// or a redirection are taken up to that point.
+/// text follows the CLI wherever it lives. A line is taken up to a pipe, a redirection (`>`,
+/// ` < `), `;`, `&&` or a ` #` comment; a line holding a placeholder (`<ID>`, `…`) before that
+/// point is skipped, and named on stderr (none is, today).
 #[test]
+#[allow(clippy::print_stderr)] // names the lines it could not check
 fn every_megg_line_in_the_docs_parses() {
     use clap::Parser;
     let mut bad = Vec::new();
     let mut seen = 0;
+    let mut skipped = Vec::new();
     for file in markdown_files() {
         let text = std::fs::read_to_string(&file).unwrap();
         let (mut fenced, mut console) = (false, false);
@@ -340,16 +344,20 @@ fn every_megg_line_in_the_docs_parses() {
             {
                 line = rest;
             }
-            if !fenced || !line.starts_with("megg ") || line.contains('<') || line.contains('…') {
+            if !fenced || !line.starts_with("megg ") {
                 continue;
             }
-            let cut = line
-                .split(['|', '>', '#', ';'])
-                .next()
-                .unwrap()
-                .split("&&")
-                .next()
-                .unwrap();
+            let cut = [" #", "&&", " < "]
+                .iter()
+                .fold(line, |l, stop| l.split(stop).next().unwrap());
+            let cut = cut.split(['|', '>', ';']).next().unwrap();
+            if cut.contains('<') || cut.contains('…') {
+                skipped.push(format!(
+                    "{}: {line}",
+                    file.strip_prefix(repo_root()).unwrap().display()
+                ));
+                continue;
+            }
             let argv = words(cut.trim());
             seen += 1;
             if let Err(e) = megg::cli::Cli::try_parse_from(&argv) {
@@ -369,6 +377,12 @@ fn every_megg_line_in_the_docs_parses() {
                 ));
             }
         }
+    }
+    if !skipped.is_empty() {
+        eprintln!(
+            "megg lines with placeholders, not parsed:\n{}",
+            skipped.join("\n")
+        );
     }
     assert!(seen > 20, "only {seen} megg lines found");
     assert!(
