@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{NOW, median, ms, peak_rss_kib, time, work_tree};
+use common::{NOW, file_name, fs_tick, median, ms, peak_rss_kib, time, work_tree};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -144,8 +144,10 @@ fn probe(which: &str) {
 }
 
 /// SPEC §14: each host's SessionStart hook (a new session every run: its start is recorded)
-/// in a git work tree of 1,000 and of 100,000 files (20 modified, 1,000 untracked), beside
-/// `megg --version` and `git status --porcelain` in the same run, interleaved.
+/// in a git work tree of 1,000 and of 100,000 files (20 modified, 1,000 untracked), then a
+/// Codex capture after a turn that edited 3 files (the Stop hook: a new transcript, so the
+/// work tree is looked at) and again with nothing new — beside `megg --version` and `git
+/// status --porcelain` in the same run, interleaved.
 fn hooks_by_size(megg: &Path, tmp: &Path) {
     const SIZE_RUNS: usize = 21;
     let hosts: [(&str, &[&str]); 4] = [
@@ -176,6 +178,13 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
     for (name, _) in &hosts {
         rows.push((format!("{name} hook"), vec![Vec::new(), Vec::new()]));
     }
+    let capture_row = rows.len();
+    for name in [
+        "Codex capture after a turn that edited 3 files",
+        "Codex capture, nothing new",
+    ] {
+        rows.push((name.into(), vec![Vec::new(), Vec::new()]));
+    }
     let sizes = [1_000, 100_000];
     let trees: Vec<PathBuf> = sizes
         .iter()
@@ -190,16 +199,30 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
         })
         .collect();
     let cache = tmp.join("tree-cache");
+    let transcripts: Vec<PathBuf> = trees
+        .iter()
+        .enumerate()
+        .map(|(s, dir)| codex_transcript(tmp, s, dir))
+        .collect();
     // One warm-up run per tree and host: the token cache is filled, the files are in the
     // page cache, as for every session after the first.
     for (s, dir) in trees.iter().enumerate() {
-        for (h, (_, args)) in hosts.iter().enumerate() {
+        for (h, (name, args)) in hosts.iter().enumerate() {
             run_input(
                 megg,
                 dir,
                 &cache,
                 args,
-                &session_start(dir, &format!("warm-{h}-{s}")),
+                &session_start(name, dir, &format!("warm-{h}-{s}")),
+            );
+            // Each host's start is recorded: the hook measured is the one a session runs.
+            let host = ["", "codex", "gemini", "copilot"][h];
+            assert!(
+                h == 0
+                    || dir
+                        .join(format!(".git/megg/sessions/{host}/warm-{h}-{s}.start"))
+                        .is_file(),
+                "{name}: no start recorded"
             );
         }
     }
@@ -215,9 +238,34 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
                     .success();
                 assert!(ok);
             }));
-            for (h, (_, args)) in hosts.iter().enumerate() {
-                let input = session_start(dir, &format!("bench-{h}-{s}-{run_no}"));
+            for (h, (name, args)) in hosts.iter().enumerate() {
+                let input = session_start(name, dir, &format!("bench-{h}-{s}-{run_no}"));
                 rows[2 + h].1[s].push(time(|| run_input(megg, dir, &cache, args, &input)));
+            }
+            // The Codex session whose start was just recorded: a turn edits 3 files.
+            let id = format!("bench-1-{s}-{run_no}");
+            fs_tick();
+            let edited: Vec<String> = (1..=3).map(|k| file_name(k * 97)).collect();
+            for f in &edited {
+                std::fs::write(dir.join(f), format!("turn {run_no}\n")).unwrap();
+            }
+            let stop = serde_json::json!({
+                "session_id": id, "transcript_path": transcripts[s], "cwd": dir,
+                "hook_event_name": "Stop", "last_assistant_message": "Edited three files.",
+            })
+            .to_string();
+            let capture = ["capture", "--agent", "codex"];
+            for row in [capture_row, capture_row + 1] {
+                rows[row].1[s].push(time(|| run_capture(megg, dir, &cache, &capture, &stop)));
+            }
+            let sessions = dir.join(".git/megg/sessions");
+            let written = std::fs::read_to_string(sessions.join(format!("codex/{id}.md")))
+                .unwrap_or_else(|e| {
+                    let log = std::fs::read_to_string(sessions.join("capture.log"));
+                    panic!("no capture of {id} ({e}): {log:?}")
+                });
+            for f in &edited {
+                assert!(written.contains(f.as_str()), "{f} not claimed: {written}");
             }
         }
     }
@@ -232,10 +280,17 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
     }
 }
 
-/// A SessionStart hook's input for a new session in `dir`, with the fields of every host.
-fn session_start(dir: &Path, id: &str) -> String {
+/// A SessionStart hook's input for a new session in `dir`, spelled as `host` spells it (Copilot
+/// CLI in camelCase; an input with both spellings is no input).
+fn session_start(host: &str, dir: &Path, id: &str) -> String {
+    if host.starts_with("Copilot") {
+        return format!(
+            r#"{{"sessionId":"{id}","cwd":"{}","source":"new","timestamp":1795463351488}}"#,
+            dir.display()
+        );
+    }
     format!(
-        r#"{{"session_id":"{id}","sessionId":"{id}","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        r#"{{"session_id":"{id}","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
         dir.display()
     )
 }
@@ -265,6 +320,39 @@ fn run_input(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) 
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// A capture: exit 0, nothing on stdout.
+fn run_capture(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) {
+    use std::io::Write;
+    let mut child = Command::new(megg)
+        .args(args)
+        .current_dir(dir)
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", cache)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+}
+
+/// Codex's transcript recorded from the pinned CLI, its paths made `dir`'s.
+fn codex_transcript(tmp: &Path, n: usize, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/transcripts/codex-0.169.0-exec-write.jsonl"
+    ))
+    .unwrap()
+    .replace("<PROJECT>", &dir.display().to_string());
+    let path = tmp.join(format!("rollout-{n}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 fn run(megg: &Path, dir: &Path, cache: &Path, args: &[&str]) {

@@ -5,7 +5,12 @@
 
 use std::path::Path;
 use std::process::Command;
+
+#[path = "../../tests/common/tick.rs"]
+mod tick;
 use std::time::{Duration, Instant};
+#[allow(unused_imports)] // not every bench uses it
+pub use tick::fs_tick;
 
 pub const NOW: &str = "2026-11-22T12:00:00Z";
 

@@ -449,10 +449,12 @@ pub fn user_lock_dir() -> Option<PathBuf> {
     (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0).then_some(dir)
 }
 
+mod clock;
 mod lock;
 mod read;
 mod write;
 
+pub use clock::{ChangeTime, ChangeTimes, clock};
 pub use lock::Lock;
 pub use read::*;
 pub use write::*;

@@ -126,6 +126,17 @@ fn new_file_options(mode: u32) -> OpenOptions {
     opts
 }
 
+/// A new, empty temp file beside `path` (inside `b`), created exclusively: the file, its name
+/// and the directory holding it (to remove it by).
+pub(super) fn create_temp(b: &Boundary, path: &Path) -> Result<(std::fs::File, OsString, Dir)> {
+    let (dir, _) = b.parent_of(path)?;
+    let tmp = OsString::from(temp_name());
+    let file = dir
+        .open_with(&tmp, &new_file_options(0o600))
+        .map_err(|e| Error::io("create a temporary file beside", path, &e))?;
+    Ok((file.into_std(), tmp, dir))
+}
+
 /// Replaces `path` (inside `b`) with `bytes` atomically: a temp file created exclusively in
 /// the same directory, fsync, rename. An existing file's mode is kept; a new file gets 0666
 /// minus the umask. A link out of the boundary or a special file is refused, nothing written.

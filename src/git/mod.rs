@@ -21,5 +21,5 @@ pub use config::{
     config_file_values, global_config_path,
 };
 pub use history::{Basis, Commits, Divergence, HOOK_WALK_CAP, WALK_CAP};
-pub use index::{Stage, Unmerged};
+pub use index::{Changed, Stage, Unmerged};
 pub use repo::Repo;

@@ -11,7 +11,7 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::{Git, NOW, Project, epoch};
+use crate::{Git, NOW, Project, epoch, fs_tick};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -19,7 +19,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 /// outside the work tree for the hosts' homes and transcripts.
 struct Repo {
     p: Project,
-    _git: Git,
+    git: Git,
     homes: tempfile::TempDir,
 }
 
@@ -32,7 +32,7 @@ impl Repo {
         git.commit("main", epoch(NOW) - 3600, "init");
         Self {
             p,
-            _git: git,
+            git,
             homes: tempfile::tempdir().unwrap(),
         }
     }
@@ -83,22 +83,27 @@ impl Repo {
 
     /// megg with `stdin`, from the filesystem root (only the input's `cwd` points it here).
     fn run(&self, args: &[&str], stdin: &Value) -> Output {
-        self.p
-            .megg("")
-            .current_dir("/")
+        self.command(args, stdin).output().unwrap()
+    }
+
+    fn command(&self, args: &[&str], stdin: &Value) -> assert_cmd::Command {
+        let mut cmd = self.p.megg("");
+        cmd.current_dir("/")
             .env("CODEX_HOME", self.home("codex"))
             .env("COPILOT_HOME", self.home("copilot"))
             .env("GEMINI_CLI_HOME", self.home("gemini-home"))
             .env("CLAUDE_CONFIG_DIR", self.home("claude"))
             .args(args)
-            .write_stdin(stdin.to_string())
-            .output()
-            .unwrap()
+            .write_stdin(stdin.to_string());
+        cmd
     }
 
-    /// A host's SessionStart hook; returns the context it injects.
+    /// A host's SessionStart hook; returns the context it injects. What the test wrote before
+    /// is dated before the session's start, and what it writes after, after it ([`fs_tick`]).
     fn start(&self, agent: &str, input: &Value) -> String {
+        fs_tick();
         let out = self.run(&["context", "--format", "hook", "--agent", agent], input);
+        fs_tick();
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
     }
@@ -214,6 +219,146 @@ fn codex_capture_claims_its_shell_edits_and_the_request_only() {
     );
     let context = r.start("codex", &compact);
     assert!(context.contains("write hello to notes.txt"), "{context}");
+}
+
+/// SPEC §14 "never blind past a count of unrelated dirty paths": in a work tree with 1,200
+/// untracked files that sort before the source (a build's output not yet ignored), a Codex
+/// session's shell edit, its edit of a file dirty before it, and its deletion are all
+/// claimed, and so are a file it created and staged and one it created; a file dirty before
+/// the session and untouched (staged or not), one deleted before it and ignored build output
+/// are not.
+/// (megg 1.1 cut the start snapshot at 1,000 paths and claimed nothing past its end.)
+#[test]
+fn a_capture_claims_exactly_the_session_s_changes_among_many_dirty_paths() {
+    let r = Repo::new();
+    for f in [
+        "src/app.rs",
+        "src/pre.rs",
+        "src/untouched.rs",
+        "src/gone.rs",
+        "lib/old.rs",
+        "lib/keep.rs",
+        "src/staged_before.rs",
+    ] {
+        r.p.write(f, format!("// {f}\n"));
+    }
+    let mut index = r.git.repo.index().unwrap();
+    index
+        .add_all(["src", "lib"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    r.git.commit("main", epoch(NOW) - 1800, "source");
+    // Dirty before the session: edited, edited and staged, deleted; build output ignored.
+    r.p.write("src/pre.rs", "// an earlier edit\n");
+    r.p.write("src/staged_before.rs", "// an earlier edit, staged\n");
+    let stage = |path: &str| {
+        let mut index = r.git.repo.index().unwrap();
+        index.add_path(Path::new(path)).unwrap();
+        index.write().unwrap();
+    };
+    stage("src/staged_before.rs");
+    let ignore = fs::read_to_string(r.p.path(".gitignore")).unwrap_or_default();
+    r.p.write(".gitignore", format!("{ignore}target/\n"));
+    r.p.write("src/untouched.rs", "// an earlier edit, left alone\n");
+    fs::remove_file(r.p.path("lib/old.rs")).unwrap();
+    for i in 0..1_200 {
+        r.p.write(&format!("build/out{i:04}.o"), "object\n");
+    }
+    let transcript = r.transcript(
+        "codex-0.169.0-exec-write.jsonl",
+        "codex/sessions/rollout.jsonl",
+        |_| true,
+    );
+    let start = r.input("hook-inputs/codex-SessionStart.json", Some(&transcript));
+    r.start("codex", &start);
+    // The session, through its shell.
+    r.p.write("src/app.rs", "// the session's edit\n");
+    r.p.write("src/pre.rs", "// the earlier edit, edited again\n");
+    fs::remove_file(r.p.path("src/gone.rs")).unwrap();
+    r.p.write("src/added.rs", "// new, and staged\n");
+    stage("src/added.rs");
+    r.p.write("notes/plan.md", "# A new file\n");
+    r.p.write("target/debug/app", "ignored build output\n");
+    r.capture(
+        "codex",
+        &r.input("hook-inputs/codex-Stop.json", Some(&transcript)),
+    );
+    let state = r.state().expect("promoted to state.md");
+    let progress = section(&state, "Progress");
+    for claimed in [
+        "src/app.rs",
+        "src/pre.rs",
+        "src/gone.rs",
+        "src/added.rs",
+        "notes/plan.md",
+    ] {
+        assert!(progress.contains(claimed), "{claimed}: {state}");
+    }
+    for not in [
+        "src/untouched.rs",
+        "src/staged_before.rs",
+        "lib/old.rs",
+        "build/",
+        "target/",
+        ".gitignore",
+    ] {
+        assert!(!state.contains(not), "{not}: {state}");
+    }
+}
+
+/// SPEC §14: no host's SessionStart hook walks the work tree (its start is a time, not a
+/// snapshot); a capture after a turn walks it once.
+#[test]
+fn no_session_start_hook_walks_the_work_tree() {
+    let r = Repo::new();
+    r.p.write("earlier.txt", "an edit from before the session\n");
+    let log = r.home("failpoints.log");
+    let failpoints = format!("log={}", log.display());
+    let walks = || {
+        fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| *l == "work-tree-walk")
+            .count()
+    };
+    let transcript = r.transcript(
+        "codex-0.169.0-exec-write.jsonl",
+        "codex/sessions/rollout.jsonl",
+        |_| true,
+    );
+    for (agent, input) in [
+        ("codex", "hook-inputs/codex-SessionStart.json"),
+        ("gemini", "hook-inputs/gemini-SessionStart.json"),
+        ("copilot", "hook-inputs/copilot-sessionStart.json"),
+    ] {
+        let input = r.input(input, Some(&transcript));
+        let out = r
+            .command(&["context", "--format", "hook", "--agent", agent], &input)
+            .env("MEGG_FAILPOINTS", &failpoints)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{agent}: {out:?}");
+        assert_eq!(
+            walks(),
+            0,
+            "{agent}'s SessionStart hook walked the work tree"
+        );
+    }
+    fs_tick();
+    r.p.write("notes.txt", "hello\n");
+    let out = r
+        .command(
+            &["capture", "--agent", "codex"],
+            &r.input("hook-inputs/codex-Stop.json", Some(&transcript)),
+        )
+        .env("MEGG_FAILPOINTS", &failpoints)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(walks(), 1, "a capture walks the work tree once");
+    let state = r.state().expect("promoted");
+    assert!(section(&state, "Progress").contains("notes.txt"), "{state}");
+    assert!(!state.contains("earlier.txt"), "{state}");
 }
 
 /// "A session that only answered writes nothing": no edit, no to-do list — no handoff, no

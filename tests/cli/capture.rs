@@ -1103,7 +1103,11 @@ fn one_repository_open_per_hook_and_capture() {
         let _ = fs::remove_file(&log);
         let out = r.with_input(args, &stdin, &[("MEGG_FAILPOINTS", failpoints.as_str())]);
         assert!(out.status.success(), "{what}: {out:?}");
-        let n = fs::read_to_string(&log).unwrap_or_default().lines().count();
+        let n = fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| *l == "git-open")
+            .count();
         (what.to_string(), n)
     };
     let start = |id: &str| {

@@ -6,6 +6,10 @@
 #![allow(dead_code)]
 
 pub mod provision;
+mod tick;
+
+#[allow(unused_imports)] // the e2e binary does not use it
+pub use tick::fs_tick;
 
 use std::fs;
 use std::path::{Path, PathBuf};

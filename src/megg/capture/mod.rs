@@ -7,10 +7,10 @@
 //! records the hash of what it wrote, and `state.md` may be replaced only while its hash is
 //! the one this session last promoted (or, before its first promotion, the one it found).
 
+pub mod changes;
 pub mod format;
 pub mod handoff;
 pub mod read;
-pub mod snapshot;
 pub mod store;
 pub mod transcript;
 
@@ -198,21 +198,22 @@ pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: Op
     else {
         return;
     };
-    let mut start = found(session, repo.as_ref(), &domain);
+    let mut start = found(session, repo.as_ref(), &domain, &sessions);
     // Only the first: later prompts are the transcript's, or `userPromptSubmitted`'s.
     start.first_prompt = prompt.and_then(prompt_text);
     let _ = sessions.record_start(session, &start);
 }
 
 /// What a session finds as it starts: `state.md`, HEAD and — for a host that edits through
-/// its shell — the work tree's changed files.
-fn found(session: &SessionId, repo: Option<&Repo>, domain: &Domain) -> Start {
+/// its shell — the file system's time, so a capture can tell what changed since. Nothing here
+/// walks the work tree (SPEC §14).
+fn found(session: &SessionId, repo: Option<&Repo>, domain: &Domain, sessions: &Sessions) -> Start {
     Start {
         state: evidence(domain),
         head: repo.and_then(Repo::head_commit),
-        dirty: match (session.host(), repo) {
+        since: match (session.host(), repo) {
             (Agent::Claude, _) | (_, None) => None,
-            (_, Some(r)) => Some(snapshot::take(r)),
+            (_, Some(_)) => sessions.clock().ok(),
         },
         ..Start::default()
     }
@@ -246,7 +247,7 @@ pub fn record_prompt(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: &
             // is recorded as absent — only an absent `state.md` may be created, as without a
             // start record (SPEC §10); a handoff written meanwhile is never replaced.
             state: Evidence::Absent,
-            ..found(session, repo.as_ref(), &domain)
+            ..found(session, repo.as_ref(), &domain, &sessions)
         });
         start.first_prompt.get_or_insert_with(|| text.clone());
         start.latest_prompt = Some(text);
@@ -350,10 +351,10 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     let start = sessions.read_start(&req.session);
     // The files a shell changed since the session began (hosts that edit through it): looked
     // at again only when the transcript moved on, so a capture with nothing new stays cheap.
-    if let (Some(before), Some(r)) = (start.as_ref().and_then(|s| s.dirty.as_ref()), &repo)
+    if let (Some(since), Some(r)) = (start.as_ref().and_then(|s| s.since), &repo)
         && (changed || progress.shell_edits.is_none())
     {
-        let edits = shell_edits(r, before);
+        let edits = shell_edits(r, since);
         changed |= progress.shell_edits.as_ref() != Some(&edits);
         progress.shell_edits = Some(edits);
     }
@@ -432,14 +433,15 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     outcome
 }
 
-/// The files changed since `before` (absolute).
-fn shell_edits(repo: &Repo, before: &snapshot::Snapshot) -> Vec<String> {
-    repo.workdir().map_or_else(Vec::new, |work| {
-        snapshot::changed_since(before, &snapshot::take(repo))
-            .into_iter()
-            .map(|rel| work.join(rel).display().to_string())
-            .collect()
-    })
+/// The files changed since `since` (absolute).
+fn shell_edits(repo: &Repo, since: fsx::ChangeTime) -> Vec<String> {
+    let Some(work) = repo.workdir() else {
+        return Vec::new();
+    };
+    changes::since(repo, since)
+        .into_iter()
+        .map(|rel| work.join(rel).display().to_string())
+        .collect()
 }
 
 /// The facts of the handoff.

@@ -37,8 +37,8 @@ pub struct Progress {
     pub version: String,
     pub marks: Vec<Mark>,
     pub scan: Scan,
-    /// The files a shell changed since the session's start, as the last capture found them
-    /// (hosts whose start record has a work-tree snapshot); `None`: not looked at yet.
+    /// The files changed since the session's start, as the last capture found them (hosts
+    /// whose start record has a start time); `None`: not looked at yet.
     #[serde(default)]
     pub shell_edits: Option<Vec<String>>,
 }

@@ -7,8 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::snapshot::Snapshot;
-use crate::fsx::{self, Boundary};
+use crate::fsx::{self, Boundary, ChangeTime};
 use crate::git::Repo;
 use crate::host::Agent;
 
@@ -26,7 +25,8 @@ const LOG_LINE_CHARS: usize = 400;
 const LOG_MAX_BYTES: u64 = ((LOG_LINES + 1) * (LOG_LINE_CHARS * 4 + 1)) as u64;
 /// Most bytes read of the small files here.
 const MAX_SMALL: u64 = 64 * 1024;
-/// Most bytes of a start record (its work-tree snapshot is bounded far below).
+/// Most bytes of a start record read (one written before megg 1.2 held a work-tree snapshot
+/// of up to 1,000 paths; one now holds a few short lines).
 const MAX_START_BYTES: u64 = 4 * 1024 * 1024;
 /// Most bytes of a scan cache.
 pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
@@ -122,10 +122,10 @@ pub struct Start {
     pub state: Evidence,
     /// The commit HEAD pointed at.
     pub head: Option<String>,
-    /// The work tree's changed files then, each with a fingerprint of its content (hosts that
-    /// edit through their shell, SPEC §12): so a capture claims only what changed since.
-    /// `None`: not taken.
-    pub dirty: Option<Snapshot>,
+    /// The file system's time when the session began (hosts that edit through their shell,
+    /// SPEC §12, §14): a capture claims only the files changed after it. `None`: not taken
+    /// (Claude Code, whose edit tools name their files; a record from before megg 1.2).
+    pub since: Option<ChangeTime>,
     /// The user's first and latest prompt as the host's hooks handed them (Copilot, whose
     /// transcript lags its hooks), redacted and cut.
     pub first_prompt: Option<String>,
@@ -139,16 +139,8 @@ impl Start {
             self.state.as_text(),
             self.head.as_deref().unwrap_or("")
         );
-        if let Some(dirty) = &self.dirty {
-            let whole = if dirty.complete {
-                "complete"
-            } else {
-                "partial"
-            };
-            text.push_str(&format!("snapshot: {whole}\n"));
-            for (path, print) in &dirty.files {
-                text.push_str(&format!("dirty: {print}\t{path}\n"));
-            }
+        if let Some(since) = self.since {
+            text.push_str(&format!("since: {}\n", since.render()));
         }
         for (key, prompt) in [
             ("prompt", &self.first_prompt),
@@ -167,19 +159,10 @@ impl Start {
                 .find_map(|l| l.strip_prefix(key))
                 .map(|v| v.trim().to_string())
         };
-        let dirty = field("snapshot:").map(|whole| Snapshot {
-            files: text
-                .lines()
-                .filter_map(|l| l.strip_prefix("dirty: "))
-                .filter_map(|l| l.split_once('\t'))
-                .map(|(print, path)| (path.to_string(), print.to_string()))
-                .collect(),
-            complete: whole == "complete",
-        });
         Some(Self {
             state: Evidence::parse(&field("state:")?),
             head: field("head:").filter(|h| !h.is_empty()),
-            dirty,
+            since: field("since:").and_then(|t| ChangeTime::parse(&t)),
             first_prompt: field("prompt:").filter(|p| !p.is_empty()),
             latest_prompt: field("latest:").filter(|p| !p.is_empty()),
         })
@@ -248,6 +231,11 @@ impl Sessions {
 
     pub fn write_capture(&self, id: &SessionId, text: &str) -> crate::error::Result<()> {
         self.write(&self.capture_path(id), text.as_bytes())
+    }
+
+    /// "Now" as the file system dates a change (SPEC §14): a session's start, without a walk.
+    pub fn clock(&self) -> crate::error::Result<ChangeTime> {
+        fsx::clock(&self.boundary, &self.dir)
     }
 
     pub fn read_start(&self, id: &SessionId) -> Option<Start> {
@@ -431,29 +419,17 @@ mod tests {
         let start = Start {
             state: Evidence::of_bytes(b"x"),
             head: Some("abc".into()),
-            dirty: Some(Snapshot {
-                files: vec![
-                    ("src/a b.rs".into(), "absent".into()),
-                    ("n.txt".into(), "00ff".into()),
-                ],
-                complete: false,
-            }),
+            since: Some(ChangeTime::from_parts(1_732_512_345, 7)),
             first_prompt: Some("write the notes".into()),
             latest_prompt: Some("and test them".into()),
         };
         assert_eq!(Start::parse(&start.render()), Some(start));
-        // Records written before hosts had snapshots: none taken.
+        // Records written before hosts had a start time: none taken.
         let old = Start::parse("state: absent\nhead: \n").unwrap();
-        assert_eq!(old.dirty, None);
+        assert_eq!(old.since, None);
         assert_eq!(old.head, None);
-        // A snapshot of a clean work tree is a snapshot.
-        let clean = Start {
-            dirty: Some(Snapshot {
-                files: Vec::new(),
-                complete: true,
-            }),
-            ..Start::default()
-        };
-        assert_eq!(Start::parse(&clean.render()).unwrap().dirty, clean.dirty);
+        // A record from megg 1.1 with a work-tree snapshot: read, the snapshot ignored.
+        let old = Start::parse("state: absent\nhead: \nsnapshot: complete\ndirty: 00ff\tn.txt\n");
+        assert_eq!(old.unwrap().since, None);
     }
 }
