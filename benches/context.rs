@@ -295,7 +295,20 @@ fn session_start(host: &str, dir: &Path, id: &str) -> String {
     )
 }
 
+/// A hook: exit 0, one JSON document on stdout.
 fn run_input(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) {
+    let out = run_with_input(megg, dir, cache, args, input);
+    assert!(out.starts_with(b"{"), "{}", String::from_utf8_lossy(&out));
+}
+
+/// A capture: exit 0, nothing on stdout.
+fn run_capture(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) {
+    let out = run_with_input(megg, dir, cache, args, input);
+    assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
+}
+
+/// megg with `input` on stdin, as a host's hook runs it: exit 0; its stdout.
+fn run_with_input(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) -> Vec<u8> {
     use std::io::Write;
     let mut child = Command::new(megg)
         .args(args)
@@ -307,6 +320,7 @@ fn run_input(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) 
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // Written and closed: the hook sees the end of its input.
     child
         .stdin
         .take()
@@ -314,32 +328,8 @@ fn run_input(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) 
         .write_all(input.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    assert!(
-        out.stdout.starts_with(b"{"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-}
-
-/// A capture: exit 0, nothing on stdout.
-fn run_capture(megg: &Path, dir: &Path, cache: &Path, args: &[&str], input: &str) {
-    use std::io::Write;
-    let mut child = Command::new(megg)
-        .args(args)
-        .current_dir(dir)
-        .env("MEGG_NOW", NOW)
-        .env("MEGG_CACHE_DIR", cache)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+    assert!(out.status.success(), "{out:?}");
+    out.stdout
 }
 
 /// Codex's transcript recorded from the pinned CLI, its paths made `dir`'s.

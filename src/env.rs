@@ -117,6 +117,19 @@ impl Env {
     pub fn resolve(&self, path: &Path) -> PathBuf {
         megg::discovery::absolute(&self.cwd, path)
     }
+
+    /// A command's optional directory argument (the starting directory without one), made
+    /// absolute; an error with a hint when it is not an existing directory.
+    pub fn dir_arg(&self, path: Option<&Path>) -> Result<PathBuf> {
+        let path = path.map_or_else(|| self.cwd.clone(), |p| self.resolve(p));
+        if !fsx::is_dir(&path) {
+            return Err(
+                Error::user(format!("{} is not a directory", path.display()))
+                    .with_hint("pass an existing directory"),
+            );
+        }
+        Ok(path)
+    }
 }
 
 /// The working directory as the user's shell sees it: `$PWD` when it names the same

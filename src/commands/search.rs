@@ -98,16 +98,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             Error::usage(format!("--since {since}: not a date")).with_hint("use YYYY-MM-DD")
         );
     }
-    let path = args
-        .path
-        .as_deref()
-        .map_or_else(|| env.cwd.clone(), |p| env.resolve(p));
-    if !fsx::is_dir(&path) {
-        return Err(
-            Error::user(format!("{} is not a directory", path.display()))
-                .with_hint("pass an existing directory"),
-        );
-    }
+    let path = env.dir_arg(args.path.as_deref())?;
     let cache = fsx::user_cache_dir();
     let scope = recall::Scope {
         path: &path,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::fsx;
 use crate::megg::recall;
 use crate::output::Output;
@@ -31,16 +31,7 @@ pub struct Args {
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
-    let path = args
-        .path
-        .as_deref()
-        .map_or_else(|| env.cwd.clone(), |p| env.resolve(p));
-    if !fsx::is_dir(&path) {
-        return Err(
-            Error::user(format!("{} is not a directory", path.display()))
-                .with_hint("pass an existing directory"),
-        );
-    }
+    let path = env.dir_arg(args.path.as_deref())?;
     let cache = fsx::user_cache_dir();
     let scope = recall::Scope {
         path: &path,
