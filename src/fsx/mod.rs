@@ -374,6 +374,18 @@ pub fn list_dir(dir: &Path) -> io::Result<Vec<(OsString, Kind)>> {
         .collect())
 }
 
+/// [`list_dir`] keeping only the entries of one of `kinds`: the names of the others are never
+/// copied (a walk down looks for directories among a build's thousands of files).
+pub fn list_dir_of(dir: &Path, kinds: &[Kind]) -> io::Result<Vec<(OsString, Kind)>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let kind = Kind::of(&e.file_type().ok()?);
+            kinds.contains(&kind).then(|| (e.file_name(), kind))
+        })
+        .collect())
+}
+
 /// What is at `path`, not following a final link (the walks' view of a directory entry).
 pub fn lstat_kind(path: &Path) -> Option<Kind> {
     std::fs::symlink_metadata(path)

@@ -1,6 +1,7 @@
 //! Finding megg domains: the walk up (current domain, chain), the walk across (siblings) and
 //! the walk down (children), as SPEC §2.1 and §3.1 define them.
 
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use crate::config;
@@ -298,7 +299,7 @@ pub const MAX_CHILD_DIRS: usize = 128;
 /// Real (non-symlink), non-hidden, non-heavy subdirectories of `dir`, sorted by name.
 /// Unreadable directories add a warning.
 fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
-    let entries = match fsx::list_dir(dir) {
+    let entries = match fsx::list_dir_of(dir, &[Kind::Dir]) {
         Ok(e) => e,
         Err(e) => {
             warnings.push(format!(
@@ -309,16 +310,17 @@ fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
             return Vec::new();
         }
     };
-    let mut dirs: Vec<PathBuf> = entries
+    let mut names: Vec<OsString> = entries
         .into_iter()
         .filter(|(name, kind)| {
             let name = name.to_string_lossy();
             *kind == Kind::Dir && !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref())
         })
-        .map(|(name, _)| dir.join(name))
+        .map(|(name, _)| name)
         .collect();
-    dirs.sort();
-    dirs
+    // By name: the order of the joined paths, without comparing them component by component.
+    names.sort_unstable();
+    names.into_iter().map(|name| dir.join(name)).collect()
 }
 
 /// `root` and every directory below it, up to `max_depth` levels, that holds `.megg/`, in walk
@@ -331,7 +333,7 @@ pub fn domains_below(root: &Path, max_depth: usize) -> Found {
 }
 
 fn walk_all(dir: &Path, depth: usize, max_depth: usize, found: &mut Found) {
-    let entries = match fsx::list_dir(dir) {
+    let entries = match fsx::list_dir_of(dir, &[Kind::Dir, Kind::Link]) {
         Ok(e) => e,
         Err(e) => {
             found.warnings.push(format!(
