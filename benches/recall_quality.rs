@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use megg::megg::recall::search::{Query, search};
-use megg::megg::recall::{Doc, Kind};
+use megg::megg::recall::{Doc, Kind, Postings};
 use serde_json::Value;
 
 fn main() {
@@ -67,6 +67,7 @@ fn main() {
         .collect();
     let queries = set["queries"].as_array().unwrap();
     let baseline = Baseline::new(&docs);
+    let postings = Postings::build(&docs, false);
     let (mut megg_r5, mut megg_ndcg, mut base_r5, mut base_ndcg) = (0.0, 0.0, 0.0, 0.0);
     for q in queries {
         let text = q["query"].as_str().unwrap();
@@ -78,6 +79,7 @@ fn main() {
             .collect();
         let ours: Vec<String> = search(
             &docs,
+            &postings,
             &Query {
                 text: text.to_string(),
                 limit: 10,

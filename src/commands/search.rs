@@ -105,7 +105,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         below: args.below,
         cache: cache.as_deref(),
     };
-    let corpus = recall::collect(&env.deps(), &scope);
+    let (corpus, postings) = recall::collect_indexed(&env.deps(), &scope);
     warnings.extend(corpus.warnings.iter().cloned());
     let query = search::Query {
         text: text.clone(),
@@ -114,9 +114,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         topic: args.topic.clone(),
         since: args.since.clone(),
         limit: usize::from(args.limit),
-        titles_only: false,
     };
-    let found = search::search(&corpus.docs, &query);
+    let found = search::search(&corpus.docs, &postings, &query);
     let doc = Searched::new(&text, &found, warnings.clone());
     let human = crate::render::recall::searched(&doc);
     Ok(Output::pick(args.json, &doc, human, warnings))

@@ -24,10 +24,10 @@ fn read_flags() -> i32 {
 /// does not exist. A link out of the boundary, a special file or an unreadable file is an
 /// error whose message starts `skipped <path>:` and names where a link points.
 pub fn read_text(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> {
-    let Some(Stream { file, .. }) = open_stream(b, path)? else {
+    let Some(Stream { file, len, .. }) = open_stream(b, path)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(capacity(len, limit));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, &e))?;
@@ -56,6 +56,13 @@ pub fn read_text(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> 
             truncated,
         },
     }))
+}
+
+/// The buffer to read a file of `len` bytes (as its metadata says when opened) into: its size,
+/// never more than `limit` — a size is a hint for the allocation, never trusted for the read,
+/// which goes on to the end or the limit whatever the file claimed.
+fn capacity(len: u64, limit: u64) -> usize {
+    usize::try_from(len.min(limit)).unwrap_or(0)
 }
 
 /// A regular file inside `b`, opened for a streaming read whose caller bounds what it reads
@@ -198,10 +205,10 @@ pub fn is_file(b: &Boundary, path: &Path) -> bool {
 
 /// The raw bytes of a regular file inside `b`, at most `limit` (more is an error).
 pub fn read_bytes(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Vec<u8>>> {
-    let Some(Stream { file, .. }) = open_stream(b, path)? else {
+    let Some(Stream { file, len, .. }) = open_stream(b, path)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(capacity(len, limit));
     file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, &e))?;

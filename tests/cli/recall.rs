@@ -115,6 +115,144 @@ fn filters_limit_phrases_and_same_bytes_every_time() {
     assert!(String::from_utf8_lossy(&a.stdout).contains("read one in full: megg show k"));
 }
 
+/// The files of megg's recall cache (SPEC §13.7), by name.
+fn cached(p: &Project) -> Vec<std::path::PathBuf> {
+    let dir = p.cache.path().join("recall");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// SPEC §13.7: what a search parsed and indexed is kept in megg's cache directory, keyed by
+/// every byte it was built from. The next search reads it instead of indexing again and prints
+/// the same bytes; an edit that keeps a file's size and time is never answered from the old
+/// index; a cut, altered or unwritable cache only costs the time.
+#[test]
+fn the_search_cache_saves_the_indexing_and_never_changes_an_answer() {
+    let p = shop();
+    let log = p.cache.path().join("failpoints.log");
+    let indexings = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| *l == "recall-index")
+            .count()
+    };
+    let run = |args: &[&str]| {
+        let out = p
+            .megg("")
+            .args(args)
+            .env("MEGG_FAILPOINTS", format!("log={}", log.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        out.stdout
+    };
+    let queries: [&[&str]; 4] = [
+        &["search", "never"],
+        &["search", "never", "--json"],
+        &["search", "\"httpOnly cookies\"", "--json"],
+        &[
+            "search",
+            "stored",
+            "--in",
+            "knowledge",
+            "--since",
+            "2026-02-01",
+        ],
+    ];
+    let cold: Vec<Vec<u8>> = queries.iter().map(|q| run(q)).collect();
+    assert_eq!(
+        indexings(),
+        1,
+        "the first search indexes, the others read the cache"
+    );
+    assert_eq!(cached(&p).len(), 1);
+    let warm: Vec<Vec<u8>> = queries.iter().map(|q| run(q)).collect();
+    assert_eq!(indexings(), 1);
+    assert_eq!(cold, warm);
+    // Nothing of it inside the project.
+    assert!(
+        !tree(p.root())
+            .iter()
+            .any(|(path, _)| path.contains("recall"))
+    );
+
+    // The same size, the same modification time, one word changed.
+    let file = p.path(".megg/knowledge.md");
+    let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+    p.write(
+        ".megg/knowledge.md",
+        KNOWLEDGE.replace("never floats", "never ducats"),
+    );
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let found = search(&p, &["ducats"]);
+    assert_eq!(titles(&found), ["Money is stored in cents"], "{found}");
+    assert_eq!(search(&p, &["floats"])["total"], 0);
+    p.write(".megg/knowledge.md", KNOWLEDGE);
+
+    // Cut, altered, garbage: each read as no cache, rebuilt, the answer unchanged.
+    std::fs::remove_dir_all(p.cache.path().join("recall")).unwrap();
+    assert_eq!(run(queries[1]), cold[1]);
+    let entry = cached(&p)[0].clone();
+    let good = std::fs::read(&entry).unwrap();
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x55;
+    for bad in [
+        good[..good.len() / 2].to_vec(),
+        flipped,
+        b"megg recall 1\n\xff\xff".to_vec(),
+        Vec::new(),
+    ] {
+        std::fs::write(&entry, &bad).unwrap();
+        assert_eq!(run(queries[1]), cold[1]);
+        assert_eq!(std::fs::read(&entry).unwrap(), good, "rebuilt");
+    }
+
+    // A cache directory that cannot be written: the same answer, no warning.
+    let blocked = tempfile::tempdir().unwrap();
+    let file_not_dir = blocked.path().join("cache");
+    std::fs::write(&file_not_dir, "").unwrap();
+    let out = p
+        .megg("")
+        .args(queries[1])
+        .env("MEGG_CACHE_DIR", &file_not_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, cold[1]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The cache keeps the newest few corpora, not one file per search ever made.
+#[test]
+fn the_search_cache_is_bounded() {
+    let p = shop();
+    for n in 0..12 {
+        p.write(
+            ".megg/knowledge.md",
+            format!(
+                "{KNOWLEDGE}\n---\n\n## 2026-04-{:02} - Entry {n}\n\nBody.\n",
+                n + 1
+            ),
+        );
+        search(&p, &["entry"]);
+    }
+    assert_eq!(cached(&p).len(), 8);
+}
+
 #[test]
 fn no_match_suggests_topics_and_bad_queries_are_refused_or_cut() {
     let p = shop();

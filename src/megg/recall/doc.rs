@@ -46,7 +46,7 @@ impl Kind {
 }
 
 /// One searchable document, as it stands in its file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Doc {
     pub id: String,
     pub kind: Kind,
@@ -80,4 +80,14 @@ pub struct Scope<'a> {
     pub below: bool,
     /// megg's cache directory (the handoff history and session files outside git).
     pub cache: Option<&'a Path>,
+}
+
+/// One file recall reads, before it is parsed: what it holds, where, and its text as read.
+#[derive(Debug)]
+pub struct Source {
+    pub(super) kind: Kind,
+    pub(super) path: PathBuf,
+    /// The domain's name (an info section's title and id).
+    pub(super) domain: String,
+    pub(super) text: String,
 }

@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 
 use super::doc::{Doc, Kind};
+use super::postings::Postings;
 use super::search::{MAX_QUERY_CHARS, Query, search};
 
 /// Most characters of the index lines (the knowledge's share of the hook's 9,500).
@@ -73,12 +74,13 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     let mut seen = HashSet::new();
     if !session.trim().is_empty() {
         let owned: Vec<Doc> = entries.iter().map(|d| (*d).clone()).collect();
+        // Ranked by titles and topics only: cheap enough for the hook.
         let found = search(
             &owned,
+            &Postings::build(&owned, true),
             &Query {
                 text: session.chars().take(MAX_QUERY_CHARS).collect(),
                 limit: MAX_SESSION_HITS,
-                titles_only: true,
                 ..Query::default()
             },
         );

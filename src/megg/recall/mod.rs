@@ -8,16 +8,20 @@
 //! - [`ids`]: ids computed from what a document is, never written into a file;
 //! - [`history`]: the handoff history every replaced state is kept in first.
 
+mod cache;
 mod doc;
 pub mod history;
 pub mod ids;
 pub mod index;
+pub mod postings;
 pub mod search;
 pub mod text;
 
 use std::path::{Path, PathBuf};
 
+use doc::Source;
 pub use doc::{Corpus, Doc, Kind, Scope};
+pub use postings::Postings;
 
 use crate::fsx::{self, Boundary};
 use crate::megg::discovery::{self, Domain, Megg};
@@ -29,9 +33,37 @@ pub const MAX_ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
 /// Reads every document in `scope`; ids are assigned once all are read (duplicates told apart
 /// by their order).
 pub fn collect(deps: &Deps<'_>, scope: &Scope<'_>) -> Corpus {
-    let mut corpus = Corpus::default();
+    let mut warnings = Vec::new();
+    let sources = sources(deps, scope, &mut warnings);
+    Corpus {
+        docs: parse(&sources),
+        warnings,
+    }
+}
+
+/// [`collect`], with the postings a search ranks by — from megg's cache directory when these
+/// exact files were indexed before ([`cache`]), else built and kept there.
+pub fn collect_indexed(deps: &Deps<'_>, scope: &Scope<'_>) -> (Corpus, Postings) {
+    let mut warnings = Vec::new();
+    let sources = sources(deps, scope, &mut warnings);
+    let key = cache::key(&sources);
+    if let Some((docs, postings)) = scope.cache.and_then(|dir| cache::load(dir, &key, &sources)) {
+        return (Corpus { docs, warnings }, postings);
+    }
+    crate::failpoint::log("recall-index");
+    let docs = parse(&sources);
+    let postings = Postings::build(&docs, false);
+    if let Some(dir) = scope.cache {
+        cache::store(dir, &key, &sources, &docs, &postings);
+    }
+    (Corpus { docs, warnings }, postings)
+}
+
+/// The files of `scope`, in the order their documents are numbered: each domain's knowledge,
+/// archives and info, then the handoffs.
+fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Vec<Source> {
     let top = deps.top(scope.path);
-    let mut domains = deps.walk(&top).domains(scope.path, &mut corpus.warnings);
+    let mut domains = deps.walk(&top).domains(scope.path, warnings);
     domains.reverse();
     // Session files and the handoff history are keyed (outside git) by the current domain.
     let key = domains
@@ -39,40 +71,82 @@ pub fn collect(deps: &Deps<'_>, scope: &Scope<'_>) -> Corpus {
         .map_or(scope.path.to_path_buf(), |d| d.dir.clone());
     if scope.below {
         let found = discovery::children(scope.path, deps.trusted);
-        corpus.warnings.extend(found.warnings);
+        warnings.extend(found.warnings);
         for n in found.domains {
             if let Megg::Domain(d) = discovery::megg_at(&n.dir, deps.trusted) {
                 domains.push(d);
             }
         }
     }
+    let mut sources = Vec::new();
     for d in &domains {
-        entries_of(d, &d.knowledge_path(), Kind::Knowledge, &mut corpus);
-        for file in archive_files(d, &mut corpus.warnings) {
-            entries_of(d, &file, Kind::Archive, &mut corpus);
-        }
-        info_sections(d, &mut corpus);
+        entry_sources(d, &mut sources, warnings);
+        let info = d.info_path();
+        sources.extend(source(
+            &d.boundary,
+            &info,
+            (Kind::Info, &d.name),
+            discovery::MAX_INFO_BYTES,
+            warnings,
+        ));
     }
-    handoffs(deps, scope, &key, &domains, &mut corpus);
-    ids::assign(&mut corpus.docs);
-    corpus
+    handoff_sources(deps, scope, &key, &domains, &mut sources, warnings);
+    sources
+}
+
+/// A domain's knowledge file and archive files.
+fn entry_sources(d: &Domain, sources: &mut Vec<Source>, warnings: &mut Vec<String>) {
+    let knowledge = d.knowledge_path();
+    let archives = archive_files(d, warnings);
+    let files = std::iter::once((knowledge, Kind::Knowledge))
+        .chain(archives.into_iter().map(|f| (f, Kind::Archive)));
+    for (path, kind) in files {
+        sources.extend(source(
+            &d.boundary,
+            &path,
+            (kind, &d.name),
+            discovery::MAX_KNOWLEDGE_BYTES,
+            warnings,
+        ));
+    }
+}
+
+/// The documents of `sources`, with their ids.
+fn parse(sources: &[Source]) -> Vec<Doc> {
+    let mut docs = Vec::new();
+    for s in sources {
+        match s.kind {
+            Kind::Knowledge | Kind::Archive => entries(s, &mut docs),
+            Kind::Info => info_sections(s, &mut docs),
+            Kind::Handoff => handoff(s, &mut docs),
+        }
+    }
+    ids::assign(&mut docs);
+    docs
 }
 
 /// The knowledge and archive entries of one domain, with their ids: what the session-start
 /// index lists (SPEC §13.5).
 pub fn entries_of_domain(d: &Domain) -> Corpus {
-    let mut corpus = Corpus::default();
-    entries_of(d, &d.knowledge_path(), Kind::Knowledge, &mut corpus);
-    for file in archive_files(d, &mut corpus.warnings) {
-        entries_of(d, &file, Kind::Archive, &mut corpus);
+    let mut warnings = Vec::new();
+    let mut sources = Vec::new();
+    entry_sources(d, &mut sources, &mut warnings);
+    Corpus {
+        docs: parse(&sources),
+        warnings,
     }
-    ids::assign(&mut corpus.docs);
-    corpus
 }
 
-/// Reads `path` in `b` up to `limit`, reporting a cut, binary or refused file.
-fn read(b: &Boundary, path: &Path, limit: u64, warnings: &mut Vec<String>) -> Option<String> {
-    match fsx::read_text(b, path, limit) {
+/// `path` in `b`, read up to `limit` (a cut, binary or refused file reported), as a source of
+/// documents of `kind` in domain `domain`.
+fn source(
+    b: &Boundary,
+    path: &Path,
+    (kind, domain): (Kind, &str),
+    limit: u64,
+    warnings: &mut Vec<String>,
+) -> Option<Source> {
+    let text = match fsx::read_text(b, path, limit) {
         Ok(Some(t)) => {
             if t.truncated {
                 warnings.push(format!(
@@ -87,14 +161,24 @@ fn read(b: &Boundary, path: &Path, limit: u64, warnings: &mut Vec<String>) -> Op
                     path.display()
                 ));
             }
-            Some(t.text.replace('\0', "\u{FFFD}"))
+            if t.text.contains('\0') {
+                t.text.replace('\0', "\u{FFFD}")
+            } else {
+                t.text
+            }
         }
-        Ok(None) => None,
+        Ok(None) => return None,
         Err(e) => {
             warnings.push(format!("skipped {}", e.message));
-            None
+            return None;
         }
-    }
+    };
+    Some(Source {
+        kind,
+        path: path.to_path_buf(),
+        domain: domain.to_string(),
+        text,
+    })
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -103,28 +187,21 @@ fn line_at(text: &str, offset: usize) -> usize {
 }
 
 /// The entries of a knowledge or archive file.
-fn entries_of(d: &Domain, path: &Path, kind: Kind, corpus: &mut Corpus) {
-    let Some(text) = read(
-        &d.boundary,
-        path,
-        discovery::MAX_KNOWLEDGE_BYTES,
-        &mut corpus.warnings,
-    ) else {
-        return;
-    };
+fn entries(s: &Source, docs: &mut Vec<Doc>) {
+    let text = &s.text;
     // Lines counted once through the file, not from its start for every entry.
     let (mut line, mut counted) = (1, 0);
-    for e in knowledge::parse(&text) {
+    for e in knowledge::parse(text) {
         let offset = e.raw.as_ptr() as usize - text.as_ptr() as usize;
         line += text[counted..offset]
             .bytes()
             .filter(|&b| b == b'\n')
             .count();
         counted = offset;
-        corpus.docs.push(Doc {
+        docs.push(Doc {
             id: String::new(),
-            kind,
-            path: path.to_path_buf(),
+            kind: s.kind,
+            path: s.path.clone(),
             line,
             date: e.date.map(str::to_string),
             entry_type: e.kind.map(str::to_string),
@@ -168,17 +245,9 @@ fn archive_files(d: &Domain, warnings: &mut Vec<String>) -> Vec<PathBuf> {
     files
 }
 
-/// The `##` sections of the domain's `info.md`.
-fn info_sections(d: &Domain, corpus: &mut Corpus) {
-    let path = d.info_path();
-    let Some(text) = read(
-        &d.boundary,
-        &path,
-        discovery::MAX_INFO_BYTES,
-        &mut corpus.warnings,
-    ) else {
-        return;
-    };
+/// The `##` sections of a domain's `info.md`.
+fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
+    let text = &s.text;
     let mut starts: Vec<usize> = Vec::new();
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
@@ -196,31 +265,41 @@ fn info_sections(d: &Domain, corpus: &mut Corpus) {
             .unwrap_or("")
             .trim_start_matches("## ")
             .trim();
-        corpus.docs.push(Doc {
+        docs.push(Doc {
             id: String::new(),
             kind: Kind::Info,
-            path: path.clone(),
-            line: line_at(&text, start),
+            path: s.path.clone(),
+            line: line_at(text, start),
             date: None,
             entry_type: None,
-            title: format!("{}: {heading}", d.name),
+            title: format!("{}: {heading}", s.domain),
             topics: Vec::new(),
             text: section.to_string(),
-            key: format!("{}\n{heading}", d.name),
+            key: format!("{}\n{heading}", s.domain),
         });
     }
 }
 
 /// The active state of each domain, the captured sessions' handoffs and the handoff history.
-fn handoffs(
+fn handoff_sources(
     deps: &Deps<'_>,
     scope: &Scope<'_>,
     key: &Path,
     domains: &[Domain],
-    corpus: &mut Corpus,
+    sources: &mut Vec<Source>,
+    warnings: &mut Vec<String>,
 ) {
+    let mut add = |b: &Boundary, path: &Path| {
+        sources.extend(source(
+            b,
+            path,
+            (Kind::Handoff, ""),
+            state::MAX_STATE_BYTES,
+            warnings,
+        ));
+    };
     for d in domains {
-        handoff(&d.boundary, &d.state_path(), corpus);
+        add(&d.boundary, &d.state_path());
     }
     let repo = deps.repo(scope.path);
     if let Some(sessions) = super::capture::Sessions::locate(repo.as_ref(), key, scope.cache) {
@@ -229,32 +308,29 @@ fn handoffs(
             "megg's session files",
         );
         for (_, path) in sessions.captures() {
-            handoff(&b, &path, corpus);
+            add(&b, &path);
         }
     }
     if let Some(h) = history::History::locate(repo.as_ref(), key, scope.cache) {
         for path in h.files() {
-            handoff(h.boundary(), &path, corpus);
+            add(h.boundary(), &path);
         }
     }
 }
 
 /// One handoff file: titled by its time and first Working On line.
-fn handoff(b: &Boundary, path: &Path, corpus: &mut Corpus) {
-    let Some(text) = read(b, path, state::MAX_STATE_BYTES, &mut corpus.warnings) else {
-        return;
-    };
-    let doc = state::parse(&text, &path.display().to_string());
+fn handoff(s: &Source, docs: &mut Vec<Doc>) {
+    let doc = state::parse(&s.text, &s.path.display().to_string());
     let working = section_first_line(&doc.content, "Working On");
     let title = match (&working, &doc.session) {
         (Some(w), _) => w.clone(),
-        (None, Some(s)) => format!("handoff of session {s}"),
+        (None, Some(sess)) => format!("handoff of session {sess}"),
         (None, None) => "handoff".to_string(),
     };
-    corpus.docs.push(Doc {
+    docs.push(Doc {
         id: String::new(),
         kind: Kind::Handoff,
-        path: path.to_path_buf(),
+        path: s.path.clone(),
         line: 1,
         date: doc.updated_raw.clone(),
         entry_type: None,
@@ -265,7 +341,7 @@ fn handoff(b: &Boundary, path: &Path, corpus: &mut Corpus) {
             doc.updated_raw.as_deref().unwrap_or(""),
             doc.session.as_deref().unwrap_or("")
         ),
-        text,
+        text: s.text.clone(),
     });
 }
 

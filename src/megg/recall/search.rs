@@ -3,16 +3,13 @@
 //! phrases must occur as phrases; filters by kind, type, topic and date; a snippet of the
 //! best-matching lines; and, for no match, the nearest topics.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use super::doc::{Doc, Kind};
-use super::text::{each_term, phrase_words, terms};
+use super::postings::{Postings, body_of};
+use super::text::{phrase_words, terms};
 use crate::megg::knowledge;
 
-/// Field weights: a word in the title counts three times one in the body, in the topics twice.
-const TITLE_WEIGHT: f64 = 3.0;
-const TOPICS_WEIGHT: f64 = 2.0;
-const BODY_WEIGHT: f64 = 1.0;
 /// BM25's term-frequency saturation and length normalization.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -41,8 +38,6 @@ pub struct Query {
     /// `YYYY-MM-DD`: documents dated on or after it.
     pub since: Option<String>,
     pub limit: usize,
-    /// Rank by titles and topics only (the session-start index: cheap enough for the hook).
-    pub titles_only: bool,
 }
 
 /// One ranked document.
@@ -91,48 +86,6 @@ fn parse_query(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     (if words.is_empty() { all } else { words }, phrases)
 }
 
-/// One document's terms by field, for scoring.
-struct Indexed {
-    tf: HashMap<String, f64>,
-    len: f64,
-    words: Vec<String>,
-}
-
-/// The weighted frequencies of the query's words in `doc` (other words only count towards its
-/// length), and its words in order when a phrase must be checked.
-fn index(doc: &Doc, wanted: &HashSet<&str>, phrases: bool, titles_only: bool) -> Indexed {
-    let mut tf: HashMap<String, f64> = HashMap::new();
-    let mut len = 0.0;
-    let topics = doc.topics.join(" ");
-    let body = if titles_only { "" } else { body_of(doc) };
-    for (text, weight) in [
-        (doc.title.as_str(), TITLE_WEIGHT),
-        (topics.as_str(), TOPICS_WEIGHT),
-        (body, BODY_WEIGHT),
-    ] {
-        each_term(text, &mut |t| {
-            if wanted.contains(t) {
-                *tf.entry(t.to_string()).or_default() += weight;
-            }
-            len += weight;
-        });
-    }
-    let words = if phrases {
-        phrase_words(&format!("{}\n{topics}\n{body}", doc.title))
-    } else {
-        Vec::new()
-    };
-    Indexed { tf, len, words }
-}
-
-/// The text of a document below its heading line (entries and sections), all of a handoff.
-fn body_of(doc: &Doc) -> &str {
-    match doc.kind {
-        Kind::Handoff => &doc.text,
-        _ => doc.text.split_once('\n').map_or("", |(_, rest)| rest),
-    }
-}
-
 fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
     !phrase.is_empty() && words.windows(phrase.len()).any(|w| w == phrase)
 }
@@ -157,38 +110,49 @@ fn passes(doc: &Doc, q: &Query) -> bool {
         })
 }
 
-/// Ranks `docs` for `q`: every document that holds a query word (and every phrase), best
-/// first; equal scores newer first, then by id.
-pub fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
+/// Ranks `docs` (indexed by `postings`, built from them) for `q`: every document that holds a
+/// query word (and every phrase), best first; equal scores newer first, then by id. Postings
+/// built from titles and topics only rank by those and give no snippets.
+pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> {
     let (words, phrases) = parse_query(&q.text);
-    let candidates: Vec<&Doc> = docs.iter().filter(|d| passes(d, q)).collect();
-    let wanted: HashSet<&str> = words.iter().map(String::as_str).collect();
-    let indexed: Vec<Indexed> = candidates
-        .iter()
-        .map(|d| index(d, &wanted, !phrases.is_empty(), q.titles_only))
-        .collect();
-    let n = indexed.len().max(1) as f64;
-    let avg = (indexed.iter().map(|i| i.len).sum::<f64>() / n).max(1.0);
-    let mut df: HashMap<&str, f64> = HashMap::new();
-    for i in &indexed {
-        for w in &words {
-            if i.tf.contains_key(w) {
-                *df.entry(w.as_str()).or_default() += 1.0;
-            }
+    let candidate: Vec<bool> = docs.iter().map(|d| passes(d, q)).collect();
+    let lens = |i: usize| f64::from(postings.len_of(i));
+    let n = candidate.iter().filter(|&&c| c).count().max(1) as f64;
+    let total_len: f64 = (0..docs.len()).filter(|&i| candidate[i]).map(lens).sum();
+    let avg = (total_len / n).max(1.0);
+    // Each document's score, summed word by word in the query's order.
+    let mut scores: Vec<f64> = vec![0.0; docs.len()];
+    for w in &words {
+        let list: Vec<(usize, u32)> = postings
+            .list(w)
+            .into_iter()
+            .filter(|&(i, _)| candidate.get(i) == Some(&true))
+            .collect();
+        let df = list.len() as f64;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for (i, tf) in list {
+            let tf = f64::from(tf);
+            scores[i] += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lens(i) / avg));
         }
     }
     let mut hits: Vec<Hit<'c>> = Vec::new();
-    for (doc, i) in candidates.iter().zip(&indexed) {
-        if !phrases.iter().all(|p| contains_phrase(&i.words, p)) {
+    for (i, doc) in docs.iter().enumerate() {
+        if !candidate[i] {
             continue;
         }
-        let mut score = 0.0;
-        for w in &words {
-            let Some(&tf) = i.tf.get(w) else { continue };
-            let df = df.get(w.as_str()).copied().unwrap_or(0.0);
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * i.len / avg));
+        if !phrases.is_empty() {
+            let topics = doc.topics.join(" ");
+            let body = if postings.titles_only() {
+                ""
+            } else {
+                body_of(doc)
+            };
+            let words = phrase_words(&format!("{}\n{topics}\n{body}", doc.title));
+            if !phrases.iter().all(|p| contains_phrase(&words, p)) {
+                continue;
+            }
         }
+        let score = scores[i];
         if score <= 0.0 && phrases.is_empty() {
             continue;
         }
@@ -207,7 +171,7 @@ pub fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
     });
     let total = hits.len();
     hits.truncate(q.limit.max(1));
-    if !q.titles_only {
+    if !postings.titles_only() {
         for h in &mut hits {
             h.snippet = snippet(h.doc, &words);
         }
@@ -322,6 +286,10 @@ mod tests {
             text: format!("## {date} - {title}\n**Type:** decision\n\n{body}\n"),
             key: String::new(),
         }
+    }
+
+    fn search<'c>(docs: &'c [Doc], q: &Query) -> Found<'c> {
+        super::search(docs, &Postings::build(docs, false), q)
     }
 
     fn ids(found: &Found<'_>) -> Vec<String> {
