@@ -71,8 +71,9 @@ pub fn main(args: Vec<OsString>) -> u8 {
                 stderr.warning(w);
             }
             let mut stdout = std::io::stdout().lock();
+            let color = colored(cli.color, stdout.is_terminal());
             match stdout
-                .write_all(render::terminal_safe(&out.stdout).as_bytes())
+                .write_all(render::highlighted(&out.stdout, &out.marks, color).as_bytes())
                 .and_then(|()| stdout.flush())
             {
                 // A closed pipe (`megg context | head`) is not an error worth a message.
@@ -85,6 +86,16 @@ pub fn main(args: Vec<OsString>) -> u8 {
     }
 }
 
+/// Whether output to a stream is coloured (SPEC §1): `--color`, else only on a terminal and
+/// without `NO_COLOR`.
+fn colored(choice: ColorChoice, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && terminal,
+    }
+}
+
 /// Writes `error:` / `warning:` / `hint:` lines, coloured on a terminal.
 struct Stderr {
     color: bool,
@@ -92,15 +103,9 @@ struct Stderr {
 
 impl Stderr {
     fn new(choice: ColorChoice) -> Self {
-        let color = match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stderr().is_terminal()
-            }
-        };
-        Self { color }
+        Self {
+            color: colored(choice, std::io::stderr().is_terminal()),
+        }
     }
 
     fn label(&self, text: &str, code: &str) -> String {

@@ -12,6 +12,8 @@ pub struct Output {
     pub document: Option<serde_json::Value>,
     /// The human text.
     pub text: Option<String>,
+    /// Byte ranges of `stdout` shown highlighted on a terminal (a search's matching words).
+    pub marks: Vec<std::ops::Range<usize>>,
 }
 
 impl Output {
@@ -48,6 +50,14 @@ impl Output {
         }
         out.text = Some(text);
         out
+    }
+
+    /// Highlights `marks` (byte ranges of the text) when the text is what stdout shows.
+    pub fn with_marks(mut self, marks: Vec<std::ops::Range<usize>>) -> Self {
+        if self.text.as_ref() == Some(&self.stdout) {
+            self.marks = marks;
+        }
+        self
     }
 
     pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {

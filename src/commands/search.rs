@@ -117,6 +117,6 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     };
     let found = search::search(&corpus.docs, &postings, &query);
     let doc = Searched::new(&text, &found, warnings.clone());
-    let human = crate::render::recall::searched(&doc);
-    Ok(Output::pick(args.json, &doc, human, warnings))
+    let (human, marks) = crate::render::recall::searched_marked(&doc);
+    Ok(Output::pick(args.json, &doc, human, warnings).with_marks(marks))
 }

@@ -27,6 +27,29 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// [`terminal_safe`] text with the byte ranges `marks` (in order, not overlapping) shown bold red
+/// when `color` — what grep does with a match. The text is made safe piece by piece, so a
+/// file's bytes still cannot move the cursor.
+pub fn highlighted(text: &str, marks: &[std::ops::Range<usize>], color: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for m in marks {
+        let (Some(before), Some(word)) = (text.get(at..m.start), text.get(m.clone())) else {
+            continue;
+        };
+        if !color || m.start < at {
+            continue;
+        }
+        out.push_str(&terminal_safe(before));
+        out.push_str("\x1b[1;31m");
+        out.push_str(&terminal_safe(word));
+        out.push_str("\x1b[0m");
+        at = m.end;
+    }
+    out.push_str(&terminal_safe(text.get(at..).unwrap_or("")));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -37,5 +60,25 @@ mod tests {
             super::terminal_safe("plain\n"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn highlighted_marks_words_and_keeps_the_text_safe() {
+        let text = "Retry \x1b[2J webhooks";
+        let marks = [0..5, 11..19];
+        assert_eq!(
+            super::highlighted(text, &marks, true),
+            "\x1b[1;31mRetry\x1b[0m \u{FFFD}[2J \x1b[1;31mwebhooks\x1b[0m"
+        );
+        assert_eq!(
+            super::highlighted(text, &marks, false),
+            "Retry \u{FFFD}[2J webhooks"
+        );
+        // Ranges out of the text, inside a character or overlapping are left out.
+        assert_eq!(super::highlighted("é!", &[1..2, 0..9], true), "é!");
+        assert_eq!(
+            super::highlighted("abc", &[0..2, 1..3], true),
+            "\x1b[1;31mab\x1b[0mc"
+        );
     }
 }

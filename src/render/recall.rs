@@ -1,11 +1,20 @@
 //! The text of `megg search` and `megg show` (SPEC §13.3, §13.4).
 
+use std::ops::Range;
+
+use crate::megg::recall::{search, text};
 use crate::shell::shell_quote;
 use crate::wire::recall::{Searched, Shown};
 
 /// One block per hit — id, kind, date, type, title, topics, file and line, snippet — then the
 /// count and how to read one in full; for no match, what was looked for and the nearest topics.
 pub fn searched(s: &Searched) -> String {
+    searched_marked(s).0
+}
+
+/// [`searched`], with the byte ranges of the words in titles and snippets that match the
+/// query (highlighted on a terminal).
+pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
     if s.results.is_empty() {
         let mut out = format!("No match for {}.\n", shell_quote(&s.query));
         if !s.suggestions.is_empty() {
@@ -14,9 +23,20 @@ pub fn searched(s: &Searched) -> String {
                 s.suggestions.join(", ")
             ));
         }
-        return out;
+        return (out, Vec::new());
     }
+    let terms = search::query_terms(&s.query);
     let mut out = String::new();
+    let mut marks = Vec::new();
+    let mut marked = |out: &mut String, text: &str| {
+        let at = out.len();
+        marks.extend(
+            text::matching(text, &terms)
+                .into_iter()
+                .map(|r| r.start + at..r.end + at),
+        );
+        out.push_str(text);
+    };
     for r in &s.results {
         let mut head = format!("{}  {}", r.id, r.kind.as_str());
         for part in [&r.date, &r.entry_type].into_iter().flatten() {
@@ -24,15 +44,17 @@ pub fn searched(s: &Searched) -> String {
             head.push_str(part);
         }
         out.push_str(&head);
-        out.push('\n');
-        out.push_str(&format!("  {}", r.title));
+        out.push_str("\n  ");
+        marked(&mut out, &r.title);
         if !r.topics.is_empty() {
             out.push_str(&format!(" [{}]", r.topics.join(", ")));
         }
         out.push('\n');
         out.push_str(&format!("  {}:{}\n", r.path.display(), r.line));
         if !r.snippet.is_empty() {
-            out.push_str(&format!("  > {}\n", r.snippet));
+            out.push_str("  > ");
+            marked(&mut out, &r.snippet);
+            out.push('\n');
         }
         out.push('\n');
     }
@@ -43,7 +65,7 @@ pub fn searched(s: &Searched) -> String {
         s.total,
         if s.total == 1 { "" } else { "es" }
     ));
-    out
+    (out, marks)
 }
 
 /// Each document under a header naming its file and line.

@@ -64,6 +64,15 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The screen with its colours, as SGR escapes.
+    fn screen_styled(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-e", "-J"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Waits (bounded) until the screen shows `text`.
     fn wait_for(&self, text: &str) -> String {
         let start = Instant::now();
@@ -340,4 +349,37 @@ fn pty_picker_for_several_checkpoints_shows_age_phase_and_progress() {
     assert!(prompt < billing && billing < flow, "{screen}");
     t.keys(&["Escape"]);
     assert_eq!(exit_code(&p), 130);
+}
+
+/// On a terminal `megg search` shows the words that matched in colour (and only those): the
+/// escape sequences reach the screen, and nothing else of the text changes.
+#[test]
+fn pty_search_highlights_the_matching_words() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(
+        ".megg/knowledge.md",
+        "# Knowledge\n\n---\n\n## 2026-02-01 - Retry payment webhooks\n**Type:** gotcha\n**Topics:** payments\n\nStripe retries webhooks; handlers must be idempotent.\n",
+    );
+    let Some(t) = Tmux::start(&p, "search retried") else {
+        return;
+    };
+    t.wait_for("1 of 1 match shown");
+    assert_eq!(exit_code(&p), 0);
+    let styled = t.screen_styled();
+    let line = |word: &str| {
+        styled
+            .lines()
+            .find(|l| l.contains(word))
+            .unwrap_or_else(|| panic!("no {word:?} on screen:\n{styled}"))
+            .to_string()
+    };
+    // An escape right before each matching word; none before the others.
+    let title = line("payment webhooks");
+    let before = |l: &str, word: &str| l[..l.find(word).unwrap()].to_string();
+    assert!(before(&title, "Retry").contains('\x1b'), "{title:?}");
+    assert!(title.contains(" payment webhooks"), "{title:?}");
+    let snippet = line("idempotent");
+    assert!(before(&snippet, "retries").contains('\x1b'), "{snippet:?}");
+    assert!(!before(&snippet, "Stripe").contains('\x1b'), "{snippet:?}");
 }

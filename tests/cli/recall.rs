@@ -115,6 +115,36 @@ fn filters_limit_phrases_and_same_bytes_every_time() {
     assert!(String::from_utf8_lossy(&a.stdout).contains("read one in full: megg show k"));
 }
 
+/// On a terminal the words that matched are shown bold red in titles and snippets, as grep
+/// does; piped, with `NO_COLOR`, `--color never` or `--json`, the bytes carry no escape.
+#[test]
+fn matches_are_highlighted_only_where_colour_is_wanted() {
+    let p = shop();
+    let bold_red = |w: &str| format!("\x1b[1;31m{w}\x1b[0m");
+    let out = p.ok("", &["--color", "always", "search", "retried webhook"]);
+    assert!(
+        out.contains(&format!(
+            "  {} payment {} [payments]\n",
+            bold_red("Retry"),
+            bold_red("webhooks")
+        )),
+        "{out:?}"
+    );
+    assert!(out.contains(&bold_red("parseWebhookEvent")), "{out:?}");
+    // The rest of the text is as it always is.
+    assert_eq!(
+        out.replace("\x1b[1;31m", "").replace("\x1b[0m", ""),
+        p.ok("", &["search", "retried webhook"])
+    );
+    for args in [
+        &["search", "retried webhook"][..],
+        &["--color", "never", "search", "retried webhook"],
+        &["--color", "always", "search", "retried webhook", "--json"],
+    ] {
+        assert!(!p.ok("", args).contains('\x1b'), "{args:?}");
+    }
+}
+
 /// The files of megg's recall cache (SPEC §13.7), by name.
 fn cached(p: &Project) -> Vec<std::path::PathBuf> {
     let dir = p.cache.path().join("recall");

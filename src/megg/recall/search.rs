@@ -56,6 +56,11 @@ pub struct Found<'c> {
     pub suggestions: Vec<String>,
 }
 
+/// The terms a query ranks by (what a result's words are matched against to highlight them).
+pub fn query_terms(text: &str) -> Vec<String> {
+    parse_query(text).0
+}
+
 /// The query's plain words and its `"quoted phrases"`.
 fn parse_query(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut plain = String::new();

@@ -54,6 +54,21 @@ pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
     }
 }
 
+/// The byte ranges of the words of `text` that hold one of `wanted` (a query's terms, as
+/// [`terms`] gives them): what a terminal shows highlighted. `retried` is marked for
+/// `retries`, `parseWebhookEvent` for `webhook`.
+pub fn matching(text: &str, wanted: &[String]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    for (at, word) in text.unicode_word_indices() {
+        let mut hit = false;
+        each_term(word, &mut |t| hit |= wanted.iter().any(|w| w == t));
+        if hit {
+            out.push(at..at + word.len());
+        }
+    }
+    out
+}
+
 /// The words of `text` for phrase matching: each word whole, lowercased and stemmed, CJK text
 /// one character per word.
 pub fn phrase_words(text: &str) -> Vec<String> {
@@ -182,6 +197,18 @@ mod tests {
             identifier_parts("HTTPServer2go"),
             ["HTTP", "Server", "2", "go"]
         );
+    }
+
+    #[test]
+    fn matching_marks_whole_words_by_their_terms() {
+        let wanted = terms("retried webhook");
+        let text = "Retry payment webhooks (parseWebhookEvent)";
+        let marked: Vec<&str> = matching(text, &wanted)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(marked, ["Retry", "webhooks", "parseWebhookEvent"]);
+        assert!(matching("nothing here", &wanted).is_empty());
     }
 
     #[test]
