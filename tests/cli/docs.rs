@@ -988,3 +988,31 @@ fn the_json_megg_returns_is_what_the_command_files_tell_the_agent_to_read() {
         }
     }
 }
+
+/// Issue 28, item 6: every workflow command and the `/megg-state` skill, for Claude Code and as
+/// Gemini commands, tell the agent to search what megg kept before it decides (or proposes an
+/// entry), and how — through MCP or with the words in a file, never on a command line.
+#[test]
+fn every_workflow_and_the_skill_say_to_search_before_deciding_or_learning() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = doc_files();
+    for n in ["plan", "work", "review", "compound"] {
+        files.push(root.join(format!("templates/gemini/commands/workflows/{n}.toml")));
+    }
+    files.push(root.join("templates/gemini/commands/megg-state.toml"));
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let name = f.display();
+        assert!(text.contains("`search` tool"), "{name}: no MCP search");
+        assert!(
+            text.contains("--query-file <QUERY_FILE>"),
+            "{name}: no megg search --query-file"
+        );
+        assert!(text.contains("`show` tool"), "{name}: no MCP show");
+    }
+    let skill = std::fs::read_to_string(root.join("skills/megg-state/SKILL.md")).unwrap();
+    assert!(
+        skill.contains("before you save a lesson with learn"),
+        "the skill says to search before learn"
+    );
+}
