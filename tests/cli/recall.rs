@@ -524,7 +524,7 @@ fn title_words() -> Vec<&'static str> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
     #[test]
     fn every_entry_is_found_by_its_title_and_shown_byte_for_byte(
         picks in proptest::collection::vec(proptest::collection::btree_set(0usize..32, 3), 8..40),
@@ -556,8 +556,12 @@ proptest! {
         p.write(".megg/knowledge.md", &live);
         p.write(".megg/archive/knowledge-2026.md", &arch);
         for (title, entry) in &entries {
-            let v = search(&p, &[&format!("\"{title}\"")]);
+            // As typed, and as a phrase: the entry itself is the top hit either way.
+            let v = search(&p, &[title]);
             prop_assert_eq!(&titles(&v)[0], title);
+            let phrase = search(&p, &[&format!("\"{title}\"")]);
+            prop_assert_eq!(&titles(&phrase)[0], title);
+            prop_assert_eq!(first_id(&phrase), first_id(&v));
             let id = first_id(&v);
             let shown = p.json("", &["show", &id, "--json"]);
             prop_assert_eq!(shown["documents"][0]["text"].as_str().unwrap(), entry.as_str());
@@ -647,4 +651,222 @@ fn the_hook_index_leads_with_what_this_session_is_about() {
     let first = &v["knowledge"]["index"][0];
     assert_eq!(first["title"], "Invoice export rounds VAT per line", "{v}");
     assert_eq!(first["why"], "session");
+}
+
+/// `--below` (SPEC §13.1) adds the domains below PATH: an entry of a child domain is found
+/// from its parent only with it, and its id shows from there.
+#[test]
+fn below_searches_the_domains_underneath() {
+    let p = shop();
+    p.domain("api", "API");
+    p.write(
+        "api/.megg/knowledge.md",
+        "# Knowledge\n\n---\n\n## 2026-04-01 - Rate limits per tenant\n**Type:** rule\n**Topics:** api\n\nEvery tenant gets 100 requests per second; the gateway enforces it.\n",
+    );
+    assert_eq!(search(&p, &["tenant gateway"])["total"], 0);
+    let v = search(&p, &["tenant gateway", "--below"]);
+    assert_eq!(titles(&v), ["Rate limits per tenant"], "{v}");
+    assert!(
+        v["results"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("api/.megg/knowledge.md")
+    );
+    let id = first_id(&v);
+    let shown = p.json("", &["show", &id, "--json"]);
+    assert!(
+        shown["documents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("100 requests per second"),
+        "{shown}"
+    );
+}
+
+/// Outside git the handoff history lives in megg's cache directory, keyed by the domain
+/// (SPEC §13.1), newest 100 kept, and is searched from the domain.
+#[test]
+fn outside_git_the_history_is_kept_in_the_cache_and_bounded() {
+    let p = Project::new();
+    p.domain("", "Loose");
+    // Words without digits: a digit run is a word of its own (identifier splitting).
+    let word = |i: usize| {
+        format!(
+            "task{}{}",
+            (b'a' + (i / 26) as u8) as char,
+            (b'a' + (i % 26) as u8) as char
+        )
+    };
+    for i in 0..103 {
+        let now = format!("2026-10-{:02}T{:02}:{:02}:00Z", i / 24 + 1, i % 24, i % 60);
+        let out = p
+            .megg("")
+            .env("MEGG_NOW", &now)
+            .args([
+                "state",
+                "write",
+                "--content",
+                &format!("## Working On\n{} of the loose project\n", word(i)),
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let kept: Vec<_> = walk_files(p.cache.path())
+        .into_iter()
+        .filter(|f| f.to_string_lossy().contains("handoffs"))
+        .collect();
+    assert_eq!(kept.len(), 100, "{kept:?}");
+    assert!(!p.path(".git").exists());
+    // 102 states were replaced; the oldest two went. The newest replaced one is found in the
+    // history, the active one as the state.
+    let v = search(&p, &[&word(101), "--in", "handoff"]);
+    assert_eq!(v["total"], 1, "{v}");
+    assert!(
+        v["results"][0]["path"]
+            .as_str()
+            .unwrap()
+            .contains("handoffs"),
+        "{v}"
+    );
+    assert_eq!(search(&p, &[&word(0), "--in", "handoff"])["total"], 0);
+    assert_eq!(search(&p, &[&word(1), "--in", "handoff"])["total"], 0);
+    assert_eq!(search(&p, &[&word(2), "--in", "handoff"])["total"], 1);
+}
+
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if t.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// CJK text is searchable through the command line (character bigrams), in titles and bodies.
+#[test]
+fn cjk_entries_are_found_from_the_command_line() {
+    let p = Project::new();
+    p.domain("", "多言語");
+    p.write(
+        ".megg/knowledge.md",
+        "# Knowledge\n\n---\n\n## 2026-05-01 - 認証トークンの保存場所\n**Type:** decision\n**Topics:** auth\n\nトークンは httpOnly クッキーに保存する。\n\n---\n\n## 2026-05-02 - 数据库迁移\n**Type:** rule\n**Topics:** db\n\n迁移在部署任务中运行，不在启动时运行。\n",
+    );
+    assert_eq!(
+        titles(&search(&p, &["トークン"]))[0],
+        "認証トークンの保存場所"
+    );
+    assert_eq!(titles(&search(&p, &["启动时"])), ["数据库迁移"]);
+    let text = p.ok("", &["search", "保存"]);
+    assert!(text.contains("認証トークンの保存場所"), "{text}");
+}
+
+/// A knowledge set over the hook's budget: 300 entries, two of them about what a branch
+/// name or the last commits point at.
+fn big_knowledge() -> String {
+    let mut k = String::from("# Knowledge\n");
+    for i in 0..300 {
+        let (title, topics) = match i {
+            41 => (
+                "Ledger rounding uses banker's rounding".to_string(),
+                "ledger",
+            ),
+            213 => (
+                "Thumbnail previews are cached per locale".to_string(),
+                "media",
+            ),
+            _ => (format!("Entry {i} about the platform"), "misc"),
+        };
+        k.push_str(&format!(
+            "\n---\n\n## 2025-{:02}-{:02} - {title}\n**Type:** decision\n**Topics:** {topics}\n\n{}\n",
+            i % 12 + 1,
+            i % 28 + 1,
+            "Why this matters and how it was decided, with the details a newcomer needs. "
+                .repeat(3)
+        ));
+    }
+    k
+}
+
+/// The index ranks by the branch name and by the paths the last commits changed (SPEC §13.5)
+/// when no handoff says what the session is about.
+#[test]
+fn the_index_ranks_by_the_branch_and_the_paths_of_the_last_commits() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "fix/thumbnail-previews");
+    p.domain("", "Big");
+    p.write(".megg/knowledge.md", big_knowledge());
+    let v = p.json("", &["context", "--format", "json"]);
+    let first = &v["knowledge"]["index"][0];
+    assert_eq!(
+        first["title"], "Thumbnail previews are cached per locale",
+        "{v}"
+    );
+    assert_eq!(first["why"], "session");
+
+    // On a branch that says nothing, a commit that changed the ledger's files does.
+    let p = Project::new();
+    let git2 = Git::init(p.root(), "main");
+    p.domain("", "Big");
+    p.write(".megg/knowledge.md", big_knowledge());
+    // A root commit's tree is everything: only what later commits changed counts.
+    p.write("README.md", "shop\n");
+    let mut index = git2.repo.index().unwrap();
+    index.add_path(std::path::Path::new("README.md")).unwrap();
+    index.write().unwrap();
+    git2.commit("main", 1_700_000_000, "root");
+    p.write("src/ledger/rounding.rs", "fn round() {}\n");
+    index
+        .add_path(std::path::Path::new("src/ledger/rounding.rs"))
+        .unwrap();
+    index.write().unwrap();
+    git2.commit("main", 1_700_000_100, "rounding");
+    let v = p.json("", &["context", "--format", "json"]);
+    let first = &v["knowledge"]["index"][0];
+    assert_eq!(
+        first["title"], "Ledger rounding uses banker's rounding",
+        "{v}"
+    );
+    assert_eq!(first["why"], "session");
+    drop(git);
+}
+
+/// In summary mode the index stands in for the digest; in full mode the knowledge is loaded
+/// as it is, plus one line naming the archived entries (SPEC §13.5).
+#[test]
+fn summary_mode_carries_the_index_and_full_mode_names_the_archive() {
+    let p = Project::new();
+    p.domain("", "Mid");
+    // About 11,000 tokens: summary mode.
+    let k: String = big_knowledge()
+        .lines()
+        .take(1400)
+        .collect::<Vec<_>>()
+        .join("\n");
+    p.write(".megg/knowledge.md", &k);
+    let v = p.json("", &["context", "--format", "json"]);
+    assert_eq!(
+        v["knowledge"]["mode"], "summary",
+        "{}",
+        v["knowledge"]["tokens"]
+    );
+    assert!(!v["knowledge"]["index"].as_array().unwrap().is_empty());
+    let content = v["knowledge"]["content"].as_str().unwrap();
+    assert!(content.contains("megg search"), "{content}");
+
+    let p = shop();
+    let v = p.json("", &["context", "--format", "json"]);
+    assert_eq!(v["knowledge"]["mode"], "full");
+    let hook = p.ok("", &["context", "--json"]);
+    assert!(
+        hook.contains("archived") && hook.contains("megg search"),
+        "full mode names the archived entries: {hook}"
+    );
 }
