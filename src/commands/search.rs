@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::megg::knowledge::KnowledgeType;
 use crate::megg::recall::{self, Kind, search};
 use crate::output::Output;
-use crate::wire::recall::Searched;
+use crate::wire::recall::{self as wire, Searched};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -27,9 +28,9 @@ pub struct Args {
     #[arg(long = "in", value_name = "KINDS", value_delimiter = ',')]
     pub kinds: Vec<String>,
 
-    /// Only knowledge entries of this type (decision, pattern, gotcha, …)
-    #[arg(long = "type", value_name = "T")]
-    pub entry_type: Option<String>,
+    /// Only knowledge entries of this type
+    #[arg(long = "type", value_name = "T", ignore_case = true, value_parser = knowledge_type())]
+    pub entry_type: Option<KnowledgeType>,
 
     /// Only entries with this topic (whole-word, case-insensitive)
     #[arg(long, value_name = "T")]
@@ -50,6 +51,29 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
+
+    /// MCP only: one page of the results instead of `limit` of them.
+    #[arg(skip)]
+    pub page: Option<Page>,
+}
+
+/// `--type`: one of SPEC §2.2's types, in any case; clap names them in the help and refuses
+/// any other (exit 2).
+fn knowledge_type() -> impl clap::builder::TypedValueParser<Value = KnowledgeType> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(KnowledgeType::ALL.map(KnowledgeType::as_str))
+        .try_map(|t| KnowledgeType::parse(&t).ok_or("not a knowledge type"))
+}
+
+/// One page of the results (MCP `search`, SPEC §13.6): the hits in rank order from the
+/// `from`th on — of the first `limit` when given, else of all — as many as fit in `max_chars`
+/// characters of JSON, with `next_cursor` the position of the next when any are left. So
+/// following `next_cursor` from 0 visits each of them exactly once, in rank order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub from: usize,
+    pub limit: Option<usize>,
+    pub max_chars: usize,
 }
 
 /// Most bytes read from `--query-file`.
@@ -110,13 +134,101 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let query = search::Query {
         text: text.clone(),
         kinds,
-        entry_type: args.entry_type.clone(),
+        entry_type: args.entry_type.map(|t| t.as_str().to_string()),
         topic: args.topic.clone(),
         since: args.since.clone(),
-        limit: usize::from(args.limit),
+        limit: args.page.map_or(usize::from(args.limit), Page::fetch),
     };
     let found = search::search(&corpus.docs, &postings, &query);
-    let doc = Searched::new(&text, &found, warnings.clone());
+    let mut doc = Searched::new(&text, &found, warnings.clone());
+    if let Some(page) = args.page {
+        page.cut(&mut doc)?;
+    }
     let (human, marks) = crate::render::recall::searched_marked(&doc);
     Ok(Output::pick(args.json, &doc, human, warnings).with_marks(marks))
+}
+
+impl Page {
+    /// How many hits the search ranks for this page: those before it and as many as could
+    /// ever fit in it (each result's JSON is at least [`min_result_chars`] long).
+    fn fetch(self) -> usize {
+        let most = self.max_chars / min_result_chars() + 1;
+        self.limit
+            .unwrap_or(usize::MAX)
+            .min(self.from.saturating_add(most))
+    }
+
+    /// Cuts `doc`, holding the first [`Page::fetch`] hits, to this page.
+    fn cut(self, doc: &mut Searched) -> Result<()> {
+        let end = self.limit.map_or(doc.total, |l| l.min(doc.total));
+        if self.from > 0 && self.from >= end {
+            return Err(
+                Error::usage(format!("cursor: {} is past the {end} results", self.from))
+                    .with_hint("start again without a cursor"),
+            );
+        }
+        doc.warnings =
+            super::show::bounded_warnings(std::mem::take(&mut doc.warnings), self.max_chars);
+        let hits: Vec<wire::Result> = doc.results.drain(..).skip(self.from).collect();
+        // Measured with the longest cursor this walk can give; the one set at the end is no
+        // longer.
+        doc.next_cursor = Some(end.to_string());
+        for mut hit in hits {
+            if doc.results.is_empty() {
+                shorten(&mut hit, doc, self.max_chars);
+            }
+            doc.results.push(hit);
+            if doc.results.len() > 1 && super::show::json_chars(doc) > self.max_chars {
+                doc.results.pop();
+                break;
+            }
+        }
+        let next = self.from + doc.results.len();
+        doc.next_cursor = (next < end).then(|| next.to_string());
+        Ok(())
+    }
+}
+
+/// The fewest characters one result takes in a page's JSON: its keys and punctuation.
+fn min_result_chars() -> usize {
+    let empty = wire::Result {
+        id: String::new(),
+        kind: Kind::Info,
+        path: PathBuf::new(),
+        line: 0,
+        date: None,
+        entry_type: None,
+        title: String::new(),
+        topics: Vec::new(),
+        score: 0.0,
+        snippet: String::new(),
+    };
+    super::show::json_chars(&empty).max(1)
+}
+
+/// A result too long for a page of its own (a title of thousands of characters) with its
+/// snippet, then its title, cut (marked `…`) until the page fits.
+fn shorten(hit: &mut wire::Result, doc: &Searched, max_chars: usize) {
+    loop {
+        let mut page = doc.clone();
+        page.results.push(hit.clone());
+        let over = super::show::json_chars(&page).saturating_sub(max_chars);
+        let field = if !hit.snippet.is_empty() {
+            &mut hit.snippet
+        } else if !hit.title.is_empty() {
+            &mut hit.title
+        } else {
+            return;
+        };
+        if over == 0 {
+            return;
+        }
+        // Each character takes at least one in JSON: dropping `over + 1` and adding `…`
+        // saves at least `over`.
+        let keep = field.chars().count().saturating_sub(over + 1);
+        *field = field.chars().take(keep).collect();
+        if keep > 0 {
+            field.push('…');
+        }
+    }
 }

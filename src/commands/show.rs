@@ -1,12 +1,13 @@
 //! `megg show ID... [--json] [--max-chars N]` (SPEC §13.4): documents by the ids `megg search`
-//! and the session-start index give, whole, as they stand in their files.
+//! and the session-start index give, whole, as they stand in their files — and, for MCP
+//! `show` (§13.6), one page of them at a time.
 
 use std::path::PathBuf;
 
 use crate::env::Env;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fsx;
-use crate::megg::recall;
+use crate::megg::recall::{self, Doc};
 use crate::output::Output;
 use crate::wire::recall::{Shown, ShownDoc};
 
@@ -28,6 +29,59 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
+
+    /// MCP only: one page of the documents instead of `max_chars` of them.
+    #[arg(skip)]
+    pub page: Option<Page>,
+}
+
+/// One page of the documents (MCP `show`, SPEC §13.6): from `from` on, in the order the ids
+/// were given, as much as fits in `max_chars` characters of JSON. A document that does not fit
+/// starts the next page; one longer than a page is cut at a line and goes on in the next.
+/// Following `next_cursor` from the start returns every document whole, in order, once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub from: Position,
+    pub max_chars: usize,
+}
+
+/// Where a page starts: the index of an id among those given and, inside its document, how
+/// many characters earlier pages held. Written `3`, or `3:9012` within a document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Position {
+    pub id: usize,
+    pub offset: usize,
+}
+
+impl Position {
+    /// The start of the next id's document.
+    fn next_id(self) -> Self {
+        Self {
+            id: self.id + 1,
+            offset: 0,
+        }
+    }
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.offset {
+            0 => write!(f, "{}", self.id),
+            offset => write!(f, "{}:{offset}", self.id),
+        }
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = std::num::ParseIntError;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        let (id, offset) = s.trim().split_once(':').unwrap_or((s.trim(), "0"));
+        Ok(Self {
+            id: id.parse()?,
+            offset: offset.parse()?,
+        })
+    }
 }
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
@@ -39,26 +93,46 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         cache: cache.as_deref(),
     };
     let corpus = recall::collect(&env.deps(), &scope);
-    let mut warnings = corpus.warnings.clone();
+    let asked: Vec<(String, Option<&Doc>)> = args
+        .ids
+        .iter()
+        .map(|id| {
+            let id = id.trim().to_lowercase();
+            let doc = corpus.docs.iter().find(|d| d.id == id);
+            (id, doc)
+        })
+        .collect();
+    let warnings = corpus.warnings.clone();
+    let shown = match args.page {
+        Some(page) => page.of(&asked, warnings)?,
+        None => bounded(&asked, warnings, args.max_chars),
+    };
+    let human = crate::render::recall::shown(&shown);
+    let mut out = Output::pick(args.json, &shown, human, shown.warnings.clone());
+    if !shown.missing.is_empty() {
+        out.code = 1;
+    }
+    Ok(out)
+}
+
+/// Every document asked for, within `max_chars` characters of text in all (the CLI).
+fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usize) -> Shown {
     let (mut documents, mut missing) = (Vec::new(), Vec::new());
-    let mut budget = args.max_chars;
+    let mut budget = max;
     let mut left_out = Vec::new();
-    for id in &args.ids {
-        let id = id.trim().to_lowercase();
-        let Some(doc) = corpus.docs.iter().find(|d| d.id == id) else {
-            missing.push(id);
+    for (id, doc) in asked {
+        let Some(doc) = doc else {
+            missing.push(id.clone());
             continue;
         };
         if budget == 0 {
-            left_out.push(id);
+            left_out.push(id.as_str());
             continue;
         }
         let len = doc.text.chars().count();
         if len > budget {
             warnings.push(format!(
-                "{id}: {} of its {len} characters shown (--max-chars {}); read the rest at {}:{}",
-                budget,
-                args.max_chars,
+                "{id}: {budget} of its {len} characters shown (--max-chars {max}); read the rest at {}:{}",
                 doc.path.display(),
                 doc.line
             ));
@@ -71,35 +145,172 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
     if !left_out.is_empty() {
         warnings.push(format!(
-            "left out (over --max-chars {}): {}; show them in another call",
-            args.max_chars,
+            "left out (over --max-chars {max}): {}; show them in another call",
             left_out.join(" ")
         ));
     }
-    let shown = Shown {
+    warnings.extend(missing_hint(&missing, "megg search <words>"));
+    Shown {
         documents,
-        missing: missing.clone(),
-        warnings: warnings.clone(),
+        missing,
+        warnings,
         next_cursor: None,
-    };
-    let human = crate::render::recall::shown(&shown);
-    let mut out = Output::pick(args.json, &shown, human, warnings);
-    if !missing.is_empty() {
-        let hint = format!(
-            "its title or date changed, or it is in a domain below another directory? find it again: megg search <words>{}",
-            if recall::ids::is_id(&missing[0]) {
-                ""
-            } else {
-                " (ids look like k3f9a2xq)"
-            }
-        );
-        if !args.json {
-            out.warnings.push(format!(
-                "no document with id {}; {hint}",
-                missing.join(", ")
-            ));
-        }
-        out.code = 1;
     }
-    Ok(out)
+}
+
+/// What to say of ids that resolve to nothing, with how to find them again (`search`).
+fn missing_hint(missing: &[String], search: &str) -> Option<String> {
+    let first = missing.first()?;
+    Some(format!(
+        "no document with id {}; its title or date changed, or it is in a domain below another directory? find it again: {search}{}",
+        missing.join(", "),
+        if recall::ids::is_id(first) {
+            ""
+        } else {
+            " (ids look like k3f9a2xq)"
+        }
+    ))
+}
+
+impl Page {
+    /// This page of `asked`; its warnings speak of what it holds (and of the files read).
+    fn of(self, asked: &[(String, Option<&Doc>)], warnings: Vec<String>) -> Result<Shown> {
+        let Position { id: first, offset } = self.from;
+        let starts_inside = |(_, doc): &(String, Option<&Doc>)| {
+            offset == 0 || doc.is_some_and(|d| offset < d.text.chars().count())
+        };
+        if !asked.get(first).is_some_and(starts_inside) {
+            return Err(Error::usage(format!(
+                "cursor: {} is not a position in these {} ids",
+                self.from,
+                asked.len()
+            ))
+            .with_hint("pass the next_cursor of the previous call, with the same ids"));
+        }
+        let base = bounded_warnings(warnings, self.max_chars);
+        let mut page = Shown {
+            documents: Vec::new(),
+            missing: Vec::new(),
+            warnings: base.clone(),
+            // The longest cursor this page can give, while it is measured.
+            next_cursor: Some(format!("{}:{}", asked.len(), usize::MAX)),
+        };
+        // The files' warnings, then what the page says of its documents, then its missing ids.
+        let mut notes: Vec<String> = Vec::new();
+        let say = |page: &mut Shown, notes: &[String]| {
+            page.warnings = base.iter().chain(notes).cloned().collect();
+            page.warnings
+                .extend(missing_hint(&page.missing, "the `search` tool"));
+        };
+        let mut at = Position { id: first, offset };
+        while let Some((id, doc)) = asked.get(at.id) {
+            let empty = page.documents.is_empty() && page.missing.is_empty();
+            let Some(doc) = doc else {
+                page.missing.push(id.clone());
+                say(&mut page, &notes);
+                if !empty && json_chars(&page) > self.max_chars {
+                    page.missing.pop();
+                    say(&mut page, &notes);
+                    break;
+                }
+                at = at.next_id();
+                continue;
+            };
+            let len = doc.text.chars().count();
+            let rest: String = doc.text.chars().skip(at.offset).collect();
+            let rest_len = len - at.offset;
+            let piece = |n: usize, page: &mut Shown, notes: &mut Vec<String>| {
+                let end = at.offset + n;
+                if at.offset > 0 || end < len {
+                    notes.push(format!(
+                        "{id}: characters {}–{end} of {len} here{}",
+                        at.offset + 1,
+                        if end < len {
+                            format!("; the rest with cursor \"{}:{end}\"", at.id)
+                        } else {
+                            ", the rest of it".to_string()
+                        }
+                    ));
+                }
+                page.documents
+                    .push(ShownDoc::of(doc, rest.chars().take(n).collect()));
+                say(page, notes);
+            };
+            let fits = |n: usize| {
+                let (mut p, mut w) = (page.clone(), notes.clone());
+                piece(n, &mut p, &mut w);
+                json_chars(&p) <= self.max_chars
+            };
+            if fits(rest_len) || (empty && rest_len <= 1) {
+                piece(rest_len, &mut page, &mut notes);
+                at = at.next_id();
+                continue;
+            }
+            if !empty {
+                // It starts the next page.
+                break;
+            }
+            // Alone and longer than a page: as much as fits, cut after a line.
+            let n = longest_piece(&rest, fits);
+            piece(n, &mut page, &mut notes);
+            at = if n < rest_len {
+                Position {
+                    id: at.id,
+                    offset: at.offset + n,
+                }
+            } else {
+                at.next_id()
+            };
+            break;
+        }
+        page.next_cursor = (at.id < asked.len()).then(|| at.to_string());
+        Ok(page)
+    }
+}
+
+/// How many characters of `text` go on a page: the most that `fits` (at least one, so that
+/// paging goes on), ending after a line when one ends in the second half of them.
+fn longest_piece(text: &str, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (1, text.chars().count().saturating_sub(1).max(1));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let prefix: String = text.chars().take(lo).collect();
+    match prefix.rfind('\n').map(|b| prefix[..=b].chars().count()) {
+        Some(n) if n * 2 > lo => n,
+        _ => lo,
+    }
+}
+
+/// Characters of `value` as compact JSON: what an MCP result's text holds.
+pub(crate) fn json_chars(value: &impl serde::Serialize) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX, |s| s.chars().count())
+}
+
+/// `warnings` within a quarter of a page of `max_chars`: the first that fit, then how many
+/// more there are (a hostile tree can give one per file).
+pub(crate) fn bounded_warnings(warnings: Vec<String>, max_chars: usize) -> Vec<String> {
+    let budget = max_chars / 4;
+    if json_chars(&warnings) <= budget {
+        return warnings;
+    }
+    let total = warnings.len();
+    let mut kept = Vec::new();
+    for w in warnings {
+        kept.push(w);
+        if json_chars(&kept) > budget.saturating_sub(100) {
+            kept.pop();
+            break;
+        }
+    }
+    let more = total - kept.len();
+    kept.push(format!(
+        "… and {more} more warnings (megg on the command line lists them)"
+    ));
+    kept
 }

@@ -42,9 +42,9 @@ use params::{
 const CONTEXT_MAX_CHARS: usize = 9_500;
 /// No tool result is longer than this (SPEC §7).
 const MAX_RESULT_CHARS: usize = 10_000;
-/// `search` results per call (SPEC §13.6).
+/// The most characters of one `search` result (SPEC §13.6); `next_cursor` pages further.
 const SEARCH_MAX_CHARS: usize = 4_000;
-/// `show` documents per call (SPEC §13.6).
+/// The most characters of one `show` result (SPEC §13.6); `next_cursor` pages further.
 const SHOW_MAX_CHARS: usize = 9_500;
 
 /// How a tool's result is shaped for the model.
@@ -58,57 +58,15 @@ enum Shape {
     TextAndJson,
     /// Like `Json`, with one page of a list field and `total` / `truncated`.
     Paged(Page),
-    /// Like `Json`, with the list field cut to a window and a `next_cursor` to go on from.
-    Cursor(Cursor),
 }
 
-/// A window of a list field within a character budget (SPEC §13.6): `search` pages its
-/// results, `show` its documents; `next_cursor` (when more remain) is the position to pass
-/// back as `cursor`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Cursor {
-    field: &'static str,
-    /// Items dropped from the front of the field (a page further on).
-    skip: usize,
-    limit: usize,
-    /// The position of the field's first item in the whole list.
-    base: usize,
-    max_chars: usize,
-}
-
-impl Cursor {
-    fn apply(self, document: &mut serde_json::Value) {
-        let Some(items) = document.get_mut(self.field).and_then(|v| v.as_array_mut()) else {
-            return;
-        };
-        let all = items.len();
-        let window: Vec<_> = items.drain(..).skip(self.skip).take(self.limit).collect();
-        *items = window;
-        loop {
-            let shown = document[self.field].as_array().map_or(0, Vec::len);
-            let next = self.base + self.skip + shown;
-            if next < self.base + all {
-                document["next_cursor"] = next.to_string().into();
-            } else if let Some(obj) = document.as_object_mut() {
-                obj.remove("next_cursor");
-            }
-            if shown <= 1 || json_text(document).chars().count() <= self.max_chars {
-                break;
-            }
-            if let Some(items) = document[self.field].as_array_mut() {
-                items.pop();
-            }
-        }
-    }
-}
-
-/// A `cursor` parameter: the position a previous call gave as `next_cursor`.
-fn cursor_position(cursor: Option<&str>) -> Result<usize, String> {
+/// A `cursor` parameter: the position a previous call gave as `next_cursor` (none: the start).
+fn cursor<T: std::str::FromStr + Default>(cursor: Option<&str>) -> Result<T, String> {
     match cursor.map(str::trim).filter(|c| !c.is_empty()) {
-        None => Ok(0),
-        Some(c) => c
-            .parse()
-            .map_err(|_| format!("cursor: {c:?} is not a position from next_cursor")),
+        None => Ok(T::default()),
+        Some(c) => c.parse().map_err(|_| {
+            format!("cursor: {c:?} is not a position from next_cursor; start again without one")
+        }),
     }
 }
 
@@ -218,16 +176,14 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
             return CallToolResult::error(vec![ContentBlock::text(text.trim_end())]);
         }
     };
-    match (shape, out.document.as_mut()) {
-        (Shape::Paged(page), Some(doc)) => page.apply(doc),
-        (Shape::Cursor(cursor), Some(doc)) => cursor.apply(doc),
-        _ => {}
+    if let (Shape::Paged(page), Some(doc)) = (shape, out.document.as_mut()) {
+        page.apply(doc);
     }
     let human = out.text.clone().unwrap_or_else(|| out.stdout.clone());
     let json = || out.document.as_ref().map(json_text).unwrap_or_default();
     let mut result = match shape {
         Shape::Text => CallToolResult::success(vec![ContentBlock::text(cap(human))]),
-        Shape::Json | Shape::Paged(_) | Shape::Cursor(_) => {
+        Shape::Json | Shape::Paged(_) => {
             let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
             r.content = vec![ContentBlock::text(json())];
             r
@@ -650,10 +606,15 @@ impl Megg {
         &self,
         Parameters(p): Parameters<SearchParams>,
     ) -> Result<CallToolResult, McpError> {
-        let skip = match cursor_position(p.cursor.as_deref()) {
+        let from = match cursor(p.cursor.as_deref()) {
             Ok(n) => n,
             Err(e) => return Ok(invalid(&e)),
         };
+        if let Some(n) = p.limit.filter(|n| !(1..=100).contains(n)) {
+            return Ok(invalid(&format!(
+                "limit: {n} is not in 1–100 (the most results to page through; omit it for all)"
+            )));
+        }
         let args = search::Args {
             query: Some(p.query),
             query_file: None,
@@ -664,21 +625,20 @@ impl Megg {
                 .iter()
                 .map(|k| k.as_str().to_string())
                 .collect(),
-            entry_type: p.entry_type.map(|t| t.as_str().to_string()),
+            entry_type: p.entry_type,
             topic: p.topic,
             since: p.since,
             below: p.below.unwrap_or(false),
+            // The CLI's count; a page has its own limit.
             limit: 100,
             json: true,
+            page: Some(search::Page {
+                from,
+                limit: p.limit,
+                max_chars: SEARCH_MAX_CHARS,
+            }),
         };
-        let cursor = Cursor {
-            field: "results",
-            skip,
-            limit: p.limit.unwrap_or(10).clamp(1, 100),
-            base: 0,
-            max_chars: SEARCH_MAX_CHARS,
-        };
-        Ok(call(p.path, Command::Search(args), Shape::Cursor(cursor)).await)
+        Ok(call(p.path, Command::Search(args), Shape::Json).await)
     }
 
     #[tool(
@@ -691,34 +651,24 @@ impl Megg {
         &self,
         Parameters(p): Parameters<ShowParams>,
     ) -> Result<CallToolResult, McpError> {
-        let from = match cursor_position(p.cursor.as_deref()) {
+        let from = match cursor(p.cursor.as_deref()) {
             Ok(n) => n,
             Err(e) => return Ok(invalid(&e)),
         };
         if p.ids.is_empty() {
             return Ok(invalid("ids: give at least one id from `search`"));
         }
-        let ids: Vec<String> = p.ids.iter().skip(from).cloned().collect();
-        if ids.is_empty() {
-            return Ok(invalid(&format!(
-                "cursor: {from} is past the {} ids given",
-                p.ids.len()
-            )));
-        }
         let args = show::Args {
-            ids,
+            ids: p.ids,
             path: None,
-            max_chars: SHOW_MAX_CHARS - 500,
-            json: true,
-        };
-        let cursor = Cursor {
-            field: "documents",
-            skip: 0,
-            limit: 100,
-            base: from,
             max_chars: SHOW_MAX_CHARS,
+            json: true,
+            page: Some(show::Page {
+                from,
+                max_chars: SHOW_MAX_CHARS,
+            }),
         };
-        Ok(call(p.path, Command::Show(args), Shape::Cursor(cursor)).await)
+        Ok(call(p.path, Command::Show(args), Shape::Json).await)
     }
 
     #[tool(

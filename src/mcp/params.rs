@@ -195,10 +195,10 @@ pub struct SearchParams {
     pub since: Option<String>,
     /// Also search the domains below `path`
     pub below: Option<bool>,
-    /// Results per page (default 10)
+    /// The most results to page through, best first (default: every match)
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
-    /// `next_cursor` of the previous page
+    /// `next_cursor` of the previous page, to get the next (same query, filters and limit)
     pub cursor: Option<String>,
 }
 
@@ -210,6 +210,6 @@ pub struct ShowParams {
     /// Directory whose chain (and the domains below it) holds them (default: the server's
     /// working directory)
     pub path: Option<String>,
-    /// `next_cursor` of the previous call
+    /// `next_cursor` of the previous call, to get the next page (same ids)
     pub cursor: Option<String>,
 }

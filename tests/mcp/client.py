@@ -2,6 +2,11 @@
 tool, and check the results against the files on disk and against the CLI.
 
 usage: python3 client.py MEGG_BINARY PROJECT_DIR OUTSIDE_DIR
+       python3 client.py MEGG_BINARY PROJECT_DIR --pages TOOL ARGUMENTS_JSON
+
+With --pages: call TOOL with ARGUMENTS_JSON, then again with each `next_cursor` it returns
+until none is left, and print the pages as one JSON document on stdout:
+{"pages": [{"text", "structured", "is_error"} | {"error"}]} (the Rust test checks them).
 """
 
 import asyncio
@@ -15,6 +20,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 MEGG, ROOT, OUTSIDE = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+# A paging run never calls more than this (a cursor that never ends is a failure).
+MAX_PAGES = 500
 ENV = {**os.environ, "MEGG_NOW": "2026-11-22T12:00:00Z", "MEGG_CACHE_DIR": "", "NO_COLOR": "1"}
 PLAN = "docs/plans/2026-01-15-feat-user-auth-plan.md"
 TOOLS = {
@@ -186,4 +193,29 @@ async def main():
     print("mcp client: every tool called, all checks passed")
 
 
-asyncio.run(main())
+async def pages(tool, arguments):
+    params = StdioServerParameters(command=MEGG, args=["mcp"], env=ENV, cwd=str(ROOT))
+    out = []
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            while len(out) < MAX_PAGES:
+                try:
+                    result = await session.call_tool(tool, arguments)
+                except Exception as e:  # a JSON-RPC error
+                    out.append({"error": str(e)})
+                    break
+                structured = result.structured_content
+                out.append({"text": text_of(result), "structured": structured,
+                            "is_error": bool(result.is_error)})
+                cursor = (structured or {}).get("next_cursor")
+                if cursor is None:
+                    break
+                arguments = {**arguments, "cursor": cursor}
+    print(json.dumps({"pages": out}))
+
+
+if sys.argv[3] == "--pages":
+    asyncio.run(pages(sys.argv[4], json.loads(sys.argv[5])))
+else:
+    asyncio.run(main())

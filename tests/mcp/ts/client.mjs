@@ -4,6 +4,12 @@
 // schema its tool declared.
 //
 // usage: node client.mjs MEGG_BINARY PROJECT_DIR
+//        node client.mjs MEGG_BINARY PROJECT_DIR --pages TOOL ARGUMENTS_JSON
+//
+// With --pages: call TOOL with ARGUMENTS_JSON, then again with each `next_cursor` it returns
+// until none is left, checking every structured result against the tool's outputSchema, and
+// print the pages as one JSON document on stdout:
+// {"pages": [{"text", "structured", "is_error"} | {"error"}]} (the Rust test checks them).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,7 +19,9 @@ import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 
-const [megg, root] = process.argv.slice(2);
+const [megg, root, mode, pagedTool, pagedArgs] = process.argv.slice(2);
+// A paging run never calls more than this (a cursor that never ends is a failure).
+const MAX_PAGES = 500;
 const env = { ...process.env, MEGG_NOW: "2026-11-22T12:00:00Z", MEGG_CACHE_DIR: "", NO_COLOR: "1" };
 const TEXT_ONLY = new Set(["context", "state"]);
 
@@ -50,6 +58,33 @@ for (const t of tools) {
 }
 
 const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+
+if (mode === "--pages") {
+  const pages = [];
+  let args = JSON.parse(pagedArgs);
+  while (pages.length < MAX_PAGES) {
+    let r;
+    try {
+      r = await client.callTool({ name: pagedTool, arguments: args });
+    } catch (e) {
+      pages.push({ error: e.message });
+      break;
+    }
+    if (r.structuredContent !== undefined) {
+      const valid = validators[pagedTool](r.structuredContent);
+      assert.ok(valid, `${pagedTool}: ${JSON.stringify(validators[pagedTool].errors)}`);
+    }
+    pages.push({ text: text(r), structured: r.structuredContent ?? null, is_error: Boolean(r.isError) });
+    const cursor = r.structuredContent?.next_cursor;
+    if (cursor === undefined) break;
+    args = { ...args, cursor };
+  }
+  await client.close();
+  // Written in full before exiting: the pages can be long.
+  await new Promise((done) => process.stdout.write(JSON.stringify({ pages }) + "\n", done));
+  process.exit(0);
+}
+
 async function call(name, args = {}) {
   const r = await client.callTool({ name, arguments: args });
   assert.ok(!r.isError, `${name}: ${text(r)}`);
