@@ -2,7 +2,8 @@
 //! [--dry-run] [--json]` (SPEC §7, §10, §12): install, for each host, the session-start hook
 //! (and Claude Code's capture hooks), the commands, the MCP registration; and once for all of
 //! them the gitignore block and the merge driver (SPEC §11) — merged into what is there,
-//! idempotent, backed up, and exactly undoable. The shared pieces go with the last host.
+//! idempotent, backed up, and exactly undoable. The shared pieces go with the last host. The
+//! whole plan is checked before anything is written, and the run carries out that plan.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -182,7 +183,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         uninstall: args.uninstall,
         force: args.force,
     };
-    let (shared_planned, records) = shared::plan(
+    let (shared_planned, mut records) = shared::plan(
         project,
         &run,
         &agents,
@@ -193,6 +194,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         &mut warnings,
     )?;
     groups.push((shared, shared_planned));
+    refuse_or_skip(
+        &mut groups,
+        &agents,
+        &mut records,
+        &record,
+        &after,
+        args.uninstall,
+        &mut warnings,
+    )?;
 
     if !args.dry_run {
         let now = env.clock.now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -209,10 +219,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         for (i, (places, planned)) in groups.iter_mut().enumerate() {
             for p in planned {
                 match plan::apply(places, repo, p, &now) {
-                    Err(e) if i == last => {
-                        warnings.push(format!("skipped {}: {}", p.path.display(), e.message));
-                        p.action = Action::Skipped;
-                    }
+                    Err(e) if i == last => skip(p, &e.message, &mut records, &mut warnings),
                     other => other?,
                 }
             }
@@ -260,4 +267,59 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         human,
         report.warnings.clone(),
     ))
+}
+
+/// Asks every change of the plan, before any is made, whether it can be carried out (SPEC §7:
+/// the dry run is the plan, and the run carries out exactly that). A host's file, or the record
+/// of hosts, that this user cannot write refuses the whole run — the dry run alike — with
+/// nothing written; a shared piece (the last group: `.mcp.json`, the gitignore block, the merge
+/// driver) is skipped with a warning, and never fails the hosts the user asked for.
+fn refuse_or_skip(
+    groups: &mut [(Places, Vec<Planned>)],
+    agents: &[Agent],
+    records: &mut Vec<plan::BlockRecord>,
+    hosts: &Record,
+    after: &BTreeSet<Agent>,
+    uninstall: bool,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let Some(((shared_places, shared), hosts_groups)) = groups.split_last_mut() else {
+        return Ok(());
+    };
+    for ((places, planned), agent) in hosts_groups.iter().zip(agents) {
+        if let Some(why) = planned.iter().find_map(|p| places.refusal(p)) {
+            return Err(Error::user(format!("{why}; nothing was changed")).with_hint(format!(
+                "make it writable for you, or leave {} out (no --agent {}), then run megg setup again",
+                agent.host().name,
+                agent.as_str()
+            )));
+        }
+    }
+    if let Some(why) = hosts.refusal(after) {
+        return Err(Error::user(format!("{why}; nothing was changed"))
+            .with_hint("make it writable for you, then run megg setup again"));
+    }
+    for p in shared.iter_mut() {
+        let record = records.iter().find(|r| r.file() == p.path);
+        let why = shared_places
+            .refusal(p)
+            .or_else(|| record.and_then(|r| r.refusal(uninstall)));
+        if let Some(why) = why {
+            skip(p, &why, records, warnings);
+        }
+    }
+    Ok(())
+}
+
+/// Leaves out a shared piece that cannot be written, and the record of the lines it would
+/// have added or removed.
+fn skip(
+    p: &mut Planned,
+    why: &str,
+    records: &mut Vec<plan::BlockRecord>,
+    warnings: &mut Vec<String>,
+) {
+    warnings.push(format!("skipped {}: {why}", p.what));
+    p.action = Action::Skipped;
+    records.retain(|r| r.file() != p.path);
 }

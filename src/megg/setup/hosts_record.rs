@@ -46,16 +46,46 @@ impl Record {
             .collect()
     }
 
-    /// Records `hosts`; none left deletes the record.
+    /// Why [`Record::write`] of `hosts` would fail, `None` when it would not (or writes
+    /// nothing).
+    pub fn refusal(&self, hosts: &BTreeSet<Agent>) -> Option<String> {
+        let (b, path) = self.place.as_ref()?;
+        if self.unchanged(hosts) {
+            return None;
+        }
+        super::plan::refusal(b, path)
+    }
+
+    /// Whether the record already says `hosts` (no record says none).
+    fn unchanged(&self, hosts: &BTreeSet<Agent>) -> bool {
+        let Some((b, path)) = &self.place else {
+            return true;
+        };
+        match fsx::read_text(b, path, 4096) {
+            Ok(Some(t)) => t.text == text(hosts),
+            Ok(None) => hosts.is_empty(),
+            Err(_) => false,
+        }
+    }
+
+    /// Records `hosts`; none left deletes the record. A record that already says so is left
+    /// as it is: a run with nothing to change writes nothing.
     pub fn write(&self, hosts: &BTreeSet<Agent>) -> Result<()> {
         let Some((b, path)) = &self.place else {
             return Ok(());
         };
+        if self.unchanged(hosts) {
+            return Ok(());
+        }
         if hosts.is_empty() {
             return fsx::remove_file(b, path).map(drop);
         }
-        let text: String = hosts.iter().map(|a| format!("{}\n", a.as_str())).collect();
         fsx::create_dir_all(b, path.parent().unwrap_or(b.root()))?;
-        fsx::write_atomic(b, path, text.as_bytes())
+        fsx::write_atomic(b, path, text(hosts).as_bytes())
     }
+}
+
+/// The record's text: one host a line.
+fn text(hosts: &BTreeSet<Agent>) -> String {
+    hosts.iter().map(|a| format!("{}\n", a.as_str())).collect()
 }

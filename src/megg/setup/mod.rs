@@ -1,5 +1,7 @@
-//! What `megg setup` changes in Claude Code's files, as pure functions over JSON values and
-//! file texts, so install and uninstall are exact inverses (SPEC §7).
+//! What `megg setup` changes in each host's files (Claude Code, Codex CLI, Gemini CLI, Copilot
+//! CLI) and in the pieces they share, as pure functions over JSON values and file texts, so
+//! install and uninstall are exact inverses (SPEC §7, §12); the submodules plan each host's
+//! part, the shared part and the merge driver, then carry out the plan.
 
 use serde_json::{Map, Value, json};
 
@@ -21,11 +23,12 @@ pub mod trust;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
-    /// The project (the git top level): .claude/, .mcp.json, .gitignore, and megg's merge
+    /// The project (the git top level): each host's project files (.claude/, .codex/,
+    /// .gemini/, .github/hooks/), the shared .mcp.json and .gitignore block, and megg's merge
     /// driver in .gitattributes and the repository's git config
     Project,
-    /// Your user: ~/.claude/, `claude mcp add --scope user`, and megg's merge driver in your
-    /// global git config
+    /// Your user: each host's files in your home (~/.claude, $CODEX_HOME or ~/.codex,
+    /// ~/.gemini, ~/.copilot), and megg's merge driver in your global git config
     User,
 }
 

@@ -1,5 +1,6 @@
-//! Planning and applying `megg setup`: every file's new content is worked out before anything
-//! is written (an invalid JSON file stops the run with nothing changed), then each change is
+//! Planning and applying `megg setup`: every file's new content is worked out, and every file
+//! asked whether this user can write it, before anything is written (an invalid JSON file or a
+//! host's file that cannot be written stops the run with nothing changed), then each change is
 //! applied under a lock with a backup (SPEC §7, §9). All I/O goes through the file gate.
 
 use std::path::{Path, PathBuf};
@@ -97,6 +98,62 @@ impl Places {
             &self.project
         }
     }
+
+    /// Why carrying out `p` would fail, `None` when it would not: the file (or the directory
+    /// it goes in) this user cannot write, or the backup directory its previous bytes go to.
+    /// Asked of every change while planning, so the dry run and the run refuse alike and a
+    /// run never stops after half the files are written (SPEC §7).
+    pub fn refusal(&self, p: &Planned) -> Option<String> {
+        if !p.action.changes() {
+            return None;
+        }
+        let (b, base) = match &p.config {
+            Some(edit) => (&edit.boundary, edit.backup_name.clone()),
+            None => {
+                let b = self.boundary_for(&p.path);
+                (b, backup_base(b, &p.path))
+            }
+        };
+        refusal(b, &p.path).or_else(|| {
+            let (bb, dir) = self.backups.as_ref().filter(|_| p.backup)?;
+            refusal(bb, &dir.join(base))
+        })
+    }
+}
+
+/// Why a write to `path` (inside `b`) would fail, `None` when it would not. The directories
+/// a write creates are created in the nearest one that is there, so that is the one asked
+/// ([`fsx::write_refusal`] refuses a directory that is not there yet).
+pub fn refusal(b: &fsx::Boundary, path: &Path) -> Option<String> {
+    // Whether something is at `p`, links not followed.
+    let there = |p: &Path| {
+        if p != b.root() && b.contains(p) {
+            return fsx::kind(b, p).is_some();
+        }
+        p.parent()
+            .is_none_or(|up| fsx::kind(&fsx::Boundary::user(up, b.label()), p).is_some())
+    };
+    // The file, or the first directory the write has to create.
+    let mut first = path;
+    while let Some(up) = first.parent().filter(|up| !there(up)) {
+        first = up;
+    }
+    if first == path {
+        return fsx::write_refusal(b, path);
+    }
+    let why = if first != b.root() && b.contains(first) {
+        fsx::write_refusal(b, first)
+    } else {
+        let up = first.parent()?;
+        fsx::write_refusal(&fsx::Boundary::user(up, b.label()), first)
+    }?;
+    Some(format!("cannot create {}: {why}", path.display()))
+}
+
+/// What the backups of `path` (inside `b`) are called: its path under the boundary, flat.
+fn backup_base(b: &fsx::Boundary, path: &Path) -> String {
+    let rel = path.strip_prefix(b.root()).unwrap_or(path);
+    rel.to_string_lossy().replace('/', "__")
 }
 
 /// Reads a file setup merges into; a file that is not UTF-8 or too large is refused.
@@ -300,6 +357,8 @@ impl Record {
 
 /// A block file's record as it is to be after this run.
 pub struct BlockRecord {
+    /// The block file it records.
+    file: PathBuf,
     place: (fsx::Boundary, PathBuf),
     record: Record,
     added: Vec<String>,
@@ -308,6 +367,22 @@ pub struct BlockRecord {
 }
 
 impl BlockRecord {
+    /// The block file it records.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// Why [`BlockRecord::save`] would fail, `None` when it would not (or writes nothing).
+    pub fn refusal(&self, uninstall: bool) -> Option<String> {
+        let (b, path) = &self.place;
+        let writes = if uninstall {
+            fsx::kind(b, path).is_some()
+        } else {
+            !self.added.is_empty()
+        };
+        writes.then(|| refusal(b, path)).flatten()
+    }
+
     /// Writes it (after the block file was changed): `--uninstall` deletes it; a run that
     /// added lines adds them to it.
     pub fn save(&self, uninstall: bool) -> Result<()> {
@@ -397,6 +472,7 @@ pub fn plan_block(
     };
     let newline_now = !added.is_empty() && !text.is_empty() && !text.ends_with('\n');
     let record = place.map(|place| BlockRecord {
+        file: path,
         place,
         record,
         added,
@@ -486,9 +562,7 @@ pub fn apply(
     if p.backup
         && let Some(original) = &p.original
     {
-        let rel = p.path.strip_prefix(b.root()).unwrap_or(&p.path);
-        let base = rel.to_string_lossy().replace('/', "__");
-        backup(places, &base, original.as_bytes(), now)?;
+        backup(places, &backup_base(b, &p.path), original.as_bytes(), now)?;
     }
     match &p.content {
         Some(text) => fsx::write_atomic(b, &p.path, text.as_bytes()),
