@@ -42,6 +42,8 @@ pub struct Context {
     pub files: Vec<FileEntry>,
     pub siblings: Vec<Neighbour>,
     pub children: Vec<Neighbour>,
+    /// The walk down stopped at its bound (SPEC §14): deeper domains were not looked for.
+    pub children_cut: bool,
     pub warnings: Vec<String>,
 }
 
@@ -111,8 +113,9 @@ pub struct Knowledge {
     /// The file holds merge conflicts (markers, or unmerged in the index): only OURS' side is
     /// loaded, and every render says so whatever its budget (SPEC §11).
     pub conflicted: bool,
-    /// The session-start index in summary and blocked mode (SPEC §13.5), most relevant first.
-    pub index: Vec<super::recall::index::Line>,
+    /// The session-start index in summary and blocked mode (SPEC §13.5), most relevant first:
+    /// `content` is it whole, and a budget may cut it line by line.
+    pub index: Option<super::recall::index::Index>,
 }
 
 /// What `context` and the hook say about a knowledge file with merge conflicts (SPEC §11).
@@ -185,9 +188,6 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
     if let Some(d) = &domain {
         let repo = deps.repo(path);
         knowledge = load_knowledge(deps, repo.as_ref(), d, req, &mut warnings);
-        if let Some(k) = knowledge.as_mut().filter(|k| k.topic.is_none()) {
-            with_index(k, d, || session_words(d, &top, repo.as_ref()));
-        }
         let on_disk = load_state(deps, d, &mut warnings);
         let own = req
             .own_capture
@@ -212,6 +212,11 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         }
         let own = own.filter(|s| !s.expired);
         state = own.or(on_disk).filter(|s| !s.expired);
+        if let Some(k) = knowledge.as_mut().filter(|k| k.topic.is_none()) {
+            with_index(k, (deps, path, d), || {
+                session_words(state.as_ref(), &top, repo.as_ref())
+            });
+        }
         let (listed, total) = discovery::megg_files(d);
         if total > listed.len() {
             warnings.push(format!(
@@ -254,6 +259,7 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         files,
         siblings,
         children: found.domains,
+        children_cut: found.cut,
         warnings,
     })
 }
@@ -392,7 +398,7 @@ fn load_knowledge(
             topics: knowledge::topic_counts(&entries),
             digest: None,
             conflicted: false,
-            index: Vec::new(),
+            index: None,
             path,
         });
     }
@@ -431,7 +437,7 @@ fn load_knowledge(
             topics,
             digest: None,
             conflicted,
-            index: Vec::new(),
+            index: None,
         });
     }
     let mode = Mode::for_tokens(tokens);
@@ -472,14 +478,14 @@ fn load_knowledge(
         topics,
         digest,
         conflicted,
-        index: Vec::new(),
+        index: None,
     })
 }
 
-/// What megg knows of the session a context is for, as words to rank the index by: the
-/// handoff's Working On and Next, the branch, the newest workflow checkpoint's feature and plan
-/// title, and the paths the last commits changed.
-fn session_words(d: &Domain, top: &Path, repo: Option<&crate::git::Repo>) -> String {
+/// What megg knows of the session a context is for, as words to rank the index by: the active
+/// handoff's Working On and Next (what the session is about, not what it did), the branch, the
+/// newest workflow checkpoint's feature and plan title, and the paths the last commits changed.
+fn session_words(state: Option<&StateView>, top: &Path, repo: Option<&crate::git::Repo>) -> String {
     let mut words = String::new();
     if let Some(found) = super::checkpoint::store::scan(&[top.to_path_buf()])
         .checkpoints
@@ -497,15 +503,8 @@ fn session_words(d: &Domain, top: &Path, repo: Option<&crate::git::Repo>) -> Str
             words.push('\n');
         }
     }
-    if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), super::state::MAX_STATE_BYTES)
-    {
-        let doc = super::state::parse(&t.text, "");
-        for line in doc.content.lines() {
-            if !line.starts_with("## ") {
-                words.push_str(line);
-                words.push('\n');
-            }
-        }
+    if let Some(s) = state {
+        words.push_str(&session_sections(&s.content));
     }
     if let Some(r) = repo {
         if let Some(b) = r.current_branch() {
@@ -520,41 +519,67 @@ fn session_words(d: &Domain, top: &Path, repo: Option<&crate::git::Repo>) -> Str
     words
 }
 
+/// The lines of a handoff's `## Working On` and `## Next` sections.
+fn session_sections(content: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in content.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            let h = h.trim();
+            inside = ["Working On", "Next"]
+                .iter()
+                .any(|name| h.eq_ignore_ascii_case(name));
+            continue;
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// In summary and blocked mode, the index (SPEC §13.5) replaces the digest; in full mode, a
 /// line names the archived entries when there are any.
-fn with_index(k: &mut Knowledge, d: &Domain, session: impl FnOnce() -> String) {
-    let corpus = super::recall::entries_of_domain(d);
+fn with_index(
+    k: &mut Knowledge,
+    (deps, path, d): (&Deps<'_>, &Path, &Domain),
+    session: impl FnOnce() -> String,
+) {
+    use super::recall::{self, index};
+    if k.mode == Mode::Full {
+        let archived = recall::archived_entries(d);
+        if archived > 0 {
+            k.content.push_str(&format!(
+                "\n\n({archived} archived entries are not loaded: `megg search <words> --in archive`, then `megg show <id>`.)"
+            ));
+        }
+        return;
+    }
+    let corpus = recall::chain_entries(deps, path, d);
     let archived = corpus
         .docs
         .iter()
-        .filter(|doc| doc.kind == super::recall::Kind::Archive)
+        .filter(|doc| doc.kind == recall::Kind::Archive)
         .count();
-    let live = corpus.docs.len() - archived;
-    match k.mode {
-        Mode::Full => {
-            if archived > 0 {
-                k.content.push_str(&format!(
-                    "\n\n({archived} archived entries are not loaded: `megg search <words> --in archive`, then `megg show <id>`.)"
-                ));
-            }
-        }
-        Mode::Summary | Mode::Blocked => {
-            let lines = super::recall::index::build(&corpus.docs, &session());
-            let mut text = super::recall::index::text(&lines, live, archived, k.tokens);
-            if !k.topics.is_empty() {
-                text.push_str(&format!(
-                    "\nTopics: {}\n",
-                    super::knowledge::topic_list(&k.topics)
-                ));
-            }
-            if k.mode == Mode::Blocked {
-                text.push('\n');
-                text.push_str(&k.content);
-            }
-            k.content = text;
-            k.index = lines;
-        }
-    }
+    // The seed's message without its topic list: the index says the topics once.
+    let topics = super::knowledge::topic_list(&k.topics);
+    let blocked = (k.mode == Mode::Blocked).then(|| {
+        k.content
+            .strip_suffix(&format!("Topics: {topics}\n"))
+            .unwrap_or(&k.content)
+            .to_string()
+    });
+    let built = index::Index {
+        lines: index::build(&corpus.docs, &session()),
+        live: corpus.docs.len() - archived,
+        archived,
+        tokens: (k.tokens, k.tokens_exact),
+        topics,
+        blocked,
+    };
+    k.content = built.text(built.lines.len(), true);
+    k.index = Some(built);
 }
 
 /// `Some` when git has `path` unmerged, with OURS' version (stage 2) when git has one within

@@ -239,6 +239,9 @@ impl Walk<'_> {
 pub struct Found {
     pub domains: Vec<Neighbour>,
     pub warnings: Vec<String>,
+    /// The walk stopped at its bound ([`MAX_CHILD_DIRS`]) before it had looked everywhere:
+    /// domains may lie further down.
+    pub cut: bool,
 }
 
 /// Directories next to `dir` (in its parent) that hold `.megg/`, by name.
@@ -262,16 +265,27 @@ pub fn siblings(dir: &Path, trusted: &[PathBuf]) -> Found {
 /// (sorted by name at each level, parents before their children). At most
 /// [`MAX_CHILD_DIRS`] directories are looked at, nearest levels first: the hook of a
 /// 100,000-file monorepo costs what a small one's does (SPEC §14), and the domains a large tree
-/// keeps near its top are all found.
+/// keeps near its top are all found. [`Found::cut`] says when the bound stopped the walk.
 pub fn children(path: &Path, trusted: &[PathBuf]) -> Found {
+    walk_down(path, trusted, MAX_CHILD_DIRS)
+}
+
+/// [`children`] without the bound: every directory of the [`CHILD_DEPTH`] levels (what a
+/// search asked to look below PATH looks at).
+pub fn children_all(path: &Path, trusted: &[PathBuf]) -> Found {
+    walk_down(path, trusted, usize::MAX)
+}
+
+fn walk_down(path: &Path, trusted: &[PathBuf], bound: usize) -> Found {
     let mut found = Found::default();
     let mut level = vec![path.to_path_buf()];
     let mut looked = 0;
-    'levels: for _ in 0..CHILD_DEPTH {
+    'levels: for depth in 1..=CHILD_DEPTH {
         let mut next = Vec::new();
         for dir in &level {
             for child in subdirs(dir, &mut found.warnings) {
-                if looked == MAX_CHILD_DIRS {
+                if looked == bound {
+                    found.cut = true;
                     break 'levels;
                 }
                 looked += 1;
@@ -281,7 +295,10 @@ pub fn children(path: &Path, trusted: &[PathBuf]) -> Found {
                         dir: child.clone(),
                     });
                 }
-                next.push(child);
+                // The last level's directories are looked at, never listed.
+                if depth < CHILD_DEPTH {
+                    next.push(child);
+                }
             }
         }
         level = next;
@@ -499,11 +516,9 @@ mod tests {
             .map(|d| d.name)
             .collect();
         assert_eq!(sib, ["billing"]);
-        let kids: Vec<_> = children(&shop, &[])
-            .domains
-            .into_iter()
-            .map(|d| d.name)
-            .collect();
+        let found = children(&shop, &[]);
+        assert!(!found.cut);
+        let kids: Vec<_> = found.domains.into_iter().map(|d| d.name).collect();
         assert_eq!(kids, ["c", "checkout"]);
     }
 
@@ -524,14 +539,33 @@ mod tests {
         ]);
         let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
         let t = tree(&refs);
-        let kids: Vec<String> = children(&t.path().join("r"), &[])
-            .domains
-            .into_iter()
-            .map(|d| d.dir.strip_prefix(t.path()).unwrap().display().to_string())
-            .collect();
+        let rel = |found: Found| -> Vec<String> {
+            found
+                .domains
+                .into_iter()
+                .map(|d| d.dir.strip_prefix(t.path()).unwrap().display().to_string())
+                .collect()
+        };
+        let bounded = children(&t.path().join("r"), &[]);
+        assert!(bounded.cut, "the walk stopped at the bound");
         // Level 1 (3 dirs) and level 2 (2 + 40) fit in the bound; of level 3 only the first
         // ones do: m00/s0 is found, m39/s9 lies past the bound.
-        assert_eq!(kids, ["r/apps", "r/apps/web", "r/src/m00/s0", "r/zed"]);
+        assert_eq!(
+            rel(bounded),
+            ["r/apps", "r/apps/web", "r/src/m00/s0", "r/zed"]
+        );
+        let all = children_all(&t.path().join("r"), &[]);
+        assert!(!all.cut);
+        assert_eq!(
+            rel(all),
+            [
+                "r/apps",
+                "r/apps/web",
+                "r/src/m00/s0",
+                "r/src/m39/s9",
+                "r/zed"
+            ]
+        );
     }
 
     #[test]

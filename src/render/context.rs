@@ -27,6 +27,12 @@ enum KnowledgeLevel {
     AsComputed,
     Summary,
     Topics,
+    /// The index (summary and blocked mode) with its first `keep` lines, and the topic list
+    /// when `topics`.
+    Index {
+        keep: usize,
+        topics: bool,
+    },
 }
 
 /// How much of each part to render.
@@ -137,7 +143,7 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
         let k = ctx.knowledge.as_ref();
         let can_summarize = k.is_some_and(|k| k.mode == Mode::Full && k.digest.is_some());
         // SPEC §3.3: ancestors, then lists, then knowledge, then info, and the state last.
-        let steps: [&dyn Fn(&mut Plan) -> bool; 6] = [
+        let steps: [&dyn Fn(&mut Plan) -> bool; 5] = [
             &|p| std::mem::replace(&mut p.excerpts, false),
             &|p| std::mem::replace(&mut p.chain, false),
             &|p| std::mem::replace(&mut p.lists, false),
@@ -153,13 +159,6 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
                     false
                 }
             },
-            &|p| {
-                let change = k.is_some() && p.knowledge != KnowledgeLevel::Topics;
-                if change {
-                    p.knowledge = KnowledgeLevel::Topics;
-                }
-                change
-            },
         ];
         for step in steps {
             if fits(&text) {
@@ -168,6 +167,19 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
             if step(&mut plan) {
                 text = render(ctx, &plan);
             }
+        }
+        // Knowledge last: an index shrinks line by line (its header, commands and the
+        // maintain instruction stay, SPEC §13.5); anything else goes down to its topics.
+        if !fits(&text)
+            && let Some(k) = k
+        {
+            text = match &k.index {
+                Some(index) => cut_index(ctx, &mut plan, (max, unit), index.lines.len()),
+                None => {
+                    plan.knowledge = KnowledgeLevel::Topics;
+                    render(ctx, &plan)
+                }
+            };
         }
         // Then the info body, then the state, each cut at a line boundary to exactly what is
         // left: one render at the smallest cut measures everything else (markers and the
@@ -269,6 +281,34 @@ fn cut_to_fit(
     }
 }
 
+/// The render with the most index lines (`lines` in all) that fits within `max`, the topic
+/// list kept while any line is; when not even the bare index fits, the bare index (the info
+/// and state cuts take over from there). The length grows with the lines kept, so the most
+/// that fit are found by bisection, each candidate measured on a real render.
+fn cut_index(ctx: &Context, plan: &mut Plan, (max, unit): (usize, Unit), lines: usize) -> String {
+    let at = |plan: &mut Plan, keep: usize, topics: bool| {
+        plan.knowledge = KnowledgeLevel::Index { keep, topics };
+        render(ctx, plan)
+    };
+    let least = at(plan, 0, true);
+    if unit.len(&least) > max {
+        return at(plan, 0, false);
+    }
+    // `fits` always fits; the whole index (`lines`) did not.
+    let (mut fits, mut over) = (0, lines);
+    while over - fits > 1 {
+        let mid = fits + (over - fits) / 2;
+        if unit.len(&at(plan, mid, true)) <= max {
+            fits = mid;
+        } else {
+            over = mid;
+        }
+    }
+    let text = at(plan, fits, true);
+    debug_assert!(unit.len(&text) <= max, "computed index cut does not fit");
+    text
+}
+
 /// `kept[k]`: characters the first `k` lines take as rendered by [`push_cut`]: trimmed at the
 /// end and followed by a blank line, or nothing at all when they are blank.
 fn kept_lengths(lines: &[&str], unit: Unit) -> Vec<usize> {
@@ -306,6 +346,7 @@ fn delivered_mode(computed: Mode, plan: &Plan) -> Delivered {
         KnowledgeLevel::AsComputed => Delivered::Loaded(computed),
         KnowledgeLevel::Summary => Delivered::Loaded(Mode::Summary),
         KnowledgeLevel::Topics => Delivered::Topics,
+        KnowledgeLevel::Index { .. } => Delivered::Loaded(computed),
     }
 }
 
@@ -379,6 +420,13 @@ fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
                 "knowledge delivered as topics only ({} tokens): {path}; run `megg context {target} --topic <topic>` for a topic in full",
                 k.tokens
             )),
+            KnowledgeLevel::Index { keep, topics } => {
+                let all = k.index.as_ref().map_or(0, |i| i.lines.len());
+                notes.push(format!(
+                    "knowledge index cut to {keep} of its {all} lines{}: find the others with `megg search <words>`, or list them all with `megg context {target} --format json`",
+                    if topics { "" } else { ", without its topic list" }
+                ));
+            }
         }
     }
     if plan.info_lines.is_some()
@@ -490,6 +538,12 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                 let _ = writeln!(out, "## Knowledge ({heading})\n");
                 push_block(&mut out, &k.content);
             }
+            KnowledgeLevel::Index { keep, topics } => {
+                let _ = writeln!(out, "## Knowledge ({}, {})\n", k.mode, tokens_text(k));
+                if let Some(index) = &k.index {
+                    push_block(&mut out, &index.text(keep, topics));
+                }
+            }
             KnowledgeLevel::Summary => {
                 let _ = writeln!(out, "## Knowledge (summary, {} tokens)\n", k.tokens);
                 push_block(&mut out, k.digest.as_deref().unwrap_or(&k.content));
@@ -570,9 +624,9 @@ fn render(ctx: &Context, plan: &Plan) -> String {
         );
     }
 
-    for (title, list) in [
-        ("Other Domains", &ctx.siblings),
-        ("Subdomains", &ctx.children),
+    for (title, list, cut) in [
+        ("Other Domains", &ctx.siblings, false),
+        ("Subdomains", &ctx.children, ctx.children_cut),
     ] {
         if list.is_empty() {
             continue;
@@ -586,6 +640,13 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                 } else {
                     let _ = writeln!(out, "- {} ({})", n.name, rel.display());
                 }
+            }
+            if cut {
+                let _ = writeln!(
+                    out,
+                    "\n(Only the nearest {} directories below were looked at; for domains deeper down, run `megg context DIR` on a directory nearer them.)",
+                    crate::megg::discovery::MAX_CHILD_DIRS
+                );
             }
             out.push('\n');
         } else {

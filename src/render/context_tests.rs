@@ -99,7 +99,7 @@ mod budget {
                 topics: (0..c.entries).map(|i| (format!("topic{i}"), 1)).collect(),
                 digest: Some(all.iter().take(5).cloned().collect()),
                 conflicted: false,
-                index: Vec::new(),
+                index: None,
             }
         });
         let state = StateView {
@@ -147,6 +147,7 @@ mod budget {
             }],
             siblings: neighbours.clone(),
             children: neighbours,
+            children_cut: false,
             warnings: vec!["a warning about something".into()],
         }
     }
@@ -156,6 +157,11 @@ mod budget {
     /// The smallest render that still holds the state's first line: every other part at its
     /// last degradation, info.md down to its title, the state down to its first line.
     fn floor(ctx: &Context) -> String {
+        floor_with(ctx, KnowledgeLevel::Topics)
+    }
+
+    /// [`floor`] with knowledge at `knowledge`.
+    fn floor_with(ctx: &Context, knowledge: KnowledgeLevel) -> String {
         let info_lines = ctx
             .info
             .as_ref()
@@ -165,13 +171,107 @@ mod budget {
             excerpts: false,
             chain: false,
             lists: false,
-            knowledge: KnowledgeLevel::Topics,
+            knowledge,
             info_lines,
             state_lines: Some(1),
             warnings: false,
             warnings_cut: true,
         };
         render(ctx, &plan)
+    }
+
+    /// `ctx` with blocked knowledge carrying an index of `lines` lines (SPEC §13.5).
+    fn with_index(mut ctx: Context, lines: usize, wide: bool) -> Context {
+        use crate::megg::recall::index::{Index, Line, Why};
+        let title = if wide { "日本😀 entry" } else { "An entry" };
+        let index = Index {
+            lines: (0..lines)
+                .map(|i| Line {
+                    id: format!("k{i:07}"),
+                    date: Some("2026-01-01".into()),
+                    entry_type: Some("decision".into()),
+                    title: format!("{title} {i}"),
+                    topics: vec!["misc".into()],
+                    why: [Why::Session, Why::Gotcha, Why::Recent][i * 3 / lines.max(1)],
+                    archived: false,
+                })
+                .collect(),
+            live: 300,
+            archived: 0,
+            tokens: (21_000, true),
+            topics: "misc (300), auth (40)".into(),
+            blocked: Some(format!("Knowledge is blocked. {MAINTAIN} to archive it.\n")),
+        };
+        let megg = ctx.domain.as_ref().unwrap().megg.clone();
+        ctx.knowledge = Some(Knowledge {
+            path: megg.join("knowledge.md"),
+            mode: Mode::Blocked,
+            tokens: 21_000,
+            tokens_exact: true,
+            entries: 300,
+            topic: None,
+            content: index.text(lines, true),
+            warning: None,
+            topics: vec![("misc".into(), 300), ("auth".into(), 40)],
+            digest: None,
+            conflicted: false,
+            index: Some(index),
+        });
+        ctx
+    }
+
+    const MAINTAIN: &str = "Run `megg maintain`";
+
+    /// The index lines a render kept.
+    fn kept(text: &str) -> usize {
+        text.lines().filter(|l| l.starts_with("- k")).count()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// SPEC §13.5 within §3.3: the index shrinks line by line before the info and the state
+        /// are cut, its header and the maintain instruction stay while the state's first line
+        /// does, and a larger state never leaves more index lines.
+        #[test]
+        fn the_index_shrinks_first_and_keeps_its_header(
+            info_lines in 0usize..60,
+            lines in 0usize..80,
+            state_lines in 1usize..150,
+            more in 1usize..60,
+            width in 1usize..8,
+            wide in any::<bool>(),
+            max in 2_000usize..=10_000,
+            bytes in any::<bool>(),
+        ) {
+            let unit = if bytes { Unit::Utf8 } else { Unit::Utf16 };
+            let case = |state_lines| Case {
+                path_len: 40, ancestors: 1, info_lines, entries: 0, state_lines, width, wide,
+                neighbours: 3,
+            };
+            let small = with_index(context(&case(state_lines)), lines, wide);
+            let large = with_index(context(&case(state_lines + more)), lines, wide);
+            let (a, b) = (
+                markdown_in(&small, Some((max, unit)), true),
+                markdown_in(&large, Some((max, unit)), true),
+            );
+            for (ctx, r) in [(&small, &a), (&large, &b)] {
+                prop_assert!(unit.len(&r.text) <= max);
+                let least = floor_with(ctx, KnowledgeLevel::Index { keep: 0, topics: false });
+                if unit.len(&least) <= max {
+                    for needed in ["Knowledge index: 300 entries", "`megg search <words>`", MAINTAIN, FIRST] {
+                        prop_assert!(r.text.contains(needed), "no {needed} at {max}:\n{}", r.text);
+                    }
+                }
+                let state_cut = r.text.contains("[… state cut here");
+                let info_cut = r.text.contains("[… info.md cut here");
+                if state_cut || info_cut {
+                    prop_assert_eq!(kept(&r.text), 0, "cut the info or state with index lines left");
+                }
+                prop_assert_eq!(r.knowledge_mode, Some(Delivered::Loaded(Mode::Blocked)));
+            }
+            prop_assert!(kept(&a.text) >= kept(&b.text), "{} then {}", kept(&a.text), kept(&b.text));
+        }
     }
 
     proptest! {

@@ -20,6 +20,10 @@ pub struct ContextDoc {
     pub files: Vec<FileDoc>,
     pub siblings: Vec<NeighbourDoc>,
     pub children: Vec<NeighbourDoc>,
+    /// Present (and true) only when the walk for `children` stopped at its bound of
+    /// directories (SPEC §14): deeper domains were not looked for; `megg context DIR` finds them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub children_cut: bool,
     pub warnings: Vec<String>,
 }
 
@@ -130,6 +134,7 @@ impl From<&Context> for ContextDoc {
             files: c.files.iter().map(Into::into).collect(),
             siblings: c.siblings.iter().map(Into::into).collect(),
             children: c.children.iter().map(Into::into).collect(),
+            children_cut: c.children_cut,
             warnings: c.warnings.clone(),
         }
     }
@@ -171,6 +176,7 @@ impl From<&Knowledge> for KnowledgeDoc {
             index: k
                 .index
                 .iter()
+                .flat_map(|i| &i.lines)
                 .map(|l| IndexEntry {
                     id: l.id.clone(),
                     date: l.date.clone(),

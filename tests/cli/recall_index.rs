@@ -1,1 +1,326 @@
-//! placeholder
+//! The session-start index (SPEC §13.5) as the hook delivers it: it shrinks line by line to
+//! the budget before anything else of knowledge goes, its ids are the ones `megg show` opens,
+//! it is ranked by the active handoff only — and the walk down that finds child domains says
+//! when it stopped (SPEC §3.1, §14).
+
+use serde_json::Value;
+
+use crate::{Project, reference_tokens, stdout_json};
+
+/// A `knowledge.md` of `n` entries (300 ≈ 21k tokens: blocked), every 7th a gotcha; entry 137
+/// is about the invoice export, the others about nothing this session does.
+fn big_knowledge(n: usize) -> String {
+    let mut k = String::from("# Knowledge\n");
+    for i in 0..n {
+        let (title, topics) = match i {
+            137 => (
+                "Invoice export rounds VAT per line".to_string(),
+                "billing, export",
+            ),
+            _ => (format!("Entry {i} about the platform"), "misc"),
+        };
+        k.push_str(&format!(
+            "\n---\n\n## 2026-{:02}-{:02} - {title}\n**Type:** {}\n**Topics:** {topics}\n\n{}\n",
+            i % 12 + 1,
+            i % 28 + 1,
+            if i % 7 == 0 { "gotcha" } else { "decision" },
+            "Why this matters and how it was decided, with the details a newcomer needs. "
+                .repeat(3)
+        ));
+    }
+    k
+}
+
+/// An active `state.md` whose content is about `tokens` cl100k tokens.
+fn state_of(tokens: usize) -> String {
+    let mut content = String::from("## Working On\nThe platform upgrade\n\n## Progress\n");
+    let mut i = 0;
+    while reference_tokens(&content) < tokens {
+        content.push_str(&format!(
+            "- [x] step {i}: moved the service to the new runtime and checked its alerts\n"
+        ));
+        i += 1;
+    }
+    format!("---\nupdated: 2026-11-22T11:00:00Z\nstatus: active\n---\n\n{content}")
+}
+
+/// The hook's `additionalContext` for `agent`.
+fn hook_context(p: &Project, agent: &str) -> String {
+    let args: &[&str] = if agent == "claude" {
+        &["context", "--json"]
+    } else {
+        &["context", "--format", "hook", "--agent", agent]
+    };
+    let v = stdout_json(&p.run("", args));
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{agent}: no additionalContext in {v}"))
+        .to_string()
+}
+
+/// The index lines of a context: `- <id> <date> …`.
+fn index_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| {
+            let mut words = l.split(' ');
+            words.next() == Some("-")
+                && words
+                    .next()
+                    .is_some_and(|id| id.starts_with('k') && id.len() <= 10)
+                && words
+                    .next()
+                    .is_some_and(|d| d.len() == 10 && d.starts_with("20"))
+        })
+        .collect()
+}
+
+/// Issue: with 300 entries blocked and a handoff of ~900 tokens, the hook dropped the whole
+/// index (no `megg search`, no `megg maintain`) while thousands of characters stayed free.
+/// Across handoff sizes, every host's hook keeps the index header, both commands and the
+/// maintain instruction, stays within its budget, and lists fewer entries as the state grows.
+#[test]
+fn the_index_shrinks_line_by_line_as_the_handoff_grows() {
+    let p = Project::new();
+    p.domain("", "Big");
+    p.write(".megg/knowledge.md", big_knowledge(300));
+    // Claude Code counts UTF-16 units, Codex bytes; both 9,500.
+    for (agent, len) in [
+        (
+            "claude",
+            (|s: &str| s.encode_utf16().count()) as fn(&str) -> usize,
+        ),
+        ("codex", |s: &str| s.len()),
+    ] {
+        let mut previous = usize::MAX;
+        let mut counts = Vec::new();
+        for tokens in (300..=1_900).step_by(200) {
+            p.write(".megg/state.md", state_of(tokens));
+            let text = hook_context(&p, agent);
+            let at = format!("{agent}, a state of {tokens} tokens");
+            assert!(len(&text) <= 9_500, "{at}: {} over 9,500", len(&text));
+            assert!(
+                text.contains("Knowledge index: 300 entries"),
+                "{at}: no index header:\n{text}"
+            );
+            for needed in ["`megg search <words>`", "`megg show <id>`", "megg maintain"] {
+                assert!(text.contains(needed), "{at}: no {needed}:\n{text}");
+            }
+            assert!(text.contains("## Working On"), "{at}: the handoff went");
+            let n = index_lines(&text).len();
+            assert!(n <= previous, "{at}: {n} index lines, more than {previous}");
+            previous = n;
+            counts.push(n);
+        }
+        assert!(
+            counts[0] > 0,
+            "{agent}: a small handoff leaves room: {counts:?}"
+        );
+        assert!(
+            counts.first() > counts.last(),
+            "{agent}: the index never shrank: {counts:?}"
+        );
+    }
+}
+
+/// A domain whose knowledge is large enough (summary mode) for the index, holding "Deploy
+/// rules" of 2026-01-10 as a gotcha among `n` other entries.
+fn with_deploy_rules(n: usize, body: &str) -> String {
+    let mut k = format!(
+        "# Knowledge\n\n---\n\n## 2026-01-10 - Deploy rules\n**Type:** gotcha\n**Topics:** deploy\n\n{body}\n"
+    );
+    for i in 0..n {
+        k.push_str(&format!(
+            "\n---\n\n## 2026-02-{:02} - Entry {i} of this domain\n**Type:** decision\n**Topics:** misc\n\n{}\n",
+            i % 28 + 1,
+            "Why this matters and how it was decided, with the details a newcomer needs. "
+                .repeat(3)
+        ));
+    }
+    k
+}
+
+/// Issue: the index numbered ids over the current domain alone, search and show over the
+/// whole chain; a parent and a child each holding "Deploy rules" of the same date made the
+/// index's id open the parent's entry. Every id the index prints opens the entry it names, in
+/// its own domain.
+#[test]
+fn every_index_id_opens_the_entry_it_names() {
+    let p = Project::new();
+    p.domain("", "Parent");
+    p.write(
+        ".megg/knowledge.md",
+        with_deploy_rules(3, "PARENT: deploys go out on Tuesdays."),
+    );
+    p.domain("api", "Api");
+    p.write(
+        "api/.megg/knowledge.md",
+        with_deploy_rules(160, "CHILD: the api deploys behind a flag."),
+    );
+    let v = p.json("api", &["context", "--format", "json"]);
+    let knowledge = &v["knowledge"];
+    assert_ne!(knowledge["mode"], "full", "{knowledge}");
+    let index = knowledge["index"].as_array().unwrap();
+    assert!(
+        index.iter().any(|l| l["title"] == "Deploy rules"),
+        "{knowledge}"
+    );
+    let child = p.path("api/.megg/knowledge.md");
+    for line in index {
+        let id = line["id"].as_str().unwrap();
+        let shown = p.json("api", &["show", id, "--json"]);
+        let doc = &shown["documents"][0];
+        assert_eq!(
+            doc["path"].as_str(),
+            child.to_str(),
+            "{id} ({}) opens another domain's entry: {shown}",
+            line["title"]
+        );
+        let text = doc["text"].as_str().unwrap();
+        let title = line["title"].as_str().unwrap();
+        assert!(
+            text.starts_with(&format!(
+                "## {} - {title}\n",
+                line["date"].as_str().unwrap()
+            )),
+            "{id} names {title} but opens {text}"
+        );
+    }
+    // The search's id for the child's entry is the index's.
+    let found = p.json("api", &["search", "deploy rules", "--json"]);
+    let child_hit = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"].as_str() == child.to_str())
+        .unwrap_or_else(|| panic!("{found}"));
+    let indexed = index.iter().find(|l| l["title"] == "Deploy rules").unwrap();
+    assert_eq!(child_hit["id"], indexed["id"]);
+}
+
+/// A small domain whose knowledge is summary-sized, with one entry about the invoice export.
+fn invoice_project() -> Project {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(".megg/knowledge.md", big_knowledge(160));
+    p
+}
+
+fn first_why(p: &Project, now: &str) -> Value {
+    let out = p
+        .megg("")
+        .env("MEGG_NOW", now)
+        .args(["context", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = stdout_json(&out);
+    let first = &v["knowledge"]["index"][0];
+    serde_json::json!([first["why"], first["title"]])
+}
+
+fn state(updated: &str, status: &str, body: &str) -> String {
+    format!("---\nupdated: {updated}\nstatus: {status}\n---\n\n{body}")
+}
+
+/// Issue: the session query read every section of `state.md`, and even a state that had
+/// expired. Only the active state's Working On and Next say what this session is about.
+#[test]
+fn the_session_query_is_the_active_handoffs_working_on_and_next() {
+    let p = invoice_project();
+    let now = "2026-11-22T12:00:00Z";
+    let session = serde_json::json!(["session", "Invoice export rounds VAT per line"]);
+    let about_invoices = "## Working On\nThe invoice export: VAT totals are off\n";
+    // Active, in Working On: ranked first.
+    p.write(
+        ".megg/state.md",
+        state("2026-11-22T11:00:00Z", "active", about_invoices),
+    );
+    assert_eq!(first_why(&p, now), session);
+    // Active, in Next: ranked first.
+    p.write(
+        ".megg/state.md",
+        state(
+            "2026-11-22T11:00:00Z",
+            "active",
+            "## Working On\nSomething else\n\n## Next\n- the invoice export VAT rounding\n",
+        ),
+    );
+    assert_eq!(first_why(&p, now), session);
+    // Only in Progress or Context: not what the session is about.
+    p.write(
+        ".megg/state.md",
+        state(
+            "2026-11-22T11:00:00Z",
+            "active",
+            "## Working On\nSomething else\n\n## Progress\n- the invoice export VAT rounding\n\n## Context\ninvoice export VAT\n",
+        ),
+    );
+    assert_ne!(first_why(&p, now)[0], "session");
+    // Done, or older than 48 hours: no session at all.
+    p.write(
+        ".megg/state.md",
+        state("2026-11-22T11:00:00Z", "done", about_invoices),
+    );
+    assert_ne!(first_why(&p, now)[0], "session");
+    p.write(
+        ".megg/state.md",
+        state("2026-11-22T11:00:00Z", "active", about_invoices),
+    );
+    assert_ne!(first_why(&p, "2026-11-24T12:00:00Z")[0], "session");
+}
+
+/// A tree of `n` top-level directories with a domain at `d000` (found) and one at `deep`.
+fn wide_tree(n: usize, deep: &str) -> Project {
+    let p = Project::new();
+    p.domain("", "Mono");
+    for i in 0..n {
+        p.mkdir(&format!("d{i:03}"));
+    }
+    p.domain("d000", "First");
+    p.domain(deep, "Deep");
+    p.write(
+        &format!("{deep}/.megg/knowledge.md"),
+        "# Knowledge\n\n---\n\n## 2026-01-10 - Quokka rollout order\n**Type:** decision\n**Topics:** deploy\n\nThe quokka service rolls out last.\n",
+    );
+    p
+}
+
+/// Issue: the walk down stops after 128 directories and said nothing. `--format json` carries
+/// `children_cut`, and the markdown's Subdomains section says how to see deeper ones.
+#[test]
+fn the_children_walk_says_when_it_stopped() {
+    let p = wide_tree(200, "d150/api");
+    let v = p.json("", &["context", "--format", "json"]);
+    assert_eq!(v["children_cut"], true, "{v}");
+    let names: Vec<&str> = v["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["d000"]);
+    let md = p.ok("", &["context"]);
+    let subdomains = md
+        .split("## Subdomains\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{md}"));
+    let section = subdomains.split("\n## ").next().unwrap().trim_end();
+    let last = section.lines().last().unwrap();
+    assert!(
+        last.contains("128") && last.contains("megg context"),
+        "the Subdomains section does not say the walk stopped: {section}"
+    );
+    // A walk that saw everything says nothing.
+    let small = wide_tree(5, "d004/api");
+    let v = small.json("", &["context", "--format", "json"]);
+    assert!(v.get("children_cut").is_none(), "{v}");
+    assert!(!small.ok("", &["context"]).contains("128"));
+}
+
+/// Issue: `search --below` used the hook's capped walk, so a domain past the first 128
+/// directories was never searched.
+#[test]
+fn search_below_walks_every_level_without_the_hooks_bound() {
+    let p = wide_tree(200, "d150/api");
+    let v = p.json("", &["search", "quokka", "--below", "--json"]);
+    assert_eq!(v["results"][0]["title"], "Quokka rollout order", "{v}");
+}

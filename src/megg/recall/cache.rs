@@ -15,7 +15,7 @@ use super::postings::Postings;
 use crate::fsx::{self, Boundary};
 
 /// First bytes of a cache file; a new layout gets a new one.
-const MAGIC: &[u8] = b"megg recall 1\n";
+const MAGIC: &[u8] = b"megg recall 2\n";
 /// Cache files kept: one per corpus searched recently (a few projects, their `--below`).
 pub const KEPT: usize = 8;
 /// Most bytes of a cache file read or written.

@@ -6,8 +6,8 @@
 use super::doc::{Doc, Kind};
 
 /// A letter for the kind (entries share `k`: an archived entry keeps its id), then 7 base-36
-/// digits of a hash of the document's key; `-2`, `-3`… for a second and later document with the
-/// same key (or hash) in one corpus.
+/// digits of a hash of the document's key; a suffix ([`suffix`]) for a second and later
+/// document with the same key (or hash) in one corpus.
 pub fn assign(docs: &mut Vec<Doc>) {
     // The same handoff found twice (the active state, its session file, its copy in the
     // history) is one document: the first found.
@@ -20,7 +20,31 @@ pub fn assign(docs: &mut Vec<Doc>) {
         let base = base_id(d.kind, &d.key);
         let n = used.entry(base.clone()).or_insert(0);
         *n += 1;
-        d.id = if *n == 1 { base } else { format!("{base}-{n}") };
+        d.id = format!("{base}{}", suffix(*n));
+    }
+}
+
+const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+
+/// What tells the `n`th document with one base id (8 characters) from the others, so that ids
+/// stay within 10 characters and sort in the documents' order: nothing for the first, `-2` …
+/// `-9` (as ever), `-a` … `-z` for the 10th to the 35th, then two base-36 digits without a dash
+/// (`00` … `zz`: 1,296 more). Past those (1,331 documents with one date and title), `-` and the
+/// number in base 36: longer than 10, still unique.
+fn suffix(n: usize) -> String {
+    let digit = |i: usize| char::from(DIGITS[i]);
+    match n {
+        0 | 1 => String::new(),
+        2..=35 => format!("-{}", digit(n)),
+        36..=1_331 => format!("{}{}", digit((n - 36) / 36), digit((n - 36) % 36)),
+        _ => {
+            let (mut rest, mut out) = (n, Vec::new());
+            while rest > 0 {
+                out.push(digit(rest % 36));
+                rest /= 36;
+            }
+            format!("-{}", out.iter().rev().collect::<String>())
+        }
     }
 }
 
@@ -39,7 +63,7 @@ pub fn base_id(kind: Kind, key: &str) -> String {
     let mut h = xxhash_rust::xxh3::xxh3_64(normalized.as_bytes());
     let mut digits = [b'0'; 7];
     for d in digits.iter_mut().rev() {
-        *d = b"0123456789abcdefghijklmnopqrstuvwxyz"[(h % 36) as usize];
+        *d = DIGITS[(h % 36) as usize];
         h /= 36;
     }
     format!("{letter}{}", String::from_utf8_lossy(&digits))
@@ -74,5 +98,48 @@ mod tests {
         );
         assert!(base_id(Kind::Handoff, "x").starts_with('h'));
         assert!(!is_id("K123") && !is_id("kx y") && !is_id("k12345678901"));
+    }
+
+    fn entries(titles: &[&str]) -> Vec<Doc> {
+        titles
+            .iter()
+            .map(|t| Doc {
+                id: String::new(),
+                kind: Kind::Knowledge,
+                path: "/k.md".into(),
+                line: 1,
+                date: Some("2026-01-17".into()),
+                entry_type: None,
+                title: (*t).into(),
+                topics: Vec::new(),
+                text: String::new(),
+                key: format!("2026-01-17\n{t}"),
+            })
+            .collect()
+    }
+
+    /// Issue: the 10th and later entries with one date and title got 11-character ids, which
+    /// sorted before the 2nd. However many duplicates, ids stay within SPEC §13.2, unique, and
+    /// in the order of the entries.
+    #[test]
+    fn two_hundred_duplicates_keep_short_unique_ordered_ids() {
+        let mut docs = entries(&["Notes"; 200]);
+        docs.extend(entries(&["Other"]));
+        assign(&mut docs);
+        let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+        for id in &ids {
+            assert!(is_id(id), "{id} is not an id (at most 10 of [a-z0-9-])");
+        }
+        let unique: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "{ids:?}");
+        let notes = &ids[..200];
+        let mut sorted = notes.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, notes, "sorted ids are not in the entries' order");
+        // The first ones keep the ids they always had.
+        assert_eq!(notes[1], format!("{}-2", notes[0]));
+        assert_eq!(notes[8], format!("{}-9", notes[0]));
+        assert_eq!(suffix(1_331), "zz");
+        assert_eq!(suffix(1_332).len(), 4);
     }
 }

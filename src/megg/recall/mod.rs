@@ -62,15 +62,15 @@ pub fn collect_indexed(deps: &Deps<'_>, scope: &Scope<'_>) -> (Corpus, Postings)
 /// The files of `scope`, in the order their documents are numbered: each domain's knowledge,
 /// archives and info, then the handoffs.
 fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Vec<Source> {
-    let top = deps.top(scope.path);
-    let mut domains = deps.walk(&top).domains(scope.path, warnings);
-    domains.reverse();
+    let mut domains = chain(deps, scope.path, warnings);
     // Session files and the handoff history are keyed (outside git) by the current domain.
     let key = domains
         .last()
         .map_or(scope.path.to_path_buf(), |d| d.dir.clone());
     if scope.below {
-        let found = discovery::children(scope.path, deps.trusted);
+        // Every level §3.1 looks at, without the hook's bound on directories: a search asked
+        // for the domains below is asked to find them all.
+        let found = discovery::children_all(scope.path, deps.trusted);
         warnings.extend(found.warnings);
         for n in found.domains {
             if let Megg::Domain(d) = discovery::megg_at(&n.dir, deps.trusted) {
@@ -125,16 +125,46 @@ fn parse(sources: &[Source]) -> Vec<Doc> {
     docs
 }
 
-/// The knowledge and archive entries of one domain, with their ids: what the session-start
-/// index lists (SPEC §13.5).
-pub fn entries_of_domain(d: &Domain) -> Corpus {
+/// The domains of `path`'s chain, root first: the first documents of every corpus.
+fn chain(deps: &Deps<'_>, path: &Path, warnings: &mut Vec<String>) -> Vec<Domain> {
+    let top = deps.top(path);
+    let mut domains = deps.walk(&top).domains(path, warnings);
+    domains.reverse();
+    domains
+}
+
+/// The knowledge and archive entries of `current`, with the ids `megg search` and `megg show`
+/// give them from `path`: what the session-start index lists (SPEC §13.5). Ids are numbered
+/// over the entries of the whole chain, as every corpus numbers them (its chain first, in the
+/// same order; info sections and handoffs have ids of their own letter and never change an
+/// entry's).
+pub fn chain_entries(deps: &Deps<'_>, path: &Path, current: &Domain) -> Corpus {
     let mut warnings = Vec::new();
     let mut sources = Vec::new();
-    entry_sources(d, &mut sources, &mut warnings);
-    Corpus {
-        docs: parse(&sources),
-        warnings,
+    for d in chain(deps, path, &mut Vec::new()) {
+        entry_sources(&d, &mut sources, &mut warnings);
     }
+    let mut docs = parse(&sources);
+    docs.retain(|doc| doc.path.starts_with(&current.megg));
+    Corpus { docs, warnings }
+}
+
+/// How many entries `d`'s archive files hold (full mode names them, SPEC §13.5).
+pub fn archived_entries(d: &Domain) -> usize {
+    let mut warnings = Vec::new();
+    archive_files(d, &mut warnings)
+        .iter()
+        .filter_map(|path| {
+            source(
+                &d.boundary,
+                path,
+                (Kind::Archive, &d.name),
+                discovery::MAX_KNOWLEDGE_BYTES,
+                &mut warnings,
+            )
+        })
+        .map(|s| knowledge::parse(&s.text).len())
+        .sum()
 }
 
 /// `path` in `b`, read up to `limit` (a cut, binary or refused file reported), as a source of
