@@ -85,6 +85,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         before.iter().chain(&agents).copied().collect()
     };
 
+    // Project files are locked under the repository's git directory; user-scope files are the
+    // user's, not the project's: their locks never go into this repository's git directory.
+    let repo = match args.scope {
+        Scope::Project => project.repo.as_ref(),
+        Scope::User => None,
+    };
     let mut warnings = Vec::new();
     let mut trust = Vec::new();
     let mut groups: Vec<(Places, Vec<Planned>)> = Vec::new();
@@ -115,6 +121,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             },
             project: project.boundary(),
             backups: shared::backups(project, args.scope, &dir),
+            repo,
         };
         let planned = if agent == Agent::Claude {
             let program = match args.scope {
@@ -177,6 +184,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         claude: project.boundary(),
         project: project.boundary(),
         backups: shared_dir.and_then(|d| shared::backups(project, args.scope, &d)),
+        repo,
     };
     let run = shared::Run {
         scope: args.scope,
@@ -200,25 +208,19 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         &mut records,
         &record,
         &after,
-        args.uninstall,
+        args,
         &mut warnings,
     )?;
 
     if !args.dry_run {
         let now = env.clock.now().format("%Y%m%dT%H%M%SZ").to_string();
-        // User-scope files are the user's, not the project's: their locks never go into this
-        // repository's git directory.
-        let repo = match args.scope {
-            Scope::Project => project.repo.as_ref(),
-            Scope::User => None,
-        };
         // The hosts' own files first; a shared piece that fails at the last moment (the
         // planner saw it writable) is skipped with a warning, never failing the hosts already
         // installed half-way.
         let last = groups.len() - 1;
         for (i, (places, planned)) in groups.iter_mut().enumerate() {
             for p in planned {
-                match plan::apply(places, repo, p, &now) {
+                match plan::apply(places, p, &now) {
                     Err(e) if i == last => skip(p, &e.message, &mut records, &mut warnings),
                     other => other?,
                 }
@@ -270,17 +272,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 }
 
 /// Asks every change of the plan, before any is made, whether it can be carried out (SPEC §7:
-/// the dry run is the plan, and the run carries out exactly that). A host's file, or the record
-/// of hosts, that this user cannot write refuses the whole run — the dry run alike — with
-/// nothing written; a shared piece (the last group: `.mcp.json`, the gitignore block, the merge
-/// driver) is skipped with a warning, and never fails the hosts the user asked for.
+/// the dry run is the plan, and the run carries out exactly that). A host's file, the lock it
+/// is changed under, or the record of hosts, that this user cannot write refuses the whole run
+/// — the dry run alike — with nothing written; a shared piece (the last group: `.mcp.json`,
+/// the gitignore block, the merge driver) is skipped with a warning, and never fails the hosts
+/// the user asked for.
 fn refuse_or_skip(
     groups: &mut [(Places, Vec<Planned>)],
     agents: &[Agent],
     records: &mut Vec<plan::BlockRecord>,
     hosts: &Record,
     after: &BTreeSet<Agent>,
-    uninstall: bool,
+    args: &Args,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     let Some(((shared_places, shared), hosts_groups)) = groups.split_last_mut() else {
@@ -288,27 +291,83 @@ fn refuse_or_skip(
     };
     for ((places, planned), agent) in hosts_groups.iter().zip(agents) {
         if let Some(why) = planned.iter().find_map(|p| places.refusal(p)) {
-            return Err(Error::user(format!("{why}; nothing was changed")).with_hint(format!(
-                "make it writable for you, or leave {} out (no --agent {}), then run megg setup again",
-                agent.host().name,
-                agent.as_str()
-            )));
+            return Err(Error::user(format!("{why}; nothing was changed"))
+                .with_hint(refusal_hint(Some(*agent), agents, args)));
         }
     }
     if let Some(why) = hosts.refusal(after) {
         return Err(Error::user(format!("{why}; nothing was changed"))
-            .with_hint("make it writable for you, then run megg setup again"));
+            .with_hint(refusal_hint(None, agents, args)));
     }
     for p in shared.iter_mut() {
         let record = records.iter().find(|r| r.file() == p.path);
         let why = shared_places
             .refusal(p)
-            .or_else(|| record.and_then(|r| r.refusal(uninstall)));
+            .or_else(|| record.and_then(|r| r.refusal(args.uninstall)));
         if let Some(why) = why {
             skip(p, &why, records, warnings);
         }
     }
     Ok(())
+}
+
+/// What the user can do about a refusal (of `refused`'s file, or of the record of hosts): make
+/// the place the error names writable; installing, also set megg up without that host (the
+/// others asked for, or other hosts when it was the only one) or at the other scope;
+/// uninstalling, leave that host for later when others were named.
+fn refusal_hint(refused: Option<Agent>, agents: &[Agent], args: &Args) -> String {
+    let again = if args.uninstall {
+        "megg setup --uninstall again"
+    } else {
+        "megg setup again"
+    };
+    let mut hint = format!("make the place named above writable for you, then run {again}");
+    let others: Vec<String> = agents
+        .iter()
+        .filter(|a| Some(**a) != refused)
+        .map(|a| format!("--agent {}", a.as_str()))
+        .collect();
+    let mut ors = Vec::new();
+    if let Some(host) = refused.map(|a| a.host()) {
+        if !others.is_empty() {
+            let later = if args.uninstall { " for now" } else { "" };
+            ors.push(format!(
+                "leave {} out{later} ({} only)",
+                host.name,
+                others.join(" ")
+            ));
+        } else if !args.uninstall {
+            let hosts: Vec<String> = crate::host::all()
+                .filter(|h| Some(h.agent) != refused)
+                .map(|h| format!("--agent {}", h.agent.as_str()))
+                .collect();
+            ors.push(format!("choose other hosts ({})", or_list(&hosts)));
+        }
+    }
+    if !args.uninstall {
+        let other = match args.scope {
+            Scope::Project => Scope::User,
+            Scope::User => Scope::Project,
+        };
+        let name = clap::ValueEnum::to_possible_value(&other)
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        ors.push(format!("use the other scope (--scope {name})"));
+    }
+    if !ors.is_empty() {
+        hint.push_str("; or ");
+        hint.push_str(&ors.join(", or "));
+    }
+    hint
+}
+
+/// `a, b or c`.
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// Leaves out a shared piece that cannot be written, and the record of the lines it would

@@ -1,5 +1,7 @@
 //! Atomic writes, exclusive creation, moves and removals inside a boundary.
 
+use rustix::fs::{Access, AtFlags, Mode};
+
 use super::*;
 
 /// Resolves a write to `path`: the directory and name the bytes land on. A link is followed
@@ -53,30 +55,87 @@ fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>
     }
 }
 
+/// How a write lands on a file that is already there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landing {
+    /// A new file renamed over it ([`write_atomic`], a file created beside it): a change to
+    /// its directory, which must take it. A read-only file is replaced, keeping its mode.
+    Replace,
+    /// The file opened for writing where it is (a lock file): the file must be writable too.
+    InPlace,
+}
+
 /// Why a write to `path` (inside `b`) would not be carried out, `None` when it would: the
 /// refusals of [`write_atomic`] (a special file, a directory, a link out of the boundary or to
-/// nowhere), a directory that is not there, or one this user may not create files in (a
-/// write lands by a rename beside the file), or a file this user may not write. Nothing is
-/// opened for writing: a dry run asks this before it promises a write.
-pub fn write_refusal(b: &Boundary, path: &Path) -> Option<String> {
+/// nowhere), a directory that is not there, or one this user may not change (a write lands by
+/// a rename beside the file); a sticky directory where the file is another user's; with
+/// [`Landing::InPlace`], a file this user may not write. Nothing is opened for writing: a dry
+/// run asks this before it promises a write.
+pub fn write_refusal(b: &Boundary, path: &Path, landing: Landing) -> Option<String> {
     let (dir, name, existing) = match write_target(b, path) {
         Ok(target) => target,
         Err(e) => return Some(e.message),
     };
-    let may = |at: &std::ffi::OsStr, access: rustix::fs::Access| {
-        rustix::fs::accessat(&dir, at, access, rustix::fs::AtFlags::empty()).is_ok()
-    };
-    use rustix::fs::Access;
-    if !may(".".as_ref(), Access::WRITE_OK | Access::EXEC_OK) {
-        return Some(format!(
-            "cannot write {}: its directory is read-only for you",
-            path.display()
-        ));
+    if let Some(why) = directory_refusal(&dir, &name, existing.is_some()) {
+        return Some(format!("cannot write {}: {why}", path.display()));
     }
-    if existing.is_some() && !may(&name, Access::WRITE_OK) {
+    let writable = || rustix::fs::accessat(&dir, &name, Access::WRITE_OK, AtFlags::empty()).is_ok();
+    if landing == Landing::InPlace && existing.is_some() && !writable() {
         return Some(format!("cannot write {}: it is read-only", path.display()));
     }
     None
+}
+
+/// Why [`remove_file`] would not remove `path` (inside `b`), `None` when it would or nothing
+/// is there: a removal is a change to the directory alone, so a read-only file in a directory
+/// this user may change goes; a directory this user may not change (or a sticky one, where the
+/// file is another user's) keeps it.
+pub fn remove_refusal(b: &Boundary, path: &Path) -> Option<String> {
+    match kind(b, path) {
+        None => return None,
+        Some(Kind::Dir) => {
+            return Some(format!(
+                "cannot delete {}: it is a directory",
+                path.display()
+            ));
+        }
+        Some(_) => {}
+    }
+    let (dir, name) = match b.parent_of(path) {
+        Ok(place) => place,
+        Err(e) => return Some(e.message),
+    };
+    directory_refusal(&dir, &name, true)
+        .map(|why| format!("cannot delete {}: {why}", path.display()))
+}
+
+/// Why this user may not add, replace or remove the entry `name` of `dir` (`there`: something
+/// is at `name`), `None` when they may: the directory must be writable and searchable, and
+/// in a sticky directory (`/tmp`) an entry that is there must be theirs or the directory's
+/// owner's. Root may do all of it.
+fn directory_refusal(dir: &Dir, name: &std::ffi::OsStr, there: bool) -> Option<String> {
+    let me = rustix::process::geteuid();
+    if rustix::fs::accessat(
+        dir,
+        ".",
+        Access::WRITE_OK | Access::EXEC_OK,
+        AtFlags::empty(),
+    )
+    .is_err()
+    {
+        return Some("its directory is read-only for you".into());
+    }
+    if !there || me.is_root() {
+        return None;
+    }
+    let dir_stat = rustix::fs::fstat(dir).ok()?;
+    let sticky = Mode::from_raw_mode(dir_stat.st_mode).contains(Mode::SVTX);
+    if !sticky || dir_stat.st_uid == me.as_raw() {
+        return None;
+    }
+    let file = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    (file.st_uid != me.as_raw())
+        .then(|| "its directory is sticky and the file is another user's".into())
 }
 
 static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);

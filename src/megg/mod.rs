@@ -80,7 +80,8 @@ pub fn lock(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<Lock> {
     Lock::acquire(&lock_b, &path)
 }
 
-fn lock_place(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<(Boundary, PathBuf)> {
+/// Where [`lock`] takes the lock for `file`: the boundary and the lock file's path.
+pub fn lock_place(repo: Option<&Repo>, b: &Boundary, file: &Path) -> Result<(Boundary, PathBuf)> {
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -1,9 +1,10 @@
 //! `megg setup` works out its plan once and the run carries out exactly that plan (issue 27):
-//! every file the plan would write or remove is checked before anything is written. A host's
-//! file this user cannot write refuses the whole run up front — the dry run refuses the same
-//! way, and nothing is written; a shared piece it cannot write (`.gitignore`, `.mcp.json`, the
-//! merge driver) is a skipped line and a warning in both. Root may write anything, so these
-//! run megg as `nobody` through setpriv, and only when the tests run as root.
+//! every file the plan would write or remove, and the lock it is changed under, is checked
+//! before anything is written. A host's file this user cannot write refuses the whole run up
+//! front — the dry run refuses the same way, and nothing is written; a shared piece it cannot
+//! write (`.gitignore`, `.mcp.json`, the merge driver) is a skipped line and a warning in both.
+//! Root may write anything, so these run megg as `nobody` through setpriv, and only when the
+//! tests run as root.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -37,10 +38,18 @@ enum Hostile {
     /// all it holds: `nobody` cannot write in it.
     RootDir(&'static str),
     /// The project's `.gitignore` (megg's block in it, after an install), owned by root:
-    /// read-only for `nobody`.
+    /// read-only for `nobody`, in a directory `nobody` may write.
     RootGitignore,
-    /// `.mcp.json` (megg's server in it, after an install), mode 0444.
-    ReadOnlyMcpJson,
+    /// A file of `nobody`'s (created with the bytes given when it is not there), mode 0444.
+    ReadOnly(&'static str, &'static str),
+    /// A regular file where setup needs a directory.
+    FileForDir(&'static str),
+    /// A directory root owns, writable by all with the sticky bit (like `/tmp`), holding
+    /// root's file (`{}`, mode 0666): only root may replace or remove it.
+    Sticky(&'static str, &'static str),
+    /// The project's directory is root's; the hosts' directories and `.git` in it are
+    /// `nobody`'s.
+    RootProject(&'static [&'static str]),
 }
 
 /// What the run is to do.
@@ -48,10 +57,22 @@ enum Hostile {
 enum Expect {
     /// Exit 0, nothing skipped.
     Ok,
-    /// Exit 1 naming the file (relative to the tree's root), nothing written.
-    Refused(&'static str),
-    /// Exit 0 with the file (relative to the tree's root) skipped and a warning naming it.
-    Skipped(&'static str),
+    /// Exit 1 naming the place (relative to the tree's root) and why, nothing written.
+    Refused(&'static str, &'static str),
+    /// Exit 0 with these files (relative to the tree's root) skipped and a warning naming
+    /// each.
+    Skipped(&'static [&'static str]),
+}
+
+/// Which runs a case makes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Runs {
+    /// Installing into the hostile environment, and uninstalling from it after a clean install.
+    Both,
+    /// Only installing.
+    Install,
+    /// Only uninstalling, after a clean install.
+    Uninstall,
 }
 
 /// A tree `nobody` owns: `home/` and a git repository at `project/`.
@@ -107,13 +128,43 @@ impl Env {
                 std::os::unix::fs::chown(&file, Some(0), Some(0)).unwrap();
                 std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
             }
-            Hostile::ReadOnlyMcpJson => {
-                let file = self.project().join(".mcp.json");
+            Hostile::ReadOnly(rel, bytes) => {
+                let file = self.root().join(rel);
                 if !file.exists() {
-                    std::fs::write(&file, "{\"mcpServers\": {}}\n").unwrap();
-                    std::os::unix::fs::chown(&file, Some(NOBODY), Some(NOBODY)).unwrap();
+                    let dir = file.parent().unwrap();
+                    std::fs::create_dir_all(dir).unwrap();
+                    std::fs::write(&file, bytes).unwrap();
+                    chown_all(dir, NOBODY);
                 }
                 std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+            }
+            Hostile::FileForDir(rel) => {
+                let path = self.root().join(rel);
+                if path.is_dir() {
+                    std::fs::remove_dir_all(&path).unwrap();
+                }
+                let parent = path.parent().unwrap();
+                std::fs::create_dir_all(parent).unwrap();
+                std::fs::write(&path, "").unwrap();
+                chown_all(parent, NOBODY);
+            }
+            Hostile::Sticky(rel, name) => {
+                let dir = self.root().join(rel);
+                std::fs::create_dir_all(&dir).unwrap();
+                let file = dir.join(name);
+                if !file.exists() {
+                    std::fs::write(&file, "{}\n").unwrap();
+                }
+                chown_all(&dir, 0);
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+            }
+            Hostile::RootProject(dirs) => {
+                for dir in dirs {
+                    std::fs::create_dir_all(self.project().join(dir)).unwrap();
+                    chown_all(&self.project().join(dir), NOBODY);
+                }
+                std::os::unix::fs::chown(self.project(), Some(0), Some(0)).unwrap();
             }
         }
     }
@@ -217,7 +268,7 @@ fn check(e: &Env, args: &[&str], expect: Expect, case: &str) {
         "{case}: the dry run wrote"
     );
     match expect {
-        Expect::Refused(rel) => {
+        Expect::Refused(rel, why) => {
             let run_text = e.setup(args);
             let run = e.setup(&json_args);
             let after = e.snapshot();
@@ -236,8 +287,8 @@ fn check(e: &Env, args: &[&str], expect: Expect, case: &str) {
             }
             let err = text(&run_text.stderr);
             assert!(
-                err.starts_with("error: ") && err.contains(&path) && err.contains("read-only"),
-                "{case}: the error names the file and why: {err}"
+                err.starts_with("error: ") && err.contains(&path) && err.contains(why),
+                "{case}: the error names {path} and why ({why}): {err}"
             );
             assert!(err.contains("\nhint: "), "{case}: a hint: {err}");
         }
@@ -258,20 +309,25 @@ fn check(e: &Env, args: &[&str], expect: Expect, case: &str) {
                 .map(|c| c["path"].as_str().unwrap())
                 .collect();
             match expect {
-                Expect::Skipped(rel) => {
-                    let path = e.root().join(rel).display().to_string();
-                    assert_eq!(skipped, [path.as_str()], "{case}: {run}");
-                    let warned = run["warnings"]
-                        .as_array()
-                        .unwrap()
+                Expect::Skipped(rels) => {
+                    let paths: Vec<String> = rels
                         .iter()
-                        .any(|w| w.as_str().unwrap().contains(&path));
-                    assert!(warned, "{case}: a warning names {path}: {run}");
-                    assert_eq!(
-                        e.snapshot().get(&e.root().join(rel)),
-                        before.get(&e.root().join(rel)),
-                        "{case}: the skipped file was changed"
-                    );
+                        .map(|rel| e.root().join(rel).display().to_string())
+                        .collect();
+                    assert_eq!(skipped, paths, "{case}: {run}");
+                    for (rel, path) in rels.iter().zip(&paths) {
+                        let warned = run["warnings"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|w| w.as_str().unwrap().contains(path.as_str()));
+                        assert!(warned, "{case}: a warning names {path}: {run}");
+                        assert_eq!(
+                            e.snapshot().get(&e.root().join(rel)),
+                            before.get(&e.root().join(rel)),
+                            "{case}: the skipped file was changed"
+                        );
+                    }
                 }
                 _ => assert!(skipped.is_empty(), "{case}: {run}"),
             }
@@ -291,7 +347,11 @@ fn check(e: &Env, args: &[&str], expect: Expect, case: &str) {
 
 /// The issue's table: for project and user scope, an unwritable host directory, an unwritable
 /// `.gitignore` and a read-only `.mcp.json`, installing and uninstalling — the dry run's lines
-/// and exit are the real run's, and a refusal writes nothing at all.
+/// and exit are the real run's, and a refusal writes nothing at all. Then the review's rows:
+/// where the locks go (a cache directory root owns, a file where `.git/megg/locks` belongs)
+/// is checked while planning like the files themselves; a removal needs only a directory it
+/// may write, and so does a write (it renames a new file over the old: a read-only file is
+/// replaced, keeping its mode), but not in a sticky directory of another user's file.
 #[test]
 fn the_plan_checks_every_file_before_the_run_writes_one() {
     if !as_root() {
@@ -300,78 +360,146 @@ fn the_plan_checks_every_file_before_the_run_writes_one() {
     let all: &[&str] = &[
         "--agent", "claude", "--agent", "codex", "--agent", "gemini", "--agent", "copilot",
     ];
+    let claude: &[&str] = &[];
     let claude_codex: &[&str] = &["--agent", "claude", "--agent", "codex"];
     let claude_copilot: &[&str] = &["--agent", "claude", "--agent", "copilot"];
     let claude_gemini: &[&str] = &["--agent", "claude", "--agent", "gemini"];
-    let cases: &[(&str, &[&str], Hostile, Expect)] = &[
-        ("project", all, Hostile::None, Expect::Ok),
+    let read_only = "read-only";
+    let skill = "home/.claude/skills/megg-state/SKILL.md";
+    let cases: &[(&str, &[&str], Hostile, Expect, Runs)] = &[
+        ("project", all, Hostile::None, Expect::Ok, Runs::Install),
         (
             "project",
             claude_codex,
             Hostile::RootDir("project/.codex"),
-            Expect::Refused("project/.codex/hooks.json"),
+            Expect::Refused("project/.codex/hooks.json", read_only),
+            Runs::Both,
         ),
         (
             "project",
             claude_gemini,
             Hostile::RootDir("project/.claude"),
-            Expect::Refused("project/.claude/settings.json"),
+            Expect::Refused("project/.claude/settings.json", read_only),
+            Runs::Both,
         ),
+        // A file root owns in a directory `nobody` may write is replaced, as it would be.
         (
             "project",
             claude_codex,
             Hostile::RootGitignore,
-            Expect::Skipped("project/.gitignore"),
+            Expect::Ok,
+            Runs::Both,
         ),
         (
             "project",
             claude_copilot,
-            Hostile::ReadOnlyMcpJson,
-            Expect::Skipped("project/.mcp.json"),
+            Hostile::ReadOnly("project/.mcp.json", "{\"mcpServers\": {}}\n"),
+            Expect::Ok,
+            Runs::Both,
         ),
-        ("user", all, Hostile::None, Expect::Ok),
+        (
+            "project",
+            claude,
+            Hostile::ReadOnly("project/.claude/settings.json", "{}\n"),
+            Expect::Ok,
+            Runs::Both,
+        ),
+        // The shared pieces in a project directory `nobody` may not write are skipped (git
+        // does not open a repository whose work tree is another user's: no merge driver).
+        (
+            "project",
+            claude,
+            Hostile::RootProject(&[".claude"]),
+            Expect::Skipped(&["project/.mcp.json", "project/.gitignore"]),
+            Runs::Install,
+        ),
+        (
+            "project",
+            claude,
+            Hostile::FileForDir("project/.git/megg/locks"),
+            Expect::Refused("project/.git/megg/locks", "directory"),
+            Runs::Both,
+        ),
+        ("user", all, Hostile::None, Expect::Ok, Runs::Install),
         (
             "user",
             claude_codex,
             Hostile::RootDir("home/.codex"),
-            Expect::Refused("home/.codex/hooks.json"),
+            Expect::Refused("home/.codex/hooks.json", read_only),
+            Runs::Both,
         ),
         (
             "user",
             claude_gemini,
             Hostile::RootDir("home/.gemini"),
-            Expect::Refused("home/.gemini/settings.json"),
+            Expect::Refused("home/.gemini/settings.json", read_only),
+            Runs::Both,
         ),
         (
             "user",
             claude_codex,
             Hostile::RootDir("home/.config"),
-            Expect::Refused("home/.config/megg/setup/hosts"),
+            Expect::Refused("home/.config/megg/setup/hosts", read_only),
+            Runs::Both,
+        ),
+        (
+            "user",
+            claude,
+            Hostile::RootDir("home/.cache/megg"),
+            Expect::Refused("home/.cache/megg/locks", read_only),
+            Runs::Both,
+        ),
+        (
+            "user",
+            claude,
+            Hostile::ReadOnly(skill, ""),
+            Expect::Ok,
+            Runs::Uninstall,
+        ),
+        (
+            "user",
+            claude,
+            Hostile::Sticky("home/.claude", "settings.json"),
+            Expect::Refused("home/.claude/settings.json", "sticky"),
+            Runs::Both,
         ),
     ];
-    for (scope, agents, hostile, expect) in cases {
-        let mut args = agents.to_vec();
-        args.extend(["--scope", scope]);
-        // Installing into the hostile environment.
-        let e = Env::new();
-        e.apply(*hostile);
-        let case = format!("{scope} scope, {hostile:?}, {agents:?}");
-        check(&e, &args, *expect, &case);
-        // Uninstalling from it, after a clean install.
-        if matches!(hostile, Hostile::None) {
-            continue;
+    // Every row runs, and the failing ones are named together.
+    let mut failed = Vec::new();
+    for (scope, agents, hostile, expect, runs) in cases {
+        let row = std::panic::AssertUnwindSafe(|| row(scope, agents, *hostile, *expect, *runs));
+        if std::panic::catch_unwind(row).is_err() {
+            failed.push(format!("{scope} scope, {hostile:?}, {agents:?}"));
         }
-        let e = Env::new();
-        let installed = e.setup(&args);
-        assert!(
-            installed.status.success(),
-            "{case}: {}",
-            text(&installed.stderr)
-        );
-        e.apply(*hostile);
-        args.push("--uninstall");
-        check(&e, &args, *expect, &format!("{case}, uninstall"));
     }
+    assert!(failed.is_empty(), "failed: {failed:#?}");
+}
+
+/// One row of the table: `agents` at `scope`, in the `hostile` environment.
+fn row(scope: &str, agents: &[&str], hostile: Hostile, expect: Expect, runs: Runs) {
+    let mut args = agents.to_vec();
+    args.extend(["--scope", scope]);
+    let case = format!("{scope} scope, {hostile:?}, {agents:?}");
+    // Installing into the hostile environment.
+    if runs != Runs::Uninstall {
+        let e = Env::new();
+        e.apply(hostile);
+        check(&e, &args, expect, &case);
+    }
+    // Uninstalling from it, after a clean install.
+    if runs == Runs::Install {
+        return;
+    }
+    let e = Env::new();
+    let installed = e.setup(&args);
+    assert!(
+        installed.status.success(),
+        "{case}: {}",
+        text(&installed.stderr)
+    );
+    e.apply(hostile);
+    args.push("--uninstall");
+    check(&e, &args, expect, &format!("{case}, uninstall"));
 }
 
 /// The reviewer's repro, as they ran it: Claude Code and Codex at user scope with `~/.codex`
@@ -399,6 +527,57 @@ fn an_unwritable_codex_home_refuses_before_claude_codes_files_are_written() {
     let err = text(&run.stderr);
     assert!(!err.contains("temporary file"), "{err}");
     assert!(err.contains(".codex/hooks.json"), "{err}");
+}
+
+/// A refusal's hint says what can be done: make the place writable, or — installing — name
+/// other hosts or the other scope; never "leave Claude Code out (no --agent claude)" when
+/// Claude Code is the default, nor another scope when uninstalling.
+#[test]
+fn a_refusal_hints_what_the_user_can_do() {
+    if !as_root() {
+        return;
+    }
+    let hint = |e: &Env, args: &[&str]| {
+        let out = e.setup(args);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        let hint = err
+            .lines()
+            .find_map(|l| l.strip_prefix("hint: "))
+            .unwrap_or_else(|| panic!("no hint: {err}"))
+            .to_string();
+        assert!(hint.contains("writable for you"), "{hint}");
+        assert!(!hint.contains("no --agent"), "{hint}");
+        hint
+    };
+    // Claude Code, the default host, in a project whose `.claude` is root's.
+    let e = Env::new();
+    e.apply(Hostile::RootDir("project/.claude"));
+    let h = hint(&e, &[]);
+    for other in [
+        "--agent codex",
+        "--agent gemini",
+        "--agent copilot",
+        "--scope user",
+    ] {
+        assert!(h.contains(other), "{other}: {h}");
+    }
+    // Uninstalling it: only the place can be fixed.
+    let e = Env::new();
+    assert!(e.setup(&[]).status.success());
+    e.apply(Hostile::RootDir("project/.claude"));
+    let h = hint(&e, &["--uninstall"]);
+    assert!(h.contains("megg setup --uninstall again"), "{h}");
+    assert!(!h.contains("--agent") && !h.contains("--scope"), "{h}");
+    // Two hosts named, one refused: the other alone, or the other scope.
+    let e = Env::new();
+    e.apply(Hostile::RootDir("home/.codex"));
+    let h = hint(
+        &e,
+        &["--agent", "claude", "--agent", "codex", "--scope", "user"],
+    );
+    assert!(h.contains("--agent claude only"), "{h}");
+    assert!(h.contains("--scope project"), "{h}");
 }
 
 /// `--scope` is described for every host, not in Claude Code's terms alone.

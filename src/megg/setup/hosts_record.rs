@@ -53,6 +53,9 @@ impl Record {
         if self.unchanged(hosts) {
             return None;
         }
+        if hosts.is_empty() {
+            return fsx::remove_refusal(b, path);
+        }
         super::plan::refusal(b, path)
     }
 

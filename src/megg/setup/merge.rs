@@ -76,7 +76,7 @@ pub struct Effective {
     pub name: Option<ConfigValue>,
     pub driver: Option<ConfigValue>,
     /// Why the user's global git config cannot take the keys (`GIT_CONFIG_GLOBAL=/dev/null`, a
-    /// directory, a read-only file…): `megg setup --scope user` skips the driver there.
+    /// directory the user may not write…): `megg setup --scope user` skips the driver there.
     pub global_refused: Option<String>,
 }
 
@@ -94,12 +94,11 @@ impl Effective {
 
 /// Why megg cannot write the global git config at `path`, `None` when it can.
 fn global_refusal(path: &Path) -> Option<String> {
-    let dir = path.parent().unwrap_or(Path::new("/"));
-    fsx::write_refusal(
-        &fsx::Boundary::user(dir, "your git config's directory"),
-        path,
-    )
+    plan::refusal_beside(path, GLOBAL_DIR)
 }
+
+/// What the global git config's directory is called in a refusal.
+const GLOBAL_DIR: &str = "your git config's directory";
 
 /// Whether the attribute git applies to `rel` names megg's driver.
 pub fn names_megg(repo: &Repo, rel: &Path) -> bool {
@@ -174,7 +173,7 @@ pub fn plan(
                     .with_hint("set HOME (or GIT_CONFIG_GLOBAL), or use --scope project")
             })?;
             let dir = path.parent().unwrap_or(Path::new("/"));
-            let b = fsx::Boundary::user(dir, "your git config's directory");
+            let b = fsx::Boundary::user(dir, GLOBAL_DIR);
             let (keys, refused) = plan_keys(&path, b, &wanted, uninstall)?;
             registration.note = refused.map(|why| {
                 format!(
@@ -192,7 +191,7 @@ pub fn plan(
 /// merge), or both removed.
 ///
 /// A file setup cannot write (a device such as `GIT_CONFIG_GLOBAL=/dev/null`, a directory, a
-/// link to nowhere or to a read-only place, a read-only file or directory) is a
+/// link to nowhere or to a read-only place, a file in a directory this user may not write) is a
 /// [`Action::Skipped`] whose `what` says why — planned, so a dry run says what the run will do,
 /// and the hosts the user asked for are installed all the same; the reason comes back beside
 /// it. Only a regular file is read: libgit2 would block on a FIFO.
@@ -202,7 +201,8 @@ fn plan_keys(
     wanted: &str,
     uninstall: bool,
 ) -> Result<(Planned, Option<String>)> {
-    if let Some(why) = fsx::write_refusal(&b, path) {
+    // libgit2 writes a config file by a rename over it, like megg's own writes.
+    if let Some(why) = fsx::write_refusal(&b, path, fsx::Landing::Replace) {
         let holds_megg = fsx::is_file(&b, path)
             && git::config_file_values(path, &[NAME_KEY, DRIVER_KEY])
                 .is_ok_and(|v| v.iter().any(Option::is_some));

@@ -29,6 +29,14 @@ pub struct Planned {
     pub config: Option<ConfigEdit>,
 }
 
+impl Planned {
+    /// Whether carrying it out keeps the file's previous bytes first: planned with a backup,
+    /// of a file that was there (a git config file is read when the edit is made).
+    pub fn backs_up(&self) -> bool {
+        self.backup && (self.original.is_some() || self.config.is_some())
+    }
+}
+
 /// Backups kept per file (SPEC §7).
 pub const BACKUPS_KEPT: usize = 5;
 
@@ -78,9 +86,10 @@ pub fn skipped(path: &Path, what: &str) -> Planned {
 /// Most bytes of a settings file, `.mcp.json`, `.gitignore` or installed markdown read.
 pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
 
-/// Where files are written and where their backups go: backups never dirty the project
-/// (SPEC §7) and are created exclusively, never through a planted link (§9).
-pub struct Places {
+/// Where files are written, where their backups go and where the locks are taken: backups
+/// never dirty the project (SPEC §7) and are created exclusively, never through a planted link
+/// (§9).
+pub struct Places<'r> {
     /// The boundary of the Claude Code directory (`.claude/` or `~/.claude/`).
     pub claude: fsx::Boundary,
     /// The project's boundary (`.mcp.json`, `.gitignore`).
@@ -88,9 +97,12 @@ pub struct Places {
     /// Backups: `.git/megg/backups/` (project scope), `~/.claude/.megg-backups/` (user scope),
     /// megg's cache directory outside git; `None` when there is nowhere safe.
     pub backups: Option<(fsx::Boundary, PathBuf)>,
+    /// The repository whose git directory keeps the locks (project scope); without one they go
+    /// in megg's cache directory ([`crate::megg::lock`]).
+    pub repo: Option<&'r crate::git::Repo>,
 }
 
-impl Places {
+impl Places<'_> {
     pub fn boundary_for(&self, path: &Path) -> &fsx::Boundary {
         if self.claude.contains(path) {
             &self.claude
@@ -100,9 +112,11 @@ impl Places {
     }
 
     /// Why carrying out `p` would fail, `None` when it would not: the file (or the directory
-    /// it goes in) this user cannot write, or the backup directory its previous bytes go to.
-    /// Asked of every change while planning, so the dry run and the run refuse alike and a
-    /// run never stops after half the files are written (SPEC §7).
+    /// it goes in) this user cannot write — or, for a removal, the directory it cannot be
+    /// deleted from — the lock [`apply`] takes first, or the backup directory its previous
+    /// bytes go to when a backup is taken. Asked of every change while planning, so the dry
+    /// run and the run refuse alike and a run never stops after half the files are written
+    /// (SPEC §7).
     pub fn refusal(&self, p: &Planned) -> Option<String> {
         if !p.action.changes() {
             return None;
@@ -114,17 +128,35 @@ impl Places {
                 (b, backup_base(b, &p.path))
             }
         };
-        refusal(b, &p.path).or_else(|| {
-            let (bb, dir) = self.backups.as_ref().filter(|_| p.backup)?;
-            refusal(bb, &dir.join(base))
-        })
+        let change = if p.action == Action::Remove && p.config.is_none() {
+            fsx::remove_refusal(b, &p.path)
+        } else {
+            refusal(b, &p.path)
+        };
+        change
+            .or_else(|| self.lock_refusal(b, &p.path))
+            .or_else(|| {
+                let (bb, dir) = self.backups.as_ref().filter(|_| p.backs_up())?;
+                refusal(bb, &dir.join(base))
+            })
+    }
+
+    /// Why the first lock [`apply`] takes to change `path` (inside `b`) could not be had: its
+    /// directory (`.git/megg/locks`, megg's cache directory's `locks/`) cannot be made or
+    /// written, or the lock file cannot be opened for writing.
+    fn lock_refusal(&self, b: &fsx::Boundary, path: &Path) -> Option<String> {
+        let (lb, lock) = match crate::megg::lock_place(self.repo, b, first_made(b, path)) {
+            Ok(place) => place,
+            Err(e) => return Some(e.message),
+        };
+        refusal_as(&lb, &lock, fsx::Landing::InPlace)
+            .map(|why| format!("cannot lock {}: {why}", path.display()))
     }
 }
 
-/// Why a write to `path` (inside `b`) would fail, `None` when it would not. The directories
-/// a write creates are created in the nearest one that is there, so that is the one asked
-/// ([`fsx::write_refusal`] refuses a directory that is not there yet).
-pub fn refusal(b: &fsx::Boundary, path: &Path) -> Option<String> {
+/// What a change to `path` (inside `b`) makes first: the file itself, or the first of its
+/// directories that is not there yet.
+fn first_made<'p>(b: &fsx::Boundary, path: &'p Path) -> &'p Path {
     // Whether something is at `p`, links not followed.
     let there = |p: &Path| {
         if p != b.root() && b.contains(p) {
@@ -133,21 +165,39 @@ pub fn refusal(b: &fsx::Boundary, path: &Path) -> Option<String> {
         p.parent()
             .is_none_or(|up| fsx::kind(&fsx::Boundary::user(up, b.label()), p).is_some())
     };
-    // The file, or the first directory the write has to create.
     let mut first = path;
     while let Some(up) = first.parent().filter(|up| !there(up)) {
         first = up;
     }
+    first
+}
+
+/// Why a write to `path` (inside `b`) would fail, `None` when it would not. The directories
+/// a write creates are created in the nearest one that is there, so that is the one asked
+/// ([`fsx::write_refusal`] refuses a directory that is not there yet).
+pub fn refusal(b: &fsx::Boundary, path: &Path) -> Option<String> {
+    refusal_as(b, path, fsx::Landing::Replace)
+}
+
+/// [`refusal`] for a write that lands as `landing` says.
+fn refusal_as(b: &fsx::Boundary, path: &Path, landing: fsx::Landing) -> Option<String> {
+    let first = first_made(b, path);
     if first == path {
-        return fsx::write_refusal(b, path);
+        return fsx::write_refusal(b, path, landing);
     }
     let why = if first != b.root() && b.contains(first) {
-        fsx::write_refusal(b, first)
+        fsx::write_refusal(b, first, fsx::Landing::Replace)
     } else {
-        let up = first.parent()?;
-        fsx::write_refusal(&fsx::Boundary::user(up, b.label()), first)
+        refusal_beside(first, b.label())
     }?;
     Some(format!("cannot create {}: {why}", path.display()))
+}
+
+/// Why a write to `path` would fail, asked in its own directory (`label` names it): for a
+/// file outside the boundaries megg holds, such as the user's global git config.
+pub fn refusal_beside(path: &Path, label: &str) -> Option<String> {
+    let up = path.parent()?;
+    fsx::write_refusal(&fsx::Boundary::user(up, label), path, fsx::Landing::Replace)
 }
 
 /// What the backups of `path` (inside `b`) are called: its path under the boundary, flat.
@@ -375,12 +425,13 @@ impl BlockRecord {
     /// Why [`BlockRecord::save`] would fail, `None` when it would not (or writes nothing).
     pub fn refusal(&self, uninstall: bool) -> Option<String> {
         let (b, path) = &self.place;
-        let writes = if uninstall {
-            fsx::kind(b, path).is_some()
+        if uninstall {
+            fsx::remove_refusal(b, path)
+        } else if self.added.is_empty() {
+            None
         } else {
-            !self.added.is_empty()
-        };
-        writes.then(|| refusal(b, path)).flatten()
+            refusal(b, path)
+        }
     }
 
     /// Writes it (after the block file was changed): `--uninstall` deletes it; a run that
@@ -507,17 +558,11 @@ fn backup(places: &Places, base: &str, bytes: &[u8], now: &str) -> Result<()> {
     Ok(())
 }
 
-fn apply_config(
-    places: &Places,
-    repo: Option<&crate::git::Repo>,
-    p: &Planned,
-    edit: &ConfigEdit,
-    now: &str,
-) -> Result<()> {
+fn apply_config(places: &Places, p: &Planned, edit: &ConfigEdit, now: &str) -> Result<()> {
     let b = &edit.boundary;
-    let _lock = crate::megg::lock(repo, b, &p.path)?;
+    let _lock = crate::megg::lock(places.repo, b, &p.path)?;
     crate::failpoint::fail_at("git-config-write")?;
-    if p.backup
+    if p.backs_up()
         && let Some(bytes) = fsx::read_bytes(b, &p.path, MAX_SETTINGS_BYTES)?
     {
         backup(places, &edit.backup_name, &bytes, now)?;
@@ -540,26 +585,30 @@ fn apply_config(
     Ok(())
 }
 
-pub fn apply(
-    places: &Places,
-    repo: Option<&crate::git::Repo>,
-    p: &Planned,
-    now: &str,
-) -> Result<()> {
+/// Carries out `p` under the lock of its file. Nothing is made before a lock is held: the
+/// directories a new file needs are made under the lock of the first of them (keyed in the
+/// directory that is there), then the file's lock is taken.
+pub fn apply(places: &Places, p: &Planned, now: &str) -> Result<()> {
     if !p.action.changes() {
         return Ok(());
     }
     if let Some(edit) = &p.config {
-        return apply_config(places, repo, p, edit, now);
+        return apply_config(places, p, edit, now);
     }
     let b = places.boundary_for(&p.path);
-    if let Some(dir) = p.path.parent()
-        && p.content.is_some()
+    let first = first_made(b, &p.path);
+    let _dirs_lock = if p.content.is_some()
+        && first != p.path
+        && let Some(dir) = p.path.parent()
     {
+        let lock = crate::megg::lock(places.repo, b, first)?;
         fsx::create_dir_all(b, dir)?;
-    }
-    let _lock = crate::megg::lock(repo, b, &p.path)?;
-    if p.backup
+        Some(lock)
+    } else {
+        None
+    };
+    let _lock = crate::megg::lock(places.repo, b, &p.path)?;
+    if p.backs_up()
         && let Some(original) = &p.original
     {
         backup(places, &backup_base(b, &p.path), original.as_bytes(), now)?;
@@ -611,4 +660,48 @@ pub(super) fn drop_empty_section(text: &str, section: &str) -> String {
         out.push_str(line);
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+mod tests {
+    use super::*;
+
+    /// The backup directory is asked only of a change that keeps a backup: creating a file
+    /// has nothing to keep, and cannot be refused for where backups would go.
+    #[test]
+    fn the_backup_directory_is_asked_only_when_a_backup_is_taken() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        // The locks go in this repository's git directory, whoever runs the test.
+        git2::Repository::init(root).unwrap();
+        let repo = crate::git::Repo::discover(root, &[]).unwrap();
+        // A file where the backup directory goes: no backup can be kept.
+        std::fs::write(root.join("backups"), "").unwrap();
+        let b = fsx::Boundary::new(root, "the test directory");
+        let places = Places {
+            claude: b.clone(),
+            project: b.clone(),
+            backups: Some((b.clone(), root.join("backups"))),
+            repo: Some(&repo),
+        };
+        let create = Planned {
+            path: root.join("settings.json"),
+            action: Action::Create,
+            what: "settings".into(),
+            content: Some("{}\n".into()),
+            backup: true,
+            original: None,
+            config: None,
+        };
+        assert_eq!(places.refusal(&create), None);
+        std::fs::write(root.join("settings.json"), "{\"a\": 1}\n").unwrap();
+        let update = Planned {
+            action: Action::Update,
+            original: Some("{\"a\": 1}\n".into()),
+            ..create
+        };
+        let why = places.refusal(&update).unwrap();
+        assert!(why.contains("backups"), "{why}");
+    }
 }
