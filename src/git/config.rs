@@ -98,13 +98,42 @@ pub fn config_file_values(path: &Path, keys: &[&str]) -> Result<Vec<Option<Strin
 /// Sets each `(key, value)` in the config file at `path` (created when missing), replacing
 /// every earlier value of the key. Written by libgit2 (its own lock file, then a rename).
 pub fn config_file_set(path: &Path, entries: &[(&str, &str)]) -> Result<(), ConfigError> {
-    let mut config = git2::Config::open(path).map_err(|e| config_error(path, &e))?;
-    for (key, value) in entries {
-        // A key set twice (by hand) is a multivar, which `set_str` refuses to overwrite.
-        remove_all(&mut config, key).map_err(|e| config_error(path, &e))?;
-        config
-            .set_str(key, value)
-            .map_err(|e| config_error(path, &e))?;
+    keeping_mode(path, || {
+        let mut config = git2::Config::open(path).map_err(|e| config_error(path, &e))?;
+        for (key, value) in entries {
+            // A key set twice (by hand) is a multivar, which `set_str` refuses to overwrite.
+            remove_all(&mut config, key).map_err(|e| config_error(path, &e))?;
+            config
+                .set_str(key, value)
+                .map_err(|e| config_error(path, &e))?;
+        }
+        Ok(())
+    })
+}
+
+/// Runs `write` (libgit2 rewriting the config file at `path` by a lock file and a rename) and
+/// gives the file back its permission bits: libgit2 creates the new file with its default mode,
+/// so a `0600` `~/.gitconfig` (it may hold credentials) would come back world-readable; git
+/// itself keeps the mode. Only a regular file before and after is touched.
+fn keeping_mode(
+    path: &Path,
+    write: impl FnOnce() -> Result<(), ConfigError>,
+) -> Result<(), ConfigError> {
+    use std::os::unix::fs::PermissionsExt;
+    let regular_mode = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .ok()
+            .filter(|m| m.file_type().is_file())
+            .map(|m| m.permissions().mode() & 0o7777)
+    };
+    let before = regular_mode(path);
+    write()?;
+    if let (Some(before), Some(after)) = (before, regular_mode(path))
+        && before != after
+    {
+        // Best effort: the values are written; a mode that cannot be restored is not a
+        // failure of the write.
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(before));
     }
     Ok(())
 }
@@ -114,10 +143,13 @@ pub fn config_file_set(path: &Path, entries: &[(&str, &str)]) -> Result<(), Conf
 pub fn config_file_remove(path: &Path, keys: &[&str]) -> Result<bool, ConfigError> {
     let had = config_file_values(path, keys)?.iter().any(Option::is_some);
     if had {
-        let mut config = git2::Config::open(path).map_err(|e| config_error(path, &e))?;
-        for key in keys {
-            remove_all(&mut config, key).map_err(|e| config_error(path, &e))?;
-        }
+        keeping_mode(path, || {
+            let mut config = git2::Config::open(path).map_err(|e| config_error(path, &e))?;
+            for key in keys {
+                remove_all(&mut config, key).map_err(|e| config_error(path, &e))?;
+            }
+            Ok(())
+        })?;
     }
     Ok(had)
 }

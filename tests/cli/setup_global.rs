@@ -365,3 +365,23 @@ fn a_shared_piece_failing_late_never_fails_the_hosts() {
     assert!(e.home().join(".codex/hooks.json").is_file());
     assert!(!e.home().join(".gitconfig").exists());
 }
+
+/// A private global git config (`0600`: it may hold credentials) keeps its mode when setup
+/// registers the merge driver in it and when `--uninstall` takes it out again, as git keeps
+/// it; libgit2 alone gives the rewritten file its default mode.
+#[test]
+fn a_private_global_config_stays_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let e = Env::new(Global::Existing, false);
+    let at = e.home().join(".gitconfig");
+    std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let mode = || std::fs::metadata(&at).unwrap().permissions().mode() & 0o7777;
+    let out = e.setup(&["--scope", "user"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(std::fs::read_to_string(&at).unwrap().contains("megg"));
+    assert_eq!(mode(), 0o600, "after setup");
+    let out = e.setup(&["--scope", "user", "--uninstall"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(!std::fs::read_to_string(&at).unwrap().contains("megg"));
+    assert_eq!(mode(), 0o600, "after --uninstall");
+}
