@@ -11,6 +11,7 @@ pub mod init;
 pub mod learn;
 pub mod maintain;
 pub mod merge_driver;
+pub mod page;
 pub mod resolve;
 pub mod search;
 pub mod setup;

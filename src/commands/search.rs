@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::page;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::fsx;
@@ -118,9 +119,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     if let Some(since) = &args.since
         && chrono::NaiveDate::parse_from_str(since, "%Y-%m-%d").is_err()
     {
-        return Err(
-            Error::usage(format!("--since {since}: not a date")).with_hint("use YYYY-MM-DD")
-        );
+        return Err(Error::usage(format!(
+            "--since {}: not a date",
+            page::clip(since, page::ECHOED_CHARS)
+        ))
+        .with_hint("use YYYY-MM-DD"));
     }
     let path = env.dir_arg(args.path.as_deref())?;
     let cache = fsx::user_cache_dir();
@@ -158,7 +161,9 @@ impl Page {
             .min(self.from.saturating_add(most))
     }
 
-    /// Cuts `doc`, holding the first [`Page::fetch`] hits, to this page.
+    /// Cuts `doc`, holding the first [`Page::fetch`] hits, to this page: what it echoes
+    /// (the query, warnings, suggestions) and each hit's lists and path bounded, then as many
+    /// hits as fit — the first, when alone over the page, with its title and snippet cut.
     fn cut(self, doc: &mut Searched) -> Result<()> {
         let end = self.limit.map_or(doc.total, |l| l.min(doc.total));
         if self.from > 0 && self.from >= end {
@@ -167,18 +172,26 @@ impl Page {
                     .with_hint("start again without a cursor"),
             );
         }
-        doc.warnings =
-            super::show::bounded_warnings(std::mem::take(&mut doc.warnings), self.max_chars);
+        let max = self.max_chars;
+        doc.query = page::clip(&doc.query, max / 16).into_owned();
+        doc.warnings = page::bounded_warnings(std::mem::take(&mut doc.warnings), max);
+        doc.suggestions = page::bounded_list(
+            std::mem::take(&mut doc.suggestions),
+            max / 8,
+            page::ECHOED_CHARS,
+            |n| format!("… {n} more"),
+        );
         let hits: Vec<wire::Result> = doc.results.drain(..).skip(self.from).collect();
         // Measured with the longest cursor this walk can give; the one set at the end is no
         // longer.
         doc.next_cursor = Some(end.to_string());
         for mut hit in hits {
+            bound(&mut hit, max);
             if doc.results.is_empty() {
-                shorten(&mut hit, doc, self.max_chars);
+                shorten(&mut hit, doc, max);
             }
             doc.results.push(hit);
-            if doc.results.len() > 1 && super::show::json_chars(doc) > self.max_chars {
+            if doc.results.len() > 1 && page::json_chars(doc) > max {
                 doc.results.pop();
                 break;
             }
@@ -203,32 +216,41 @@ fn min_result_chars() -> usize {
         score: 0.0,
         snippet: String::new(),
     };
-    super::show::json_chars(&empty).max(1)
+    page::json_chars(&empty).max(1)
+}
+
+/// A hit's fields other than its title and snippet within a share of a page of `max`
+/// characters each, so that a page always has room for some title and snippet: its path
+/// (the end kept), topics (the first that fit, then how many more), type and date.
+fn bound(hit: &mut wire::Result, max: usize) {
+    hit.path = page::clip_path(&hit.path, max / 8);
+    hit.topics = page::bounded_list(
+        std::mem::take(&mut hit.topics),
+        max / 16,
+        page::ECHOED_CHARS,
+        |n| format!("… {n} more"),
+    );
+    for field in [&mut hit.entry_type, &mut hit.date].into_iter().flatten() {
+        *field = page::clip(field, page::ECHOED_CHARS).into_owned();
+    }
 }
 
 /// A result too long for a page of its own (a title of thousands of characters) with its
-/// snippet, then its title, cut (marked `…`) until the page fits.
+/// title and snippet cut, each marked `…`, to what the page has room for: the title gets what
+/// the snippet leaves, but at least half.
 fn shorten(hit: &mut wire::Result, doc: &Searched, max_chars: usize) {
-    loop {
-        let mut page = doc.clone();
-        page.results.push(hit.clone());
-        let over = super::show::json_chars(&page).saturating_sub(max_chars);
-        let field = if !hit.snippet.is_empty() {
-            &mut hit.snippet
-        } else if !hit.title.is_empty() {
-            &mut hit.title
-        } else {
-            return;
-        };
-        if over == 0 {
-            return;
-        }
-        // Each character takes at least one in JSON: dropping `over + 1` and adding `…`
-        // saves at least `over`.
-        let keep = field.chars().count().saturating_sub(over + 1);
-        *field = field.chars().take(keep).collect();
-        if keep > 0 {
-            field.push('…');
-        }
+    let mut page = doc.clone();
+    page.results.push(wire::Result {
+        title: String::new(),
+        snippet: String::new(),
+        ..hit.clone()
+    });
+    let room = max_chars.saturating_sub(page::json_chars(&page));
+    let (title, snippet) = (page::json_len(&hit.title), page::json_len(&hit.snippet));
+    if title + snippet <= room {
+        return;
     }
+    let title_room = title.min(room.saturating_sub(snippet).max(room / 2));
+    hit.title = page::clip(&hit.title, title_room).into_owned();
+    hit.snippet = page::clip(&hit.snippet, room - page::json_len(&hit.title)).into_owned();
 }

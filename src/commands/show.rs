@@ -11,6 +11,8 @@ use crate::megg::recall::{self, Doc};
 use crate::output::Output;
 use crate::wire::recall::{Shown, ShownDoc};
 
+use super::page;
+
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// Ids from `megg search` or the session-start index
@@ -122,7 +124,7 @@ fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usi
     let mut left_out = Vec::new();
     for (id, doc) in asked {
         let Some(doc) = doc else {
-            missing.push(id.clone());
+            missing.push(echoed(id));
             continue;
         };
         if budget == 0 {
@@ -149,7 +151,7 @@ fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usi
             left_out.join(" ")
         ));
     }
-    warnings.extend(missing_hint(&missing, "megg search <words>"));
+    warnings.extend(missing_hints(&missing, "megg search <words>"));
     Shown {
         documents,
         missing,
@@ -158,18 +160,32 @@ fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usi
     }
 }
 
-/// What to say of ids that resolve to nothing, with how to find them again (`search`).
-fn missing_hint(missing: &[String], search: &str) -> Option<String> {
-    let first = missing.first()?;
-    Some(format!(
-        "no document with id {}; its title or date changed, or it is in a domain below another directory? find it again: {search}{}",
-        missing.join(", "),
-        if recall::ids::is_id(first) {
-            ""
-        } else {
-            " (ids look like k3f9a2xq)"
-        }
-    ))
+/// An id as `missing` and the hints echo it: cut, marked `…`, when long.
+fn echoed(id: &str) -> String {
+    page::clip(id, page::ECHOED_CHARS).into_owned()
+}
+
+/// What to say of ids that resolve to nothing, each by what it looks like: an id whose document
+/// changed, or something that is no id; both with how to find one (`search`).
+fn missing_hints(missing: &[String], search: &str) -> Vec<String> {
+    let (ids, others): (Vec<&str>, Vec<&str>) = missing
+        .iter()
+        .map(String::as_str)
+        .partition(|id| recall::ids::is_id(id));
+    let mut hints = Vec::new();
+    if !ids.is_empty() {
+        hints.push(format!(
+            "no document with id {}; its title or date changed, or it is in a domain below another directory? find it again: {search}",
+            ids.join(", ")
+        ));
+    }
+    if !others.is_empty() {
+        hints.push(format!(
+            "no document with id {}: ids look like k3f9a2xq; find one: {search}",
+            others.join(", ")
+        ));
+    }
+    hints
 }
 
 impl Page {
@@ -187,7 +203,7 @@ impl Page {
             ))
             .with_hint("pass the next_cursor of the previous call, with the same ids"));
         }
-        let base = bounded_warnings(warnings, self.max_chars);
+        let base = page::bounded_warnings(warnings, self.max_chars);
         let mut page = Shown {
             documents: Vec::new(),
             missing: Vec::new(),
@@ -200,15 +216,15 @@ impl Page {
         let say = |page: &mut Shown, notes: &[String]| {
             page.warnings = base.iter().chain(notes).cloned().collect();
             page.warnings
-                .extend(missing_hint(&page.missing, "the `search` tool"));
+                .extend(missing_hints(&page.missing, "the `search` tool"));
         };
         let mut at = Position { id: first, offset };
         while let Some((id, doc)) = asked.get(at.id) {
             let empty = page.documents.is_empty() && page.missing.is_empty();
             let Some(doc) = doc else {
-                page.missing.push(id.clone());
+                page.missing.push(echoed(id));
                 say(&mut page, &notes);
-                if !empty && json_chars(&page) > self.max_chars {
+                if !empty && page::json_chars(&page) > self.max_chars {
                     page.missing.pop();
                     say(&mut page, &notes);
                     break;
@@ -219,6 +235,7 @@ impl Page {
             let len = doc.text.chars().count();
             let rest: String = doc.text.chars().skip(at.offset).collect();
             let rest_len = len - at.offset;
+            let path = page::clip_path(&doc.path, self.max_chars / 8);
             let piece = |n: usize, page: &mut Shown, notes: &mut Vec<String>| {
                 let end = at.offset + n;
                 if at.offset > 0 || end < len {
@@ -232,14 +249,16 @@ impl Page {
                         }
                     ));
                 }
-                page.documents
-                    .push(ShownDoc::of(doc, rest.chars().take(n).collect()));
+                page.documents.push(ShownDoc {
+                    path: path.clone(),
+                    ..ShownDoc::of(doc, rest.chars().take(n).collect())
+                });
                 say(page, notes);
             };
             let fits = |n: usize| {
                 let (mut p, mut w) = (page.clone(), notes.clone());
                 piece(n, &mut p, &mut w);
-                json_chars(&p) <= self.max_chars
+                page::json_chars(&p) <= self.max_chars
             };
             if fits(rest_len) || (empty && rest_len <= 1) {
                 piece(rest_len, &mut page, &mut notes);
@@ -250,8 +269,11 @@ impl Page {
                 // It starts the next page.
                 break;
             }
-            // Alone and longer than a page: as much as fits, cut after a line.
-            let n = longest_piece(&rest, fits);
+            // Alone and longer than a page: as much as fits (at least a character, so that the
+            // walk goes on), cut after a line.
+            let n = page::longest_lines(&rest, |p| fits(p.chars().count()))
+                .map_or(0, |p| p.chars().count())
+                .max(1);
             piece(n, &mut page, &mut notes);
             at = if n < rest_len {
                 Position {
@@ -266,51 +288,4 @@ impl Page {
         page.next_cursor = (at.id < asked.len()).then(|| at.to_string());
         Ok(page)
     }
-}
-
-/// How many characters of `text` go on a page: the most that `fits` (at least one, so that
-/// paging goes on), ending after a line when one ends in the second half of them.
-fn longest_piece(text: &str, fits: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (1, text.chars().count().saturating_sub(1).max(1));
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let prefix: String = text.chars().take(lo).collect();
-    match prefix.rfind('\n').map(|b| prefix[..=b].chars().count()) {
-        Some(n) if n * 2 > lo => n,
-        _ => lo,
-    }
-}
-
-/// Characters of `value` as compact JSON: what an MCP result's text holds.
-pub(crate) fn json_chars(value: &impl serde::Serialize) -> usize {
-    serde_json::to_string(value).map_or(usize::MAX, |s| s.chars().count())
-}
-
-/// `warnings` within a quarter of a page of `max_chars`: the first that fit, then how many
-/// more there are (a hostile tree can give one per file).
-pub(crate) fn bounded_warnings(warnings: Vec<String>, max_chars: usize) -> Vec<String> {
-    let budget = max_chars / 4;
-    if json_chars(&warnings) <= budget {
-        return warnings;
-    }
-    let total = warnings.len();
-    let mut kept = Vec::new();
-    for w in warnings {
-        kept.push(w);
-        if json_chars(&kept) > budget.saturating_sub(100) {
-            kept.pop();
-            break;
-        }
-    }
-    let more = total - kept.len();
-    kept.push(format!(
-        "… and {more} more warnings (megg on the command line lists them)"
-    ));
-    kept
 }

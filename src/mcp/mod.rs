@@ -28,7 +28,9 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::Command;
 use crate::clock::Clock;
-use crate::commands::{checkpoint, context, gitignore, init, learn, maintain, search, show, state};
+use crate::commands::{
+    checkpoint, context, gitignore, init, learn, maintain, page, search, show, state,
+};
 use crate::env::Env;
 use crate::error::Error;
 use crate::wire;
@@ -61,11 +63,15 @@ enum Shape {
 }
 
 /// A `cursor` parameter: the position a previous call gave as `next_cursor` (none: the start).
-fn cursor<T: std::str::FromStr + Default>(cursor: Option<&str>) -> Result<T, String> {
+fn cursor<T: std::str::FromStr + Default>(cursor: Option<&str>) -> Result<T, Error> {
     match cursor.map(str::trim).filter(|c| !c.is_empty()) {
         None => Ok(T::default()),
         Some(c) => c.parse().map_err(|_| {
-            format!("cursor: {c:?} is not a position from next_cursor; start again without one")
+            Error::usage(format!(
+                "cursor: {:?} is not a position from next_cursor",
+                page::clip(c, page::ECHOED_CHARS)
+            ))
+            .with_hint("start again without a cursor")
         }),
     }
 }
@@ -107,7 +113,7 @@ impl Page {
         loop {
             let shown = document[self.field].as_array().map_or(0, Vec::len);
             document["truncated"] = (shown < total).into();
-            if shown <= 1 || json_text(document).chars().count() <= MAX_RESULT_CHARS {
+            if shown <= 1 || page::json_chars(document) <= MAX_RESULT_CHARS {
                 break;
             }
             if let Some(items) = document[self.field].as_array_mut() {
@@ -173,7 +179,7 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
         Ok(out) => out,
         Err(e) => {
             let text = crate::error::render(&e, str::to_string, mcp_terms);
-            return CallToolResult::error(vec![ContentBlock::text(text.trim_end())]);
+            return CallToolResult::error(vec![ContentBlock::text(cap(text.trim_end().into()))]);
         }
     };
     if let (Shape::Paged(page), Some(doc)) = (shape, out.document.as_mut()) {
@@ -219,52 +225,42 @@ fn mcp_terms(text: &str) -> String {
 }
 
 /// The context document within [`MAX_RESULT_CHARS`] (SPEC §7): its longest content field —
-/// `info`, `knowledge.content`, `state.content` — is cut at a line, with a note, until the
-/// whole document fits.
+/// `info`, `knowledge.content`, `state.content` — is cut at a line, with a note, to what lets
+/// the whole document fit; when even none of it would, the next longest is cut too.
 fn fit_content(document: &mut serde_json::Value) {
     const FIELDS: [&str; 3] = ["/info", "/knowledge/content", "/state/content"];
     const NOTE: &str = "\n[… cut to fit the result limit]";
-    for _ in 0..FIELDS.len() * 4 {
-        let over = json_text(document)
-            .chars()
-            .count()
-            .saturating_sub(MAX_RESULT_CHARS);
-        if over == 0 {
+    for _ in FIELDS {
+        if page::json_chars(document) <= MAX_RESULT_CHARS {
             return;
         }
         let longest = FIELDS
             .iter()
-            .filter_map(|f| Some((*f, document.pointer(f)?.as_str()?.chars().count())))
-            .max_by_key(|(_, n)| *n);
-        let Some((field, len)) = longest else { return };
-        let Some(text) = document.pointer(field).and_then(|v| v.as_str()) else {
-            return;
+            .filter_map(|f| Some((*f, document.pointer(f)?.as_str()?.to_string())))
+            .max_by_key(|(_, text)| text.chars().count());
+        let Some((field, text)) = longest else { return };
+        let with = |kept: &str| {
+            let mut d = document.clone();
+            if let Some(slot) = d.pointer_mut(field) {
+                *slot = format!("{kept}{NOTE}").into();
+            }
+            d
         };
-        // JSON escapes make a character cost more than one: cut a little extra.
-        let keep = len.saturating_sub(over + over / 4 + NOTE.len());
-        let mut end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
-        if let Some(nl) = text[..end].rfind('\n') {
-            end = nl;
-        }
-        let cut = format!("{}{NOTE}", &text[..end]);
-        if let Some(slot) = document.pointer_mut(field) {
-            *slot = cut.into();
-        }
+        let fits = |kept: &str| page::json_chars(&with(kept)) <= MAX_RESULT_CHARS;
+        let kept = page::longest_lines(&text, fits).unwrap_or("");
+        *document = with(kept.strip_suffix('\n').unwrap_or(kept));
     }
 }
 
 /// Text within [`MAX_RESULT_CHARS`], cut at a line with a note when longer.
 fn cap(text: String) -> String {
+    const NOTE: &str = "[… cut: the result is over 10,000 characters]\n";
     if text.chars().count() <= MAX_RESULT_CHARS {
         return text;
     }
-    let note = "\n[… cut: the result is over 10,000 characters]\n";
-    let keep = MAX_RESULT_CHARS - note.chars().count();
-    let mut end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
-    if let Some(nl) = text[..end].rfind('\n') {
-        end = nl;
-    }
-    format!("{}{note}", &text[..end])
+    let room = MAX_RESULT_CHARS - NOTE.chars().count() - 1;
+    let kept = page::longest_lines(&text, |p| p.chars().count() <= room).unwrap_or("");
+    format!("{}\n{NOTE}", kept.strip_suffix('\n').unwrap_or(kept))
 }
 
 fn run(dir: Option<&Path>, command: Command) -> crate::error::Result<crate::output::Output> {
@@ -284,7 +280,12 @@ fn checkpoint_command(action: checkpoint::Action) -> Command {
 
 /// A tool's parameter error, worded like any other megg error.
 fn invalid(message: &str) -> CallToolResult {
-    respond(Err(Error::usage(message)), Shape::Text)
+    refuse(Error::usage(message))
+}
+
+/// The result of a call refused before it ran.
+fn refuse(e: Error) -> CallToolResult {
+    respond(Err(e), Shape::Text)
 }
 
 /// The `format`s JSON Schema defines (2020-12, §7.3); schemars adds Rust's own (`uint`,
@@ -608,7 +609,7 @@ impl Megg {
     ) -> Result<CallToolResult, McpError> {
         let from = match cursor(p.cursor.as_deref()) {
             Ok(n) => n,
-            Err(e) => return Ok(invalid(&e)),
+            Err(e) => return Ok(refuse(e)),
         };
         if let Some(n) = p.limit.filter(|n| !(1..=100).contains(n)) {
             return Ok(invalid(&format!(
@@ -653,7 +654,7 @@ impl Megg {
     ) -> Result<CallToolResult, McpError> {
         let from = match cursor(p.cursor.as_deref()) {
             Ok(n) => n,
-            Err(e) => return Ok(invalid(&e)),
+            Err(e) => return Ok(refuse(e)),
         };
         if p.ids.is_empty() {
             return Ok(invalid("ids: give at least one id from `search`"));

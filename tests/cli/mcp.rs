@@ -402,3 +402,44 @@ fn learn_over_mcp_refuses_secrets_unless_allowed() {
     assert_eq!(reply(&messages, 2)["result"]["isError"], false);
     assert!(p.read(".megg/knowledge.md").contains("password=hunter2"));
 }
+
+/// One `tools/call` of `tool` with `arguments` in a fresh session, through raw JSON-RPC (no SDK,
+/// so it runs on every machine): the call's `result`, or `{"error": …}` for a protocol error.
+pub(crate) fn call_tool(p: &Project, tool: &str, arguments: &Value) -> Value {
+    let call = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    })
+    .to_string();
+    let (messages, _) = exchange(p, &[INIT, INITIALIZED, &call]);
+    let r = reply(&messages, 2);
+    r.get("result")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({ "error": r["error"] }))
+}
+
+/// A cursor that is no position is refused like every other parameter error (SPEC §7 "errors
+/// speak MCP"): what is wrong, then a `hint:` line with the next call. Its hint was inside the
+/// message, unlike the other cursor errors'.
+#[test]
+fn a_cursor_that_does_not_parse_gets_a_hint_line() {
+    let p = Project::new();
+    p.domain("", "P");
+    for (tool, arguments) in [
+        ("search", serde_json::json!({"query": "x", "cursor": "x"})),
+        (
+            "show",
+            serde_json::json!({"ids": ["kzzzzzzz"], "cursor": "x:y"}),
+        ),
+    ] {
+        let r = call_tool(&p, tool, &arguments);
+        assert_eq!(r["isError"], true, "{r}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        let (error, hint) = text.split_once("\nhint: ").unwrap_or((text, ""));
+        assert!(error.starts_with("error: cursor: \"x"), "{text}");
+        assert!(!error.contains("start again"), "{text}");
+        assert_eq!(hint, "start again without a cursor", "{text}");
+    }
+}
