@@ -94,7 +94,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         below: true,
         cache: cache.as_deref(),
     };
-    let corpus = recall::collect(&env.deps(), &scope);
+    let corpus = recall::resolve(&env.deps(), &scope, &args.ids);
     let asked: Vec<(String, Option<&Doc>)> = args
         .ids
         .iter()

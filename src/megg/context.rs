@@ -114,7 +114,8 @@ pub struct Knowledge {
     /// loaded, and every render says so whatever its budget (SPEC §11).
     pub conflicted: bool,
     /// The session-start index in summary and blocked mode (SPEC §13.5), most relevant first:
-    /// `content` is it whole, and a budget may cut it line by line.
+    /// every render shows it in place of `content` (the seed's digest or blocked message), and
+    /// a budget may cut it line by line.
     pub index: Option<super::recall::index::Index>,
 }
 
@@ -213,7 +214,7 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         let own = own.filter(|s| !s.expired);
         state = own.or(on_disk).filter(|s| !s.expired);
         if let Some(k) = knowledge.as_mut().filter(|k| k.topic.is_none()) {
-            with_index(k, (deps, path, d), || {
+            with_index(k, (deps, d, &chain_domains), || {
                 session_words(state.as_ref(), &top, repo.as_ref())
             });
         }
@@ -381,6 +382,10 @@ fn load_knowledge(
         };
         let mut content = knowledge::blocked_message(&entries, lower, &shown, false);
         if read.truncated {
+            // Said apart from the content too: the session-start index replaces it.
+            warnings.push(format!(
+                "{shown} is over {MAX_KNOWLEDGE_BYTES} bytes; read only its first {MAX_KNOWLEDGE_BYTES}"
+            ));
             content.push_str(&format!(
                 "\nThe file is over {MAX_KNOWLEDGE_BYTES} bytes: too large to summarise its topics.\n"
             ));
@@ -521,29 +526,16 @@ fn session_words(state: Option<&StateView>, top: &Path, repo: Option<&crate::git
 
 /// The lines of a handoff's `## Working On` and `## Next` sections.
 fn session_sections(content: &str) -> String {
-    let mut out = String::new();
-    let mut inside = false;
-    for line in content.lines() {
-        if let Some(h) = line.strip_prefix("## ") {
-            let h = h.trim();
-            inside = ["Working On", "Next"]
-                .iter()
-                .any(|name| h.eq_ignore_ascii_case(name));
-            continue;
-        }
-        if inside {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
+    super::recall::handoff_sections(content, &["Working On", "Next"])
+        .flat_map(|line| [line, "\n"])
+        .collect()
 }
 
 /// In summary and blocked mode, the index (SPEC §13.5) replaces the digest; in full mode, a
 /// line names the archived entries when there are any.
 fn with_index(
     k: &mut Knowledge,
-    (deps, path, d): (&Deps<'_>, &Path, &Domain),
+    (deps, d, chain): (&Deps<'_>, &Domain, &[Domain]),
     session: impl FnOnce() -> String,
 ) {
     use super::recall::{self, index};
@@ -556,30 +548,18 @@ fn with_index(
         }
         return;
     }
-    let corpus = recall::chain_entries(deps, path, d);
+    let corpus = recall::domain_entries(deps, d, chain);
     let archived = corpus
         .docs
         .iter()
         .filter(|doc| doc.kind == recall::Kind::Archive)
         .count();
-    // The seed's message without its topic list: the index says the topics once.
-    let topics = super::knowledge::topic_list(&k.topics);
-    let blocked = (k.mode == Mode::Blocked).then(|| {
-        k.content
-            .strip_suffix(&format!("Topics: {topics}\n"))
-            .unwrap_or(&k.content)
-            .to_string()
-    });
-    let built = index::Index {
+    k.index = Some(index::Index {
         lines: index::build(&corpus.docs, &session()),
         live: corpus.docs.len() - archived,
         archived,
-        tokens: (k.tokens, k.tokens_exact),
-        topics,
-        blocked,
-    };
-    k.content = built.text(built.lines.len(), true);
-    k.index = Some(built);
+        blocked: k.mode == Mode::Blocked,
+    });
 }
 
 /// `Some` when git has `path` unmerged, with OURS' version (stage 2) when git has one within

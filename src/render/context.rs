@@ -7,7 +7,8 @@
 
 use std::fmt::Write as _;
 
-use crate::megg::context::{Context, Mode};
+use crate::megg::context::{Context, Knowledge, Mode};
+use crate::megg::recall::index::{Index, Line, Why};
 use crate::shell::shell_quote;
 
 /// Default hook budget, in UTF-16 code units.
@@ -72,6 +73,9 @@ pub enum Delivered {
     Loaded(Mode),
     /// Only the topic list.
     Topics,
+    /// The session-start index without any of its lines: how many entries there are and how
+    /// to search and show them (SPEC §13.5).
+    IndexHeader,
 }
 
 impl std::fmt::Display for Delivered {
@@ -79,6 +83,7 @@ impl std::fmt::Display for Delivered {
         match self {
             Self::Loaded(mode) => mode.fmt(f),
             Self::Topics => f.write_str("topics"),
+            Self::IndexHeader => f.write_str("index, no entry listed"),
         }
     }
 }
@@ -281,30 +286,35 @@ fn cut_to_fit(
     }
 }
 
-/// The render with the most index lines (`lines` in all) that fits within `max`, the topic
-/// list kept while any line is; when not even the bare index fits, the bare index (the info
-/// and state cuts take over from there). The length grows with the lines kept, so the most
-/// that fit are found by bisection, each candidate measured on a real render.
+/// The render with the most index lines (`lines` in all) that fits within `max`, then the topic
+/// counts if they fit beside them: SPEC §13.5 lists the entries first, so a line stays before
+/// the topic counts do. When not even the bare index fits, the bare index (the info and state
+/// cuts take over from there). The length grows with the lines kept, so the most that fit are
+/// found by bisection, each candidate measured on a real render.
 fn cut_index(ctx: &Context, plan: &mut Plan, (max, unit): (usize, Unit), lines: usize) -> String {
     let at = |plan: &mut Plan, keep: usize, topics: bool| {
         plan.knowledge = KnowledgeLevel::Index { keep, topics };
         render(ctx, plan)
     };
-    let least = at(plan, 0, true);
+    let least = at(plan, 0, false);
     if unit.len(&least) > max {
-        return at(plan, 0, false);
+        return least;
     }
-    // `fits` always fits; the whole index (`lines`) did not.
-    let (mut fits, mut over) = (0, lines);
+    // `fits` always fits; past `lines` there is nothing to keep.
+    let (mut fits, mut over) = (0, lines + 1);
     while over - fits > 1 {
         let mid = fits + (over - fits) / 2;
-        if unit.len(&at(plan, mid, true)) <= max {
+        if unit.len(&at(plan, mid, false)) <= max {
             fits = mid;
         } else {
             over = mid;
         }
     }
-    let text = at(plan, fits, true);
+    let with_topics = at(plan, fits, true);
+    if unit.len(&with_topics) <= max {
+        return with_topics;
+    }
+    let text = at(plan, fits, false);
     debug_assert!(unit.len(&text) <= max, "computed index cut does not fit");
     text
 }
@@ -346,6 +356,7 @@ fn delivered_mode(computed: Mode, plan: &Plan) -> Delivered {
         KnowledgeLevel::AsComputed => Delivered::Loaded(computed),
         KnowledgeLevel::Summary => Delivered::Loaded(Mode::Summary),
         KnowledgeLevel::Topics => Delivered::Topics,
+        KnowledgeLevel::Index { keep: 0, .. } => Delivered::IndexHeader,
         KnowledgeLevel::Index { .. } => Delivered::Loaded(computed),
     }
 }
@@ -423,8 +434,8 @@ fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
             KnowledgeLevel::Index { keep, topics } => {
                 let all = k.index.as_ref().map_or(0, |i| i.lines.len());
                 notes.push(format!(
-                    "knowledge index cut to {keep} of its {all} lines{}: find the others with `megg search <words>`, or list them all with `megg context {target} --format json`",
-                    if topics { "" } else { ", without its topic list" }
+                    "knowledge index cut to {keep} of its {all} lines{} ({path}): find the others with `megg search <words>`, or list them all with `megg context {target} --format json`",
+                    if topics { "" } else { ", without its topic counts" }
                 ));
             }
         }
@@ -536,12 +547,24 @@ fn render(ctx: &Context, plan: &Plan) -> String {
                     None => format!("{}, {}", k.mode.as_str(), tokens_text(k)),
                 };
                 let _ = writeln!(out, "## Knowledge ({heading})\n");
-                push_block(&mut out, &k.content);
+                match &k.index {
+                    Some(index) => push_block(&mut out, &index_text(k, index, usize::MAX, true)),
+                    None => push_block(&mut out, &k.content),
+                }
             }
             KnowledgeLevel::Index { keep, topics } => {
-                let _ = writeln!(out, "## Knowledge ({}, {})\n", k.mode, tokens_text(k));
+                if keep == 0 {
+                    // No summary, nor anything blocked, is shown: say what is.
+                    let _ = writeln!(
+                        out,
+                        "## Knowledge (index, no entry listed, {})\n",
+                        tokens_text(k)
+                    );
+                } else {
+                    let _ = writeln!(out, "## Knowledge ({}, {})\n", k.mode, tokens_text(k));
+                }
                 if let Some(index) = &k.index {
-                    push_block(&mut out, &index.text(keep, topics));
+                    push_block(&mut out, &index_text(k, index, keep, topics));
                 }
             }
             KnowledgeLevel::Summary => {
@@ -680,6 +703,91 @@ fn render(ctx: &Context, plan: &Plan) -> String {
         out.pop();
     }
     out
+}
+
+/// The session-start index (SPEC §13.5) as the knowledge part of a context: the header (how
+/// many entries, how to reach any of them), its first `keep` lines by group, how many are not
+/// listed, the topic counts with `topics`, and in blocked mode the seed's instruction to run
+/// `megg maintain`. The header and the instruction stay whatever is cut.
+pub fn index_text(k: &Knowledge, index: &Index, keep: usize, topics: bool) -> String {
+    let (live, archived) = (index.live, index.archived);
+    let mut out = format!(
+        "Knowledge index: {live} entries, {}{} — too many to load whole. Find any entry with `megg search <words>` and read it with `megg show <id>` (MCP: `search`, `show`). Search before re-deciding something or adding an entry.\n",
+        tokens_text(k),
+        if archived > 0 {
+            format!(" (and {archived} archived)")
+        } else {
+            String::new()
+        }
+    );
+    let lines = &index.lines[..keep.min(index.lines.len())];
+    for (why, head) in [
+        (Why::Session, "Relevant to this session:"),
+        (Why::Gotcha, "Gotchas:"),
+        (Why::Recent, "Newest:"),
+    ] {
+        let mut mine = lines.iter().filter(|l| l.why == why).peekable();
+        if mine.peek().is_none() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{head}");
+        for l in mine {
+            let _ = writeln!(out, "{}", index_line(l));
+        }
+    }
+    if lines.len() < live + archived {
+        let _ = writeln!(
+            out,
+            "\n… {} more: search for them.",
+            live + archived - lines.len()
+        );
+    }
+    if topics && !k.topics.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nTopics: {}",
+            crate::megg::knowledge::topic_list(&k.topics)
+        );
+    }
+    if index.blocked {
+        // The seed's blocked message (`knowledge::blocked_message`), without its topic counts:
+        // the index says them once, and gives them up before its lines.
+        let size = if k.tokens_exact {
+            format!("{} tokens", k.tokens)
+        } else {
+            format!("at least {} tokens", k.tokens)
+        };
+        let _ = write!(
+            out,
+            "\nKnowledge is blocked: {} is {size} ({} entries), over the 16000-token limit.\n\
+             Run `megg maintain` to archive or consolidate it, or load one topic with \
+             `megg context --topic <topic>`.\n",
+            k.path.display(),
+            k.entries
+        );
+    }
+    out
+}
+
+/// One line of the index: `- id date type: title [topics]`, and ` (archived)` for an archived
+/// entry. [`Line::width`] is its length.
+pub fn index_line(l: &Line) -> String {
+    let mut s = format!("- {}", l.id);
+    if let Some(d) = &l.date {
+        let _ = write!(s, " {d}");
+    }
+    s.push(' ');
+    if let Some(t) = &l.entry_type {
+        let _ = write!(s, "{t}: ");
+    }
+    s.push_str(&l.title);
+    if !l.topics.is_empty() {
+        let _ = write!(s, " [{}]", l.topics.join(", "));
+    }
+    if l.archived {
+        s.push_str(" (archived)");
+    }
+    s
 }
 
 /// The first `keep` lines of `s`, and how many lines are left.

@@ -23,6 +23,104 @@ fn hard_cut_fits() {
     assert!(out.ends_with("for everything]"));
 }
 
+mod index {
+    use std::path::PathBuf;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::megg::recall::index::{Index, Line, Why};
+
+    fn line(id: &str, why: Why, topics: &[&str], archived: bool) -> Line {
+        Line {
+            id: id.into(),
+            date: Some("2026-01-01".into()),
+            entry_type: Some("decision".into()),
+            title: "Billing exports use CSV".into(),
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            why,
+            archived,
+        }
+    }
+
+    fn knowledge(index: Index) -> Knowledge {
+        Knowledge {
+            path: PathBuf::from("/p/.megg/knowledge.md"),
+            mode: Mode::Blocked,
+            tokens: 17_000,
+            tokens_exact: true,
+            entries: 4,
+            topic: None,
+            content: "The seed's blocked message, with Topics: t (4)\n".into(),
+            warning: None,
+            topics: vec![("t".into(), 4)],
+            digest: None,
+            conflicted: false,
+            index: Some(index),
+        }
+    }
+
+    /// The index as SPEC §13.5 words it, built from its parts: cut down, the header and the
+    /// maintain instruction stay, the rest is counted, and the topic counts go on their own.
+    #[test]
+    fn the_index_text_keeps_its_header_and_instruction() {
+        let k = knowledge(Index {
+            lines: vec![
+                line("k1", Why::Session, &["t"], false),
+                line("k2", Why::Gotcha, &[], false),
+                line("k3", Why::Recent, &["t", "u"], true),
+            ],
+            live: 3,
+            archived: 1,
+            blocked: true,
+        });
+        let index = k.index.as_ref().unwrap();
+        let text = index_text(&k, index, usize::MAX, true);
+        assert!(
+            text.starts_with("Knowledge index: 3 entries, 17000 tokens (and 1 archived) — "),
+            "{text}"
+        );
+        for needed in [
+            "\nRelevant to this session:\n- k1 2026-01-01 decision: Billing exports use CSV [t]\n",
+            "\nGotchas:\n- k2 2026-01-01 decision: Billing exports use CSV\n",
+            "- k3 2026-01-01 decision: Billing exports use CSV [t, u] (archived)\n",
+            "\n… 1 more: search for them.\n",
+            "\nTopics: t (4)\n",
+            "\nKnowledge is blocked: /p/.megg/knowledge.md is 17000 tokens (4 entries), over the 16000-token limit.\nRun `megg maintain`",
+        ] {
+            assert!(text.contains(needed), "no {needed:?} in:\n{text}");
+        }
+        assert!(!text.contains("seed's"), "{text}");
+        let least = index_text(&k, index, 0, false);
+        let rest: Vec<&str> = least.lines().filter(|l| !l.is_empty()).skip(1).collect();
+        assert_eq!(
+            rest,
+            [
+                "… 4 more: search for them.",
+                "Knowledge is blocked: /p/.megg/knowledge.md is 17000 tokens (4 entries), over the 16000-token limit.",
+                "Run `megg maintain` to archive or consolidate it, or load one topic with `megg context --topic <topic>`."
+            ]
+        );
+    }
+
+    proptest! {
+        /// [`Line::width`], what the domain caps the index by, is the length of the line this
+        /// module prints.
+        #[test]
+        fn a_lines_width_is_its_printed_length(
+            id in "k[a-z0-9]{7}(-[a-z0-9]{1,2})?",
+            date in proptest::option::of("20[0-9]{2}-[0-9]{2}-[0-9]{2}"),
+            kind in proptest::option::of("[a-z]{3,9}"),
+            title in "\\PC{0,40}",
+            topics in proptest::collection::vec("\\PC{1,12}", 0..4),
+            archived in any::<bool>(),
+        ) {
+            let l = Line { id, date, entry_type: kind, title, topics, why: Why::Recent, archived };
+            prop_assert_eq!(l.width(), index_line(&l).chars().count());
+        }
+    }
+}
+
 mod budget {
     use std::path::PathBuf;
 
@@ -180,10 +278,14 @@ mod budget {
         render(ctx, &plan)
     }
 
-    /// `ctx` with blocked knowledge carrying an index of `lines` lines (SPEC §13.5).
-    fn with_index(mut ctx: Context, lines: usize, wide: bool) -> Context {
+    /// `ctx` with blocked knowledge carrying an index of `lines` lines and `topics` topic
+    /// counts (SPEC §13.5).
+    fn with_index(mut ctx: Context, lines: usize, wide: bool, topics: usize) -> Context {
         use crate::megg::recall::index::{Index, Line, Why};
         let title = if wide { "日本😀 entry" } else { "An entry" };
+        let topics: Vec<(String, usize)> = std::iter::once(("misc".to_string(), 300))
+            .chain((1..topics).map(|i| (format!("platform-area-{i}"), 1)))
+            .collect();
         let index = Index {
             lines: (0..lines)
                 .map(|i| Line {
@@ -198,9 +300,7 @@ mod budget {
                 .collect(),
             live: 300,
             archived: 0,
-            tokens: (21_000, true),
-            topics: "misc (300), auth (40)".into(),
-            blocked: Some(format!("Knowledge is blocked. {MAINTAIN} to archive it.\n")),
+            blocked: true,
         };
         let megg = ctx.domain.as_ref().unwrap().megg.clone();
         ctx.knowledge = Some(Knowledge {
@@ -210,9 +310,9 @@ mod budget {
             tokens_exact: true,
             entries: 300,
             topic: None,
-            content: index.text(lines, true),
+            content: "The seed's blocked message.".into(),
             warning: None,
-            topics: vec![("misc".into(), 300), ("auth".into(), 40)],
+            topics,
             digest: None,
             conflicted: false,
             index: Some(index),
@@ -220,11 +320,61 @@ mod budget {
         ctx
     }
 
-    const MAINTAIN: &str = "Run `megg maintain`";
+    /// The plan every step before knowledge's left when the index had to be cut: what
+    /// [`markdown_in`] measured the index's cut on.
+    fn index_plan(keep: usize, topics: bool) -> Plan {
+        Plan {
+            excerpts: false,
+            chain: false,
+            lists: false,
+            knowledge: KnowledgeLevel::Index { keep, topics },
+            info_lines: None,
+            state_lines: None,
+            warnings: false,
+            warnings_cut: true,
+        }
+    }
+
+    const MAINTAIN: &str = "Run `megg maintain` to archive or consolidate it";
 
     /// The index lines a render kept.
     fn kept(text: &str) -> usize {
         text.lines().filter(|l| l.starts_with("- k")).count()
+    }
+
+    /// Issue: an index cut to no line kept the heading "Knowledge (summary, …)" with no summary
+    /// under it, and its note did not name the file (SPEC §3.3: a cut says what to load).
+    #[test]
+    fn an_index_cut_to_no_line_says_what_it_is_and_names_the_file() {
+        let case = Case {
+            path_len: 40,
+            ancestors: 0,
+            info_lines: 0,
+            entries: 0,
+            state_lines: 140,
+            width: 7,
+            wide: false,
+            neighbours: 0,
+        };
+        let mut ctx = with_index(context(&case), 50, false, 1);
+        let k = ctx.knowledge.as_mut().unwrap();
+        k.mode = Mode::Summary;
+        k.index.as_mut().unwrap().blocked = false;
+        let r = markdown_in(&ctx, Some((3_000, Unit::Utf16)), true);
+        assert_eq!(kept(&r.text), 0, "{}", r.text);
+        let heading = r
+            .text
+            .lines()
+            .find(|l| l.starts_with("## Knowledge"))
+            .unwrap();
+        assert!(!heading.contains("summary"), "{heading}");
+        let path = ctx.knowledge.as_ref().unwrap().path.display().to_string();
+        let note = r
+            .cuts
+            .iter()
+            .find(|c| c.contains("knowledge index"))
+            .unwrap();
+        assert!(note.contains(&path), "{note}");
     }
 
     proptest! {
@@ -232,11 +382,14 @@ mod budget {
 
         /// SPEC §13.5 within §3.3: the index shrinks line by line before the info and the state
         /// are cut, its header and the maintain instruction stay while the state's first line
-        /// does, and a larger state never leaves more index lines.
+        /// does, a larger state never leaves more index lines, and the lines kept are the most
+        /// that fit — the topic counts go before a line does (issue: past the topic counts'
+        /// room no line was tried).
         #[test]
         fn the_index_shrinks_first_and_keeps_its_header(
             info_lines in 0usize..60,
             lines in 0usize..80,
+            topics in 1usize..400,
             state_lines in 1usize..150,
             more in 1usize..60,
             width in 1usize..8,
@@ -249,8 +402,8 @@ mod budget {
                 path_len: 40, ancestors: 1, info_lines, entries: 0, state_lines, width, wide,
                 neighbours: 3,
             };
-            let small = with_index(context(&case(state_lines)), lines, wide);
-            let large = with_index(context(&case(state_lines + more)), lines, wide);
+            let small = with_index(context(&case(state_lines)), lines, wide, topics);
+            let large = with_index(context(&case(state_lines + more)), lines, wide, topics);
             let (a, b) = (
                 markdown_in(&small, Some((max, unit)), true),
                 markdown_in(&large, Some((max, unit)), true),
@@ -267,8 +420,25 @@ mod budget {
                 let info_cut = r.text.contains("[… info.md cut here");
                 if state_cut || info_cut {
                     prop_assert_eq!(kept(&r.text), 0, "cut the info or state with index lines left");
+                } else if r.cuts.iter().any(|c| c.contains("knowledge index cut")) {
+                    // Maximal: one line more does not fit, nor the topic counts when they went.
+                    let k = kept(&r.text);
+                    let with_topics = r.text.contains("\nTopics: ");
+                    if k < lines {
+                        let more = render(ctx, &index_plan(k + 1, false));
+                        prop_assert!(unit.len(&more) > max, "{} of {lines} lines kept at {max}:\n{}", k, r.text);
+                    }
+                    if !with_topics {
+                        let more = render(ctx, &index_plan(k, true));
+                        prop_assert!(unit.len(&more) > max, "the topic counts went at {max}:\n{}", r.text);
+                    }
                 }
-                prop_assert_eq!(r.knowledge_mode, Some(Delivered::Loaded(Mode::Blocked)));
+                let mode = if r.cuts.iter().any(|c| c.starts_with("knowledge index cut to 0 ")) {
+                    Delivered::IndexHeader
+                } else {
+                    Delivered::Loaded(Mode::Blocked)
+                };
+                prop_assert_eq!(r.knowledge_mode, Some(mode));
             }
             prop_assert!(kept(&a.text) >= kept(&b.text), "{} then {}", kept(&a.text), kept(&b.text));
         }

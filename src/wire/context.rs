@@ -171,7 +171,11 @@ impl From<&Knowledge> for KnowledgeDoc {
             tokens_exact: k.tokens_exact,
             entries: k.entries,
             topic: k.topic.clone(),
-            content: k.content.clone(),
+            // In summary and blocked mode the index stands in for the seed's text, whole.
+            content: match &k.index {
+                Some(index) => crate::render::context::index_text(k, index, usize::MAX, true),
+                None => k.content.clone(),
+            },
             warning: k.warning.clone(),
             index: k
                 .index

@@ -734,6 +734,29 @@ fn outside_git_the_history_is_kept_in_the_cache_and_bounded() {
     assert_eq!(search(&p, &[&word(2), "--in", "handoff"])["total"], 1);
 }
 
+/// Ids hash the domain's place (SPEC §13.2): outside git the topmost domain is named by its
+/// name, in git by its directory in the work tree. A cached search keyed by the files alone
+/// gave the old ids once the project became a repository; the cache answers only for the same
+/// files in the same places.
+#[test]
+fn a_cached_search_gives_the_ids_of_the_domains_place() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(".megg/knowledge.md", KNOWLEDGE);
+    let outside = first_id(&search(&p, &["cents"]));
+    Git::init(p.root(), "main");
+    let cached = first_id(&search(&p, &["cents"]));
+    let fresh = p
+        .megg("")
+        .env("MEGG_CACHE_DIR", p.cache.path().join("fresh"))
+        .args(["search", "cents", "--json"])
+        .output()
+        .unwrap();
+    let fresh: Value = serde_json::from_slice(&fresh.stdout).unwrap();
+    assert_eq!(cached, first_id(&fresh), "the cache answered with old ids");
+    assert_ne!(outside, cached, "the domain's place is not in its ids");
+}
+
 fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];

@@ -324,3 +324,320 @@ fn search_below_walks_every_level_without_the_hooks_bound() {
     let v = p.json("", &["search", "quokka", "--below", "--json"]);
     assert_eq!(v["results"][0]["title"], "Quokka rollout order", "{v}");
 }
+
+/// An entry of 2026-01-28 titled `title`, with `body`.
+fn dated(title: &str, kind: &str, body: &str) -> String {
+    format!("\n---\n\n## 2026-01-28 - {title}\n**Type:** {kind}\n**Topics:** shared\n\n{body}\n")
+}
+
+/// `megg search QUERY --json --limit 100` (and `extra`) in `dir`: each hit's id by its file and
+/// line.
+fn ids_in(
+    p: &Project,
+    dir: &str,
+    query: &str,
+    extra: &[&str],
+) -> std::collections::BTreeMap<(String, u64), String> {
+    let mut args = vec!["search", query, "--json", "--limit", "100"];
+    args.extend(extra);
+    let v = p.json(dir, &args);
+    let hits = v["results"].as_array().unwrap_or_else(|| panic!("{v}"));
+    let ids: std::collections::BTreeMap<_, _> = hits
+        .iter()
+        .map(|h| {
+            let at = (
+                h["path"].as_str().unwrap().to_string(),
+                h["line"].as_u64().unwrap(),
+            );
+            (at, h["id"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let unique: std::collections::HashSet<_> = ids.values().collect();
+    assert_eq!(unique.len(), ids.len(), "{dir}: ids repeat: {ids:?}");
+    ids
+}
+
+/// Issue: duplicates (same date and title) were numbered across everything a run read, so an
+/// id's suffix depended on the directory megg ran in: from b/ the index gave `k…-2` for b's
+/// "Shared title 55", which from the parent opened a's. An id now hashes the domain with the
+/// date and title; from every directory that reaches a document (its domain, a subdirectory,
+/// the parent with `--below`, a sibling's parent), it has the same id and opens it — info
+/// sections of two domains with one name included.
+#[test]
+fn an_id_names_the_same_document_from_every_directory() {
+    let p = Project::new();
+    p.domain("", "Root");
+    p.domain("a", "A");
+    p.domain("b", "B");
+    p.mkdir("b/src");
+    p.domain("x/api", "Api");
+    p.domain("y/api", "Api");
+    let title = "Shared title 55";
+    p.write(
+        ".megg/knowledge.md",
+        format!("# Knowledge\n{}", dated(title, "decision", "ROOT copy.")),
+    );
+    p.write(
+        "a/.megg/knowledge.md",
+        format!("# Knowledge\n{}", dated(title, "decision", "A copy.")),
+    );
+    p.write(
+        "b/.megg/knowledge.md",
+        format!(
+            "# Knowledge\n{}{}",
+            dated(title, "decision", "B first."),
+            dated(title, "decision", "B second.")
+        ),
+    );
+    p.write(
+        "b/.megg/archive/knowledge-2026.md",
+        format!("# Archive\n{}", dated(title, "decision", "B archived.")),
+    );
+    let everywhere = [
+        ("", vec!["--below"]),
+        ("a", vec![]),
+        ("a", vec!["--below"]),
+        ("b", vec![]),
+        ("b/src", vec![]),
+        ("x/api", vec![]),
+        ("y/api", vec![]),
+    ];
+    for query in ["shared title", "about api"] {
+        let seen: Vec<_> = everywhere
+            .iter()
+            .map(|(dir, extra)| (dir, ids_in(&p, dir, query, extra)))
+            .collect();
+        let (_, all) = &seen[0];
+        for (dir, ids) in &seen[1..] {
+            for (at, id) in ids {
+                assert_eq!(
+                    all.get(at),
+                    Some(id),
+                    "{query}: {at:?} is {id} from {dir:?} but {:?} from the parent",
+                    all.get(at)
+                );
+            }
+        }
+    }
+    // b's index ids open b's entries from the parent, the domain and below it.
+    let from_b = ids_in(&p, "b", "shared title", &[]);
+    let b_file = p.path("b/.megg/knowledge.md").display().to_string();
+    let b_first = &from_b[&(b_file.clone(), 5)];
+    for dir in ["", "b", "b/src"] {
+        let shown = p.json(dir, &["show", b_first, "--json"]);
+        let doc = &shown["documents"][0];
+        assert_eq!(
+            doc["path"].as_str(),
+            Some(b_file.as_str()),
+            "{dir}: {shown}"
+        );
+        assert!(
+            doc["text"].as_str().unwrap().contains("B first."),
+            "{shown}"
+        );
+    }
+}
+
+/// A summary-sized knowledge file (160 entries) with gotchas `Shared rule 0` … `4` of
+/// 2026-01-28 (each also in the parent and a sibling).
+fn with_shared_rules(n: usize) -> String {
+    let mut k = big_knowledge(n);
+    for j in 0..5 {
+        k.push_str(&dated(
+            &format!("Shared rule {j}"),
+            "gotcha",
+            "THIS domain's rule.",
+        ));
+    }
+    k
+}
+
+/// Issue: the hook numbered the index's ids over every ancestor's knowledge and archives
+/// (0.6 s under a 16 MB parent) and walked the chain a second time. The index's ids are the
+/// current domain's alone, and they are search's from the domain, its parent (`--below`) and
+/// a subdirectory; the hook reads no other domain's knowledge.
+#[test]
+fn the_index_ids_are_searchs_and_the_hook_reads_only_its_domains_entries() {
+    let p = Project::new();
+    p.domain("", "Root");
+    p.domain("a", "A");
+    p.domain("b", "B");
+    p.mkdir("b/src");
+    let rules: String = (0..5)
+        .map(|j| {
+            dated(
+                &format!("Shared rule {j}"),
+                "gotcha",
+                "Another domain's rule.",
+            )
+        })
+        .collect();
+    p.write(".megg/knowledge.md", format!("# Knowledge\n{rules}"));
+    p.write("a/.megg/knowledge.md", format!("# Knowledge\n{rules}"));
+    p.write("b/.megg/knowledge.md", with_shared_rules(160));
+    let log = p.cache.path().join("failpoints.log");
+    let out = p
+        .megg("b")
+        .env("MEGG_FAILPOINTS", format!("log={}", log.display()))
+        .args(["context", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = stdout_json(&out);
+    let read = std::fs::read_to_string(&log).unwrap_or_default();
+    let parent = p.path(".megg/knowledge.md").display().to_string();
+    assert!(
+        !read.lines().any(|l| l.ends_with(&parent)),
+        "the hook read the parent's knowledge:\n{read}"
+    );
+    let index = v["knowledge"]["index"].as_array().unwrap();
+    let indexed: Vec<(&str, &str)> = index
+        .iter()
+        .filter(|l| l["title"].as_str().unwrap().starts_with("Shared rule"))
+        .map(|l| (l["title"].as_str().unwrap(), l["id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(indexed.len(), 5, "{index:?}");
+    let b_file = p.path("b/.megg/knowledge.md").display().to_string();
+    for (dir, extra) in [("b", vec![]), ("", vec!["--below"]), ("b/src", vec![])] {
+        let mut args = vec!["search", "shared rule", "--json", "--limit", "100"];
+        args.extend(&extra);
+        let found = p.json(dir, &args);
+        for (title, id) in &indexed {
+            let hit = found["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|h| h["path"].as_str() == Some(&b_file) && h["title"] == *title)
+                .unwrap_or_else(|| panic!("{dir}: no {title} of b in {found}"));
+            assert_eq!(hit["id"], *id, "{dir}: {title}");
+        }
+    }
+    // Every id of the index opens the entry it names, from each of them.
+    let ids: Vec<&str> = index.iter().map(|l| l["id"].as_str().unwrap()).collect();
+    for dir in ["", "b", "b/src"] {
+        let mut args = vec!["show", "--json", "--max-chars", "1000000"];
+        args.extend(&ids);
+        let shown = p.json(dir, &args);
+        let docs = shown["documents"].as_array().unwrap();
+        assert_eq!(docs.len(), ids.len(), "{dir}: {}", shown["missing"]);
+        for (line, doc) in index.iter().zip(docs) {
+            assert_eq!(doc["path"].as_str(), Some(b_file.as_str()), "{dir}: {line}");
+            let head = format!(
+                "## {} - {}\n",
+                line["date"].as_str().unwrap(),
+                line["title"].as_str().unwrap()
+            );
+            assert!(
+                doc["text"].as_str().unwrap().starts_with(&head),
+                "{dir}: {line} opens {doc}"
+            );
+        }
+    }
+}
+
+/// A blocked `knowledge.md` of 300 entries, each with a topic of its own: 300 topic counts.
+fn many_topics() -> String {
+    big_knowledge(300)
+        .split("**Topics:** misc\n")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part.to_string()
+            } else {
+                format!("**Topics:** platform-area-{i}\n{part}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// Issue: when the bare index with its topic counts did not fit, the hook kept no index line
+/// and never tried lines without the topics (300 topics: 990 units left over, 0 of 53 lines).
+/// Lines come before topic counts (SPEC §13.5 lists the entries first): whatever the
+/// handoff's size, the hook shows as many lines as fit, and a line more would not.
+#[test]
+fn the_index_keeps_its_lines_before_its_topic_counts() {
+    let p = Project::new();
+    p.domain("", "Big");
+    p.write(".megg/knowledge.md", many_topics());
+    let line = |l: &Value| {
+        format!(
+            "- {} {} {}: {} [{}]",
+            l["id"].as_str().unwrap(),
+            l["date"].as_str().unwrap(),
+            l["type"].as_str().unwrap(),
+            l["title"].as_str().unwrap(),
+            l["topics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let mut lines_without_topics = false;
+    for tokens in (100..=1_900).step_by(100) {
+        p.write(".megg/state.md", state_of(tokens));
+        let text = hook_context(&p, "claude");
+        // The whole index, ranked for this handoff.
+        let v = p.json("", &["context", "--format", "json"]);
+        let all = v["knowledge"]["index"].as_array().unwrap();
+        let len = text.encode_utf16().count();
+        let at = format!("a state of {tokens} tokens");
+        assert!(len <= 9_500, "{at}: {len}");
+        if text.contains("[… state cut here") || text.contains("[… info.md cut here") {
+            continue;
+        }
+        let shown = index_lines(&text).len();
+        if shown > 0 && !text.contains("\nTopics: ") {
+            lines_without_topics = true;
+        }
+        if let Some(next) = all.get(shown) {
+            // One line more (and the heading of its group) would not fit.
+            let more = line(next).encode_utf16().count() + "\nRelevant to this session:\n".len();
+            assert!(
+                9_500 - len < more,
+                "{at}: {} units left, yet {shown} of {} lines shown:\n{text}",
+                9_500 - len,
+                all.len()
+            );
+        }
+    }
+    assert!(
+        lines_without_topics,
+        "no handoff size left lines but not topics"
+    );
+}
+
+/// Issue: a handoff's `## Working On:` (with a colon) or `## working on` was not the session's
+/// subject, where every other megg field is matched whatever its case and colon.
+#[test]
+fn a_working_on_heading_is_matched_like_every_field() {
+    let p = invoice_project();
+    let now = "2026-11-22T12:00:00Z";
+    let session = serde_json::json!(["session", "Invoice export rounds VAT per line"]);
+    for heading in ["## Working On:", "## working on", "## WORKING ON :"] {
+        p.write(
+            ".megg/state.md",
+            state(
+                "2026-11-22T11:00:00Z",
+                "active",
+                &format!("{heading}\nThe invoice export: VAT totals are off\n"),
+            ),
+        );
+        assert_eq!(first_why(&p, now), session, "{heading}");
+    }
+}
+
+/// A knowledge file over its 16 MB bound: the index stands in for the blocked message that
+/// said the file was read only in part, so the hook says it apart (it said nothing once the
+/// index was built from parts).
+#[test]
+fn a_knowledge_file_over_its_bound_is_said_to_be_read_in_part() {
+    let p = Project::new();
+    p.domain("", "Huge");
+    p.write(".megg/knowledge.md", "x".repeat(17 * 1024 * 1024));
+    let out = p.ok("", &["context", "--json"]);
+    assert!(out.contains("Knowledge index: 0 entries"), "{out}");
+    assert!(out.contains("is over 16777216 bytes"), "{out}");
+}

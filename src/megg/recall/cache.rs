@@ -1,6 +1,6 @@
 //! The parsed corpus and its postings, kept in megg's cache directory (SPEC §13.7): keyed by a
-//! hash of every file they were built from (path and bytes) and of megg's version, so never
-//! stale; never inside a project; the newest [`KEPT`] kept; skipped silently when they cannot be
+//! hash of every file they were built from (path, bytes and the place of its domain, which its
+//! ids hash) and of megg's version, so never stale; never inside a project; the newest [`KEPT`] kept; skipped silently when they cannot be
 //! read or written. A search with them gives the same bytes as one without: the same documents
 //! and the same postings, only not computed again.
 //!
@@ -15,7 +15,7 @@ use super::postings::Postings;
 use crate::fsx::{self, Boundary};
 
 /// First bytes of a cache file; a new layout gets a new one.
-const MAGIC: &[u8] = b"megg recall 2\n";
+const MAGIC: &[u8] = b"megg recall 3\n";
 /// Cache files kept: one per corpus searched recently (a few projects, their `--below`).
 pub const KEPT: usize = 8;
 /// Most bytes of a cache file read or written.
@@ -45,6 +45,9 @@ pub fn key(sources: &[Source]) -> String {
             s.kind.as_str().as_bytes(),
             s.path.as_os_str().as_encoded_bytes(),
             s.domain.as_bytes(),
+            // Ids hash it: the same files in a domain that moved (or became a repository's)
+            // have other ids.
+            s.place.as_bytes(),
             s.text.as_bytes(),
         ] {
             h.update(&(part.len() as u64).to_le_bytes());

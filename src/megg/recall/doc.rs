@@ -61,8 +61,8 @@ pub struct Doc {
     pub topics: Vec<String>,
     /// The document's text exactly as in the file.
     pub text: String,
-    /// What the id is computed from: an entry's date and title, a handoff's time and session,
-    /// an info section's domain and heading.
+    /// What the id is computed from: an entry's domain, date and title, a handoff's time and
+    /// session, an info section's domain and heading (a domain as [`super::place`] names it).
     pub key: String,
 }
 
@@ -87,7 +87,10 @@ pub struct Scope<'a> {
 pub struct Source {
     pub(super) kind: Kind,
     pub(super) path: PathBuf,
-    /// The domain's name (an info section's title and id).
+    /// The domain's name (an info section's title).
     pub(super) domain: String,
+    /// The domain as ids name it ([`super::place`]): part of every entry's and info section's
+    /// key.
+    pub(super) place: String,
     pub(super) text: String,
 }

@@ -1,13 +1,15 @@
 //! Ids (SPEC §13.2): short, `[a-z0-9-]`, at most 10 characters, computed from what a document
-//! is — an entry's date and title (so it survives edits of its text, reordering, merges and
-//! archiving), a handoff's time and session, an info section's domain and heading — and the
-//! same on every machine for the same files. Never written into a file.
+//! is — an entry's domain, date and title (so it survives edits of its text, reordering, merges
+//! and archiving), a handoff's time and session, an info section's domain and heading, a domain
+//! being named by its place (`recall::place`) — so the same from every directory that reaches
+//! it and on every machine for the same files. Never written into a file.
 
 use super::doc::{Doc, Kind};
 
 /// A letter for the kind (entries share `k`: an archived entry keeps its id), then 7 base-36
 /// digits of a hash of the document's key; a suffix ([`suffix`]) for a second and later
-/// document with the same key (or hash) in one corpus.
+/// document with the same key (or hash) in one corpus — for entries, one domain's, numbered in
+/// its own order whatever else the corpus holds.
 pub fn assign(docs: &mut Vec<Doc>) {
     // The same handoff found twice (the active state, its session file, its copy in the
     // history) is one document: the first found.

@@ -40,25 +40,31 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn text(&self) -> String {
-        let mut s = format!("- {}", self.id);
-        if let Some(d) = &self.date {
-            s.push(' ');
-            s.push_str(d);
-        }
-        s.push(' ');
-        if let Some(t) = &self.entry_type {
-            s.push_str(t);
-            s.push_str(": ");
-        }
-        s.push_str(&self.title);
-        if !self.topics.is_empty() {
-            s.push_str(&format!(" [{}]", self.topics.join(", ")));
-        }
-        if self.archived {
-            s.push_str(" (archived)");
-        }
-        s
+    /// Characters of the line as the index prints it — `- id date type: title [topics]`, then
+    /// ` (archived)` for an archived entry (`render::context::index_line`) — without rendering
+    /// it: what [`MAX_INDEX_CHARS`] counts.
+    pub fn width(&self) -> usize {
+        let chars = |s: &str| s.chars().count();
+        let topics = if self.topics.is_empty() {
+            0
+        } else {
+            chars(&self.topics.join(", ")) + " []".len()
+        };
+        "- ".len()
+            + chars(&self.id)
+            + self.date.as_deref().map_or(0, |d| 1 + chars(d))
+            + 1
+            + self
+                .entry_type
+                .as_deref()
+                .map_or(0, |t| chars(t) + ": ".len())
+            + chars(&self.title)
+            + topics
+            + if self.archived {
+                " (archived)".len()
+            } else {
+                0
+            }
     }
 }
 
@@ -119,7 +125,7 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
             why,
             archived: d.kind == Kind::Archive,
         };
-        let n = line.text().chars().count() + 1;
+        let n = line.width() + 1;
         if used + n > MAX_INDEX_CHARS {
             break;
         }
@@ -129,9 +135,9 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     lines
 }
 
-/// The index and what is said with it: how many entries there are, the topics, and in blocked
-/// mode the seed's instruction to run `megg maintain` — everything a budget may cut it down to
-/// (SPEC §13.5, §3.3).
+/// The index and what is said with it: how many entries there are and, in blocked mode, that
+/// the seed's instruction to run `megg maintain` goes with it (SPEC §13.5, §3.3). Rendered by
+/// `render::context`, with the knowledge's path, tokens and topic counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Index {
     /// Most relevant first (the session's, then gotchas, then the newest), within
@@ -139,66 +145,8 @@ pub struct Index {
     pub lines: Vec<Line>,
     pub live: usize,
     pub archived: usize,
-    /// The knowledge's tokens, and whether they were counted (else a bound, SPEC §3.1).
-    pub tokens: (usize, bool),
-    /// `a (3), b (2)`, or empty.
-    pub topics: String,
-    /// Blocked mode: what the seed says (the file is blocked, run `megg maintain`).
-    pub blocked: Option<String>,
-}
-
-impl Index {
-    /// The index as the hook's knowledge text, with its first `keep` lines and, with `topics`,
-    /// the topic list: the header (how many entries, how to reach any of them) and, in blocked
-    /// mode, the instruction to run `megg maintain` always stay.
-    pub fn text(&self, keep: usize, topics: bool) -> String {
-        let (live, archived) = (self.live, self.archived);
-        let tokens = match self.tokens {
-            (n, true) => format!("{n} tokens"),
-            (_, false) => "over 16,000 tokens".to_string(),
-        };
-        let mut out = format!(
-            "Knowledge index: {live} entries, {tokens}{} — too many to load whole. Find any entry with `megg search <words>` and read it with `megg show <id>` (MCP: `search`, `show`). Search before re-deciding something or adding an entry.\n",
-            if archived > 0 {
-                format!(" (and {archived} archived)")
-            } else {
-                String::new()
-            }
-        );
-        let lines = &self.lines[..keep.min(self.lines.len())];
-        for (why, head) in [
-            (Why::Session, "Relevant to this session:"),
-            (Why::Gotcha, "Gotchas:"),
-            (Why::Recent, "Newest:"),
-        ] {
-            let mine: Vec<&Line> = lines.iter().filter(|l| l.why == why).collect();
-            if mine.is_empty() {
-                continue;
-            }
-            out.push('\n');
-            out.push_str(head);
-            out.push('\n');
-            for l in mine {
-                out.push_str(&l.text());
-                out.push('\n');
-            }
-        }
-        let shown = lines.len();
-        if shown < live + archived {
-            out.push_str(&format!(
-                "\n… {} more: search for them.\n",
-                live + archived - shown
-            ));
-        }
-        if topics && !self.topics.is_empty() {
-            out.push_str(&format!("\nTopics: {}\n", self.topics));
-        }
-        if let Some(b) = &self.blocked {
-            out.push('\n');
-            out.push_str(b);
-        }
-        out
-    }
+    /// Blocked mode: the knowledge is over the limit, and `megg maintain` is due.
+    pub blocked: bool,
 }
 
 #[cfg(test)]
@@ -242,37 +190,5 @@ mod tests {
                 ("k4", Why::Recent)
             ]
         );
-        let index = Index {
-            lines,
-            live: 4,
-            archived: 0,
-            tokens: (17_000, true),
-            topics: "t (4)".into(),
-            blocked: Some("Knowledge is blocked. Run `megg maintain`.\n".into()),
-        };
-        let text = index.text(4, true);
-        assert!(
-            text.starts_with("Knowledge index: 4 entries, 17000 tokens"),
-            "{text}"
-        );
-        assert!(
-            text.contains("- k1 2026-01-01 decision: Billing exports use CSV [t]"),
-            "{text}"
-        );
-        assert!(text.contains("megg search") && text.contains("Topics: t (4)"));
-        // Cut down, the header and the instruction stay; the rest is counted.
-        let least = index.text(0, false);
-        assert_eq!(
-            least
-                .lines()
-                .filter(|l| !l.is_empty())
-                .skip(1)
-                .collect::<Vec<_>>(),
-            [
-                "… 4 more: search for them.",
-                "Knowledge is blocked. Run `megg maintain`."
-            ]
-        );
-        assert!(index.text(2, true).contains("… 2 more"));
     }
 }

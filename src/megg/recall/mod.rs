@@ -5,7 +5,9 @@
 //!
 //! - [`text`]: words as a developer types them (stems, identifiers, CJK bigrams);
 //! - [`search`]: the ranking, filters, snippets and the nearest topics for no match;
-//! - [`ids`]: ids computed from what a document is, never written into a file;
+//! - [`ids`]: ids computed from what a document is and the place of its domain ([`place`]),
+//!   never written into a file — the same from every directory, so [`resolve`] looks in the
+//!   chain before it walks below;
 //! - [`history`]: the handoff history every replaced state is kept in first.
 
 mod cache;
@@ -25,7 +27,7 @@ pub use postings::Postings;
 
 use crate::fsx::{self, Boundary};
 use crate::megg::discovery::{self, Domain, Megg};
-use crate::megg::{Deps, knowledge, state};
+use crate::megg::{Deps, knowledge, repos, state};
 
 /// Most bytes read of one archive file or session handoff.
 pub const MAX_ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
@@ -79,13 +81,15 @@ fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Ve
         }
     }
     let mut sources = Vec::new();
-    for d in &domains {
-        entry_sources(d, &mut sources, warnings);
+    for (i, d) in domains.iter().enumerate() {
+        // Root first, a parent before its children: `d`'s chain is among the domains up to it.
+        let place = place(deps, d, &domains[..=i]);
+        entry_sources(d, &place, &mut sources, warnings);
         let info = d.info_path();
         sources.extend(source(
             &d.boundary,
             &info,
-            (Kind::Info, &d.name),
+            (Kind::Info, &d.name, &place),
             discovery::MAX_INFO_BYTES,
             warnings,
         ));
@@ -94,8 +98,43 @@ fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Ve
     sources
 }
 
-/// A domain's knowledge file and archive files.
-fn entry_sources(d: &Domain, sources: &mut Vec<Source>, warnings: &mut Vec<String>) {
+/// How ids name domain `d` (SPEC §13.2), the same from wherever megg runs and on every
+/// machine: its directory relative to the top of its git work tree (empty for the top itself);
+/// outside git (or above the work tree), relative to the topmost domain of its chain — the
+/// first of `above` (root first) at or over `d` whose `.megg` holds an `info.md` — or its name
+/// when it is that domain. Two domains share a place only in odd trees (a repository nested in
+/// another, two unrelated roots of one name below PATH): their documents are then told apart by
+/// order, like duplicates in one domain.
+pub fn place(deps: &Deps<'_>, d: &Domain, above: &[Domain]) -> String {
+    let top = deps
+        .repo(&d.dir)
+        .filter(|r| r.workdir().is_some())
+        .map(|r| repos::top_of(Some(&r), &d.dir));
+    if let Some(rel) = top.as_deref().and_then(|t| d.dir.strip_prefix(t).ok()) {
+        return slashed(rel);
+    }
+    let root = above
+        .iter()
+        .find(|c| d.dir.starts_with(&c.dir) && fsx::kind(&c.boundary, &c.info_path()).is_some());
+    match root
+        .and_then(|r| d.dir.strip_prefix(&r.dir).ok())
+        .filter(|rel| !rel.as_os_str().is_empty())
+    {
+        Some(rel) => slashed(rel),
+        None => d.name.clone(),
+    }
+}
+
+/// `rel` with `/` between its components, whatever the platform.
+fn slashed(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A domain's knowledge file and archive files, its entries named by `place`.
+fn entry_sources(d: &Domain, place: &str, sources: &mut Vec<Source>, warnings: &mut Vec<String>) {
     let knowledge = d.knowledge_path();
     let archives = archive_files(d, warnings);
     let files = std::iter::once((knowledge, Kind::Knowledge))
@@ -104,7 +143,7 @@ fn entry_sources(d: &Domain, sources: &mut Vec<Source>, warnings: &mut Vec<Strin
         sources.extend(source(
             &d.boundary,
             &path,
-            (kind, &d.name),
+            (kind, &d.name, place),
             discovery::MAX_KNOWLEDGE_BYTES,
             warnings,
         ));
@@ -133,20 +172,40 @@ fn chain(deps: &Deps<'_>, path: &Path, warnings: &mut Vec<String>) -> Vec<Domain
     domains
 }
 
-/// The knowledge and archive entries of `current`, with the ids `megg search` and `megg show`
-/// give them from `path`: what the session-start index lists (SPEC §13.5). Ids are numbered
-/// over the entries of the whole chain, as every corpus numbers them (its chain first, in the
-/// same order; info sections and handoffs have ids of their own letter and never change an
-/// entry's).
-pub fn chain_entries(deps: &Deps<'_>, path: &Path, current: &Domain) -> Corpus {
+/// The knowledge and archive entries of `d`, with the ids `megg search` and `megg show` give
+/// them from any directory: what the session-start index lists (SPEC §13.5). `chain` is `d`'s
+/// chain, root first (SPEC §3.1), as the context already found it: outside git it names `d`
+/// ([`place`]). Nothing else is read — an id depends on its own domain only.
+pub fn domain_entries(deps: &Deps<'_>, d: &Domain, chain: &[Domain]) -> Corpus {
     let mut warnings = Vec::new();
     let mut sources = Vec::new();
-    for d in chain(deps, path, &mut Vec::new()) {
-        entry_sources(&d, &mut sources, &mut warnings);
+    entry_sources(d, &place(deps, d, chain), &mut sources, &mut warnings);
+    Corpus {
+        docs: parse(&sources),
+        warnings,
     }
-    let mut docs = parse(&sources);
-    docs.retain(|doc| doc.path.starts_with(&current.megg));
-    Corpus { docs, warnings }
+}
+
+/// The documents of `scope` that `ids` name: the chain's (and the handoffs'), and only when
+/// one of `ids` is not among them and `scope.below`, the domains below as well — a show of a
+/// chain entry costs no walk down a large tree.
+pub fn resolve(deps: &Deps<'_>, scope: &Scope<'_>, ids: &[String]) -> Corpus {
+    let chain = collect(
+        deps,
+        &Scope {
+            below: false,
+            ..scope.clone()
+        },
+    );
+    let found = |id: &String| {
+        let id = id.trim().to_lowercase();
+        chain.docs.iter().any(|d| d.id == id)
+    };
+    if !scope.below || ids.iter().all(found) {
+        return chain;
+    }
+    // The chain's documents come first in every corpus: their ids stay what they were.
+    collect(deps, scope)
 }
 
 /// How many entries `d`'s archive files hold (full mode names them, SPEC §13.5).
@@ -158,7 +217,7 @@ pub fn archived_entries(d: &Domain) -> usize {
             source(
                 &d.boundary,
                 path,
-                (Kind::Archive, &d.name),
+                (Kind::Archive, &d.name, ""),
                 discovery::MAX_KNOWLEDGE_BYTES,
                 &mut warnings,
             )
@@ -168,14 +227,18 @@ pub fn archived_entries(d: &Domain) -> usize {
 }
 
 /// `path` in `b`, read up to `limit` (a cut, binary or refused file reported), as a source of
-/// documents of `kind` in domain `domain`.
+/// documents of `kind` in the domain named `domain`, at `place` ([`place`]).
 fn source(
     b: &Boundary,
     path: &Path,
-    (kind, domain): (Kind, &str),
+    (kind, domain, place): (Kind, &str, &str),
     limit: u64,
     warnings: &mut Vec<String>,
 ) -> Option<Source> {
+    if cfg!(feature = "failpoints") {
+        // A test holds the hook to its own domain's files.
+        crate::failpoint::log(&format!("recall-read {}", path.display()));
+    }
     let text = match fsx::read_text(b, path, limit) {
         Ok(Some(t)) => {
             if t.truncated {
@@ -207,6 +270,7 @@ fn source(
         kind,
         path: path.to_path_buf(),
         domain: domain.to_string(),
+        place: place.to_string(),
         text,
     })
 }
@@ -238,7 +302,7 @@ fn entries(s: &Source, docs: &mut Vec<Doc>) {
             title: e.title.to_string(),
             topics: e.topics.iter().map(|t| t.to_string()).collect(),
             text: e.raw.to_string(),
-            key: format!("{}\n{}", e.date.unwrap_or(""), e.title.trim()),
+            key: format!("{}\n{}\n{}", s.place, e.date.unwrap_or(""), e.title.trim()),
         });
     }
 }
@@ -305,7 +369,7 @@ fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
             title: format!("{}: {heading}", s.domain),
             topics: Vec::new(),
             text: section.to_string(),
-            key: format!("{}\n{heading}", s.domain),
+            key: format!("{}\n{heading}", s.place),
         });
     }
 }
@@ -323,7 +387,7 @@ fn handoff_sources(
         sources.extend(source(
             b,
             path,
-            (Kind::Handoff, ""),
+            (Kind::Handoff, "", ""),
             state::MAX_STATE_BYTES,
             warnings,
         ));
@@ -351,7 +415,9 @@ fn handoff_sources(
 /// One handoff file: titled by its time and first Working On line.
 fn handoff(s: &Source, docs: &mut Vec<Doc>) {
     let doc = state::parse(&s.text, &s.path.display().to_string());
-    let working = section_first_line(&doc.content, "Working On");
+    let working = handoff_sections(&doc.content, &["Working On"])
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.trim().trim_start_matches("- ").to_string());
     let title = match (&working, &doc.session) {
         (Some(w), _) => w.clone(),
         (None, Some(sess)) => format!("handoff of session {sess}"),
@@ -375,17 +441,124 @@ fn handoff(s: &Source, docs: &mut Vec<Doc>) {
     });
 }
 
-/// The first non-blank line under `## name`.
-fn section_first_line(content: &str, name: &str) -> Option<String> {
+/// The lines under a handoff's `## <name>` sections, for each of `names`, in the file's order.
+/// A heading is matched the way megg reads every field: whatever its case, with or without a
+/// trailing colon (`## working on:` is Working On).
+pub fn handoff_sections<'a>(
+    content: &'a str,
+    names: &'a [&str],
+) -> impl Iterator<Item = &'a str> + 'a {
     let mut inside = false;
-    for line in content.lines() {
-        if let Some(h) = line.strip_prefix("## ") {
-            inside = h.trim() == name;
-            continue;
-        }
-        if inside && !line.trim().is_empty() {
-            return Some(line.trim().trim_start_matches("- ").to_string());
+    content.lines().filter(move |line| {
+        let Some(heading) = line.strip_prefix("## ") else {
+            return inside;
+        };
+        let heading = heading.trim();
+        let heading = heading.strip_suffix(':').unwrap_or(heading).trim_end();
+        inside = names.iter().any(|n| heading.eq_ignore_ascii_case(n));
+        false
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: impl AsRef<[u8]>) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn entry(title: &str) -> String {
+        format!(
+            "# Knowledge\n\n---\n\n## 2026-01-28 - {title}\n**Type:** rule\n**Topics:** t\n\nBody.\n"
+        )
+    }
+
+    /// Issue: `megg show` walked every directory 3 levels below on every call, for ids of the
+    /// chain too. An id of the chain is resolved without reading below; one from below still
+    /// is.
+    #[test]
+    fn ids_of_the_chain_resolve_without_the_domains_below() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("p");
+        write(&root.join(".megg/knowledge.md"), entry("Chain entry"));
+        let deep = root.join("svc/api/.megg/knowledge.md");
+        write(&deep, [entry("Below entry").as_bytes(), b"\xff\n"].concat());
+        let (tokens, ceilings) = (
+            crate::tokens::Counter::new(None),
+            vec![tmp.path().to_path_buf()],
+        );
+        let repos = crate::megg::repos::Repos::new(&ceilings);
+        let deps = Deps {
+            now: chrono::Utc::now(),
+            tokens: &tokens,
+            ceilings: &ceilings,
+            trusted: &[],
+            repos: &repos,
+        };
+        let scope = |below| Scope {
+            path: &root,
+            below,
+            cache: None,
+        };
+        let id_of = |corpus: &Corpus, title: &str| {
+            corpus
+                .docs
+                .iter()
+                .find(|d| d.title == title)
+                .unwrap()
+                .id
+                .clone()
+        };
+        let chain = id_of(&collect(&deps, &scope(false)), "Chain entry");
+        let below = id_of(&collect(&deps, &scope(true)), "Below entry");
+        let deep_named = |c: &Corpus| {
+            c.warnings
+                .iter()
+                .any(|w| w.contains(&*deep.to_string_lossy()))
+        };
+        let found = resolve(
+            &deps,
+            &scope(true),
+            &[format!(" {} ", chain.to_uppercase())],
+        );
+        assert!(found.docs.iter().any(|d| d.id == chain));
+        assert!(
+            !deep_named(&found),
+            "read below for a chain id: {:?}",
+            found.warnings
+        );
+        let found = resolve(&deps, &scope(true), &[chain.clone(), below.clone()]);
+        assert!(found.docs.iter().any(|d| d.id == below) && deep_named(&found));
+        // Without `below`, never.
+        let found = resolve(&deps, &scope(false), std::slice::from_ref(&below));
+        assert!(!found.docs.iter().any(|d| d.id == below));
+    }
+
+    /// Issue: a handoff's `## Working On:` (a colon) or `## working on` gave no title; the
+    /// heading is matched like every megg field, whatever its case and trailing colon.
+    #[test]
+    fn a_handoffs_title_is_its_working_on_however_written() {
+        for heading in [
+            "## Working On",
+            "## Working On:",
+            "## working on",
+            "## WORKING ON :",
+        ] {
+            let s = Source {
+                kind: Kind::Handoff,
+                path: "/s.md".into(),
+                domain: String::new(),
+                place: String::new(),
+                text: format!(
+                    "---\nupdated: 2026-11-22T11:00:00Z\n---\n\n{heading}\n\n- The invoice export\n\n## Next\nmore\n"
+                ),
+            };
+            let mut docs = Vec::new();
+            handoff(&s, &mut docs);
+            assert_eq!(docs[0].title, "The invoice export", "{heading}");
         }
     }
-    None
 }
