@@ -393,6 +393,26 @@ pub fn lstat_kind(path: &Path) -> Option<Kind> {
         .map(|m| Kind::of(&m.file_type()))
 }
 
+/// The permission bits of the regular file at `path` (a final link not followed), `None` for
+/// anything else: for files another library rewrites (libgit2's config files), whose mode
+/// megg gives back afterwards with [`restore_mode`].
+pub fn regular_file_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+/// Gives the regular file at `path` the permission bits `mode` when it has others (best
+/// effort: a file that is no longer a regular file, or a mode that cannot be set, is left).
+pub fn restore_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    if regular_file_mode(path).is_some_and(|now| now != mode) {
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+    }
+}
+
 /// Whether `path` is a directory, following links (for paths the user gave, like `-C`).
 pub fn is_dir(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_dir())

@@ -119,21 +119,10 @@ fn keeping_mode(
     path: &Path,
     write: impl FnOnce() -> Result<(), ConfigError>,
 ) -> Result<(), ConfigError> {
-    use std::os::unix::fs::PermissionsExt;
-    let regular_mode = |p: &Path| {
-        std::fs::symlink_metadata(p)
-            .ok()
-            .filter(|m| m.file_type().is_file())
-            .map(|m| m.permissions().mode() & 0o7777)
-    };
-    let before = regular_mode(path);
+    let before = crate::fsx::regular_file_mode(path);
     write()?;
-    if let (Some(before), Some(after)) = (before, regular_mode(path))
-        && before != after
-    {
-        // Best effort: the values are written; a mode that cannot be restored is not a
-        // failure of the write.
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(before));
+    if let Some(mode) = before {
+        crate::fsx::restore_mode(path, mode);
     }
     Ok(())
 }

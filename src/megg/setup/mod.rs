@@ -13,6 +13,7 @@ pub mod hosts;
 pub mod hosts_record;
 pub mod merge;
 pub mod plan;
+pub mod refuse;
 pub mod shared;
 pub mod toml;
 pub mod trust;

@@ -675,7 +675,7 @@ mod tests {
         let root = tmp.path();
         // The locks go in this repository's git directory, whoever runs the test.
         git2::Repository::init(root).unwrap();
-        let repo = crate::git::Repo::discover(root, &[]).unwrap();
+        let repo = crate::megg::repos::Repos::new(&[]).get(root).unwrap();
         // A file where the backup directory goes: no backup can be kept.
         std::fs::write(root.join("backups"), "").unwrap();
         let b = fsx::Boundary::new(root, "the test directory");
