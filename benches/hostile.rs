@@ -1,6 +1,6 @@
 //! SPEC §8 "the hook on a hostile repository": `megg context --json` in a repository holding a
 //! FIFO `knowledge.md`, a `state.md` linked to `/dev/zero`, an `info.md` linked to a file
-//! outside, 5,000 `.md` files and a 300,000-commit history whose state records the first
+//! outside, 5,000 `.md` files and a 1,000,000-commit history (SPEC §14) whose state records the first
 //! commit — against the same hook in a normal repository, interleaved, medians.
 //!
 //!     cargo bench --bench hostile
@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 const RUNS: usize = 31;
-const COMMITS: usize = 300_000;
+const COMMITS: usize = 1_000_000;
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -56,7 +56,7 @@ fn main() {
     )
     .unwrap();
     // The hostile one: a FIFO, a link to /dev/zero, a link to a file outside, 5,000 names,
-    // and a state whose head is 300,000 commits back.
+    // and a state whose head is 1,000,000 commits back.
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
         hostile.join(".megg/knowledge.md"),
