@@ -146,9 +146,12 @@ fn probe(which: &str) {
 /// SPEC §14: each host's SessionStart hook (a new session every run: its start is recorded)
 /// in a git work tree of 1,000 and of 100,000 files (20 modified, 1,000 untracked), then a
 /// Codex capture after a turn that edited 3 files (the Stop hook: a new transcript, so the
-/// work tree is looked at) and again with nothing new — beside `megg --version` and `git
-/// status --porcelain` in the same run: the hooks interleaved with `--version`, each host first
-/// in turn; `git status` interleaved with the captures, in a second pass.
+/// work tree is looked at), again with nothing new, and after a turn that edited 3 files and
+/// staged one with `git add` (the index written since the start) — beside `megg --version` and
+/// `git status --porcelain` in the same run: the hooks interleaved with `--version`, each host
+/// first in turn; `git status` interleaved with the captures, in a second pass. The `megg` a
+/// shell host's hook starts in the background to note the work tree is waited for, untimed,
+/// before anything else runs (as a session's first prompt takes longer than it).
 fn hooks_by_size(megg: &Path, tmp: &Path) {
     const SIZE_RUNS: usize = 21;
     let hosts: [(&str, &[&str]); 4] = [
@@ -183,6 +186,7 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
     for name in [
         "Codex capture after a turn that edited 3 files",
         "Codex capture, nothing new",
+        "Codex capture after a turn that edited 3 files and ran `git add` on one",
     ] {
         rows.push((name.into(), vec![Vec::new(), Vec::new()]));
     }
@@ -217,7 +221,7 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
                 &session_start(name, dir, &format!("warm-{h}-{s}")),
             );
             // Each host's start is recorded: the hook measured is the one a session runs.
-            let host = ["", "codex", "gemini", "copilot"][h];
+            let host = HOSTS[h];
             assert!(
                 h == 0
                     || dir
@@ -225,6 +229,7 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
                         .is_file(),
                 "{name}: no start recorded"
             );
+            wait_for_note(dir, host, &format!("warm-{h}-{s}"));
         }
     }
     for run_no in 0..SIZE_RUNS {
@@ -234,8 +239,10 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
             for k in 0..hosts.len() {
                 let h = (k + run_no) % hosts.len();
                 let (name, args) = hosts[h];
-                let input = session_start(name, dir, &format!("bench-{h}-{s}-{run_no}"));
+                let id = format!("bench-{h}-{s}-{run_no}");
+                let input = session_start(name, dir, &id);
                 rows[2 + h].1[s].push(time(|| run_input(megg, dir, &cache, args, &input)));
+                wait_for_note(dir, HOSTS[h], &id);
             }
         }
     }
@@ -252,37 +259,59 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
                     .success();
                 assert!(ok);
             }));
-            let id = format!("capture-{s}-{run_no}");
-            run_input(
-                megg,
-                dir,
-                &cache,
-                hosts[1].1,
-                &session_start("Codex", dir, &id),
-            );
-            // The Codex session whose start was just recorded: a turn edits 3 files.
-            fs_tick();
-            let edited: Vec<String> = (1..=3).map(|k| file_name(k * 97)).collect();
-            for f in &edited {
-                std::fs::write(dir.join(f), format!("turn {run_no}\n")).unwrap();
-            }
-            let stop = serde_json::json!({
-                "session_id": id, "transcript_path": transcripts[s], "cwd": dir,
-                "hook_event_name": "Stop", "last_assistant_message": "Edited three files.",
-            })
-            .to_string();
-            let capture = ["capture", "--agent", "codex"];
-            for row in [capture_row, capture_row + 1] {
-                rows[row].1[s].push(time(|| run_capture(megg, dir, &cache, &capture, &stop)));
-            }
-            let sessions = dir.join(".git/megg/sessions");
-            let written = std::fs::read_to_string(sessions.join(format!("codex/{id}.md")))
-                .unwrap_or_else(|e| {
-                    let log = std::fs::read_to_string(sessions.join("capture.log"));
-                    panic!("no capture of {id} ({e}): {log:?}")
-                });
-            for f in &edited {
-                assert!(written.contains(f.as_str()), "{f} not claimed: {written}");
+            // Two Codex sessions, each just started: a turn edits 3 files; in the second it
+            // also stages one (`git add` writes the index).
+            for (k, staged) in [(0, false), (1, true)] {
+                let id = format!("capture-{s}-{run_no}-{k}");
+                run_input(
+                    megg,
+                    dir,
+                    &cache,
+                    hosts[1].1,
+                    &session_start("Codex", dir, &id),
+                );
+                wait_for_note(dir, "codex", &id);
+                fs_tick();
+                let edited: Vec<String> = (1..=3).map(|i| file_name(i * 97 + k)).collect();
+                for f in &edited {
+                    std::fs::write(dir.join(f), format!("turn {run_no}\n")).unwrap();
+                }
+                if staged {
+                    let ok = common::git_command(dir)
+                        .args(["add", "--", &edited[0]])
+                        .status()
+                        .unwrap()
+                        .success();
+                    assert!(ok, "git add");
+                }
+                let stop = serde_json::json!({
+                    "session_id": id, "transcript_path": transcripts[s], "cwd": dir,
+                    "hook_event_name": "Stop", "last_assistant_message": "Edited three files.",
+                })
+                .to_string();
+                let capture = ["capture", "--agent", "codex"];
+                let timed: &[usize] = if staged {
+                    &[capture_row + 2]
+                } else {
+                    &[capture_row, capture_row + 1]
+                };
+                for &row in timed {
+                    rows[row].1[s].push(time(|| run_capture(megg, dir, &cache, &capture, &stop)));
+                }
+                let sessions = dir.join(".git/megg/sessions");
+                let written = std::fs::read_to_string(sessions.join(format!("codex/{id}.md")))
+                    .unwrap_or_else(|e| {
+                        let log = std::fs::read_to_string(sessions.join("capture.log"));
+                        panic!("no capture of {id} ({e}): {log:?}")
+                    });
+                for f in &edited {
+                    assert!(written.contains(f.as_str()), "{f} not claimed: {written}");
+                }
+                for i in [0, 5, 10] {
+                    // Dirty before every session here (the tree's 20 modified files).
+                    let before = file_name(i * (sizes[s] / 20));
+                    assert!(!written.contains(&before), "{before} claimed: {written}");
+                }
             }
         }
     }
@@ -295,6 +324,39 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
             large.as_secs_f64() / small.as_secs_f64()
         );
     }
+}
+
+/// Each host's directory of session files (Claude Code's is the directory itself).
+const HOSTS: [&str; 4] = ["", "codex", "gemini", "copilot"];
+
+/// Waits (untimed) until the `megg` a shell host's SessionStart hook started in the background
+/// has noted the work tree for session `id` — nothing to wait for with Claude Code (`host` "").
+fn wait_for_note(dir: &Path, host: &str, id: &str) {
+    if host.is_empty() {
+        return;
+    }
+    let note = dir.join(format!(".git/megg/sessions/{host}/{id}.snapshot"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    // Written, and the `megg` that wrote it gone (it frees what it read after writing).
+    while !note.is_file() || snapshotting() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{host}: no note of the start of {id}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Whether a `megg capture … --snapshot` still runs on this machine.
+fn snapshotting() -> bool {
+    std::fs::read_dir("/proc").is_ok_and(|procs| {
+        procs.filter_map(Result::ok).any(|p| {
+            std::fs::read(p.path().join("cmdline")).is_ok_and(|c| {
+                c.split(|&b| b == 0).any(|a| a == b"--snapshot")
+                    && c.split(|&b| b == 0).any(|a| a == b"capture")
+            })
+        })
+    })
 }
 
 /// A SessionStart hook's input for a new session in `dir`, spelled as `host` spells it (Copilot

@@ -21,10 +21,19 @@ pub struct Args {
     /// The agent whose hook runs it: its input fields and transcript format
     #[arg(long, value_enum, default_value_t = Agent::Claude)]
     pub agent: Agent,
+
+    /// Note the work tree's dirty files for the agent's sessions that just started (what the
+    /// SessionStart hook runs in the background; reads no hook input)
+    #[arg(long, hide = true)]
+    pub snapshot: bool,
 }
 
 /// Runs one capture; returns what to print (only a dry run prints anything).
 pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
+    if args.snapshot {
+        capture::take_snapshots(&env.deps(), &env.cwd, args.agent);
+        return String::new();
+    }
     let Some(input) = input else {
         return render::note(
             args.dry_run,

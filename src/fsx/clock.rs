@@ -26,6 +26,7 @@ pub struct ChangeTime {
 
 impl ChangeTime {
     fn at(secs: i64, nanos: i64) -> Self {
+        let nanos = if whole_seconds() { 0 } else { nanos };
         Self {
             secs,
             nanos: u32::try_from(nanos).unwrap_or(0),
@@ -39,6 +40,17 @@ impl ChangeTime {
     fn of_entry(meta: &cap_std::fs::Metadata) -> Self {
         use cap_std::fs::MetadataExt as _;
         Self::at(meta.ctime(), meta.ctime_nsec())
+    }
+
+    /// A change time recorded elsewhere: git's index keeps each file's as it was when staged
+    /// (seconds as 32 bits, unsigned).
+    pub fn recorded(secs: u32, nanos: u32) -> Self {
+        Self::at(i64::from(secs), i64::from(nanos))
+    }
+
+    /// When the open `file` last changed; `None` when it cannot be read.
+    pub fn of_file(file: &std::fs::File) -> Option<Self> {
+        file.metadata().ok().map(|m| Self::of(&m))
     }
 
     /// `1732512345.000000123`: what a start record keeps.
@@ -60,6 +72,22 @@ impl ChangeTime {
     pub fn from_parts(secs: i64, nanos: u32) -> Self {
         Self { secs, nanos }
     }
+}
+
+/// Whether every time is read as a file system that dates changes to the whole second would
+/// give it (ext3, ext4 with 128-byte inodes, HFS+): the test-only failure point `coarse-times`
+/// in `MEGG_FAILPOINTS` ([`crate::failpoint`]), which a release build does not have.
+fn whole_seconds() -> bool {
+    #[cfg(feature = "failpoints")]
+    {
+        static COARSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *COARSE.get_or_init(|| {
+            std::env::var("MEGG_FAILPOINTS")
+                .is_ok_and(|v| v.split(',').any(|item| item.trim() == "coarse-times"))
+        })
+    }
+    #[cfg(not(feature = "failpoints"))]
+    false
 }
 
 /// "Now" as the file system dates a change: the change time of a file created (and removed
@@ -87,6 +115,42 @@ impl<'b> ChangeTimes<'b> {
             root: b.open_root().ok(),
             last: None,
         }
+    }
+
+    /// The entries of directory `rel` (relative to the root, `/`-separated plain components,
+    /// `""` the root itself), unsorted: one read of the directory and one `fstatat` per name
+    /// in it, relative to it (a status walk stats each file by its whole path); `None` when it
+    /// is not a directory that can be opened inside the boundary.
+    pub fn list(&self, rel: &str) -> Option<Vec<Entry>> {
+        let root = self.root.as_ref()?;
+        let plain = |c: &str| !c.is_empty() && c != "." && c != "..";
+        let opened;
+        let dir = if rel.is_empty() {
+            root
+        } else if rel.split('/').all(plain) {
+            opened = root.open_dir(rel).ok()?;
+            &opened
+        } else {
+            return None;
+        };
+        let entries = dir.entries().ok()?;
+        Some(
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let kind = super::Kind::of(&e.file_type().ok()?);
+                    let name = e.file_name();
+                    let time = if kind == super::Kind::Dir {
+                        None
+                    } else {
+                        rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                            .ok()
+                            .map(|st| ChangeTime::at(st.st_ctime, st.st_ctime_nsec as i64))
+                    };
+                    Some(Entry { name, kind, time })
+                })
+                .collect(),
+        )
     }
 
     /// When `rel` (relative to the boundary's root, `""` for the root itself) last changed,
@@ -118,6 +182,15 @@ impl<'b> ChangeTimes<'b> {
             .ok()
             .map(|m| ChangeTime::of_entry(&m))
     }
+}
+
+/// One name in a directory ([`ChangeTimes::list`]): its kind (links not followed) and, unless it
+/// is a directory, when it last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: std::ffi::OsString,
+    pub kind: super::Kind,
+    pub time: Option<ChangeTime>,
 }
 
 #[cfg(test)]

@@ -17,14 +17,14 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 /// A git project with a domain and megg's gitignore block committed, and a private directory
 /// outside the work tree for the hosts' homes and transcripts.
-struct Repo {
-    p: Project,
-    git: Git,
+pub(crate) struct Repo {
+    pub(crate) p: Project,
+    pub(crate) git: Git,
     homes: tempfile::TempDir,
 }
 
 impl Repo {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let p = Project::new();
         let git = Git::init(p.root(), "main");
         p.domain("", "Shop");
@@ -37,12 +37,12 @@ impl Repo {
         }
     }
 
-    fn home(&self, rel: &str) -> PathBuf {
+    pub(crate) fn home(&self, rel: &str) -> PathBuf {
         self.homes.path().join(rel)
     }
 
     /// A recorded fixture with its placeholders made this repository's paths.
-    fn fixture(&self, rel: &str) -> String {
+    pub(crate) fn fixture(&self, rel: &str) -> String {
         let text = fs::read_to_string(format!("{FIXTURES}/{rel}")).unwrap();
         let root = self.p.root().display().to_string();
         text.replace("<CODEX_HOME>", &self.home("codex").display().to_string())
@@ -57,7 +57,7 @@ impl Repo {
     }
 
     /// A recorded hook input, its transcript path (if any) moved to `transcript`.
-    fn input(&self, rel: &str, transcript: Option<&Path>) -> Value {
+    pub(crate) fn input(&self, rel: &str, transcript: Option<&Path>) -> Value {
         let mut v: Value = serde_json::from_str(&self.fixture(rel)).unwrap();
         for key in ["transcript_path", "transcriptPath"] {
             if let (Some(t), Some(_)) = (transcript, v.get(key)) {
@@ -68,7 +68,12 @@ impl Repo {
     }
 
     /// Writes a transcript (lines kept by `keep`) outside the work tree.
-    fn transcript(&self, fixture: &str, rel: &str, keep: impl Fn(&str) -> bool) -> PathBuf {
+    pub(crate) fn transcript(
+        &self,
+        fixture: &str,
+        rel: &str,
+        keep: impl Fn(&str) -> bool,
+    ) -> PathBuf {
         let path = self.home(rel);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let text: String = self
@@ -82,11 +87,11 @@ impl Repo {
     }
 
     /// megg with `stdin`, from the filesystem root (only the input's `cwd` points it here).
-    fn run(&self, args: &[&str], stdin: &Value) -> Output {
+    pub(crate) fn run(&self, args: &[&str], stdin: &Value) -> Output {
         self.command(args, stdin).output().unwrap()
     }
 
-    fn command(&self, args: &[&str], stdin: &Value) -> assert_cmd::Command {
+    pub(crate) fn command(&self, args: &[&str], stdin: &Value) -> assert_cmd::Command {
         let mut cmd = self.p.megg("");
         cmd.current_dir("/")
             .env("CODEX_HOME", self.home("codex"))
@@ -100,7 +105,7 @@ impl Repo {
 
     /// A host's SessionStart hook; returns the context it injects. What the test wrote before
     /// is dated before the session's start, and what it writes after, after it ([`fs_tick`]).
-    fn start(&self, agent: &str, input: &Value) -> String {
+    pub(crate) fn start(&self, agent: &str, input: &Value) -> String {
         fs_tick();
         let out = self.run(&["context", "--format", "hook", "--agent", agent], input);
         fs_tick();
@@ -109,23 +114,23 @@ impl Repo {
     }
 
     /// `megg capture --agent AGENT`: exit 0, nothing on stdout or stderr.
-    fn capture(&self, agent: &str, input: &Value) {
+    pub(crate) fn capture(&self, agent: &str, input: &Value) {
         let out = self.run(&["capture", "--agent", agent], input);
         assert!(out.status.success(), "{out:?}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "");
         assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     }
 
-    fn state(&self) -> Option<String> {
+    pub(crate) fn state(&self) -> Option<String> {
         fs::read_to_string(self.p.path(".megg/state.md")).ok()
     }
 
-    fn sessions(&self) -> PathBuf {
+    pub(crate) fn sessions(&self) -> PathBuf {
         self.p.path(".git/megg/sessions")
     }
 
     /// Every file megg wrote, with its text.
-    fn written(&self) -> Vec<(PathBuf, String)> {
+    pub(crate) fn written(&self) -> Vec<(PathBuf, String)> {
         let mut out = Vec::new();
         let mut dirs = vec![self.p.path(".git/megg"), self.p.path(".megg")];
         while let Some(d) = dirs.pop() {
@@ -143,7 +148,7 @@ impl Repo {
 }
 
 /// The section of a handoff under `## name`.
-fn section<'s>(state: &'s str, name: &str) -> &'s str {
+pub(crate) fn section<'s>(state: &'s str, name: &str) -> &'s str {
     let start = state
         .find(&format!("## {name}"))
         .unwrap_or_else(|| panic!("no {name} in {state}"));

@@ -1126,17 +1126,30 @@ fn one_repository_open_per_hook_and_capture() {
         &["context", "--json"],
         start("s2"),
     ));
-    seen.push(opens(
-        "codex hook",
+    // The Codex hook, and the `megg` it starts in the background to note the work tree: one
+    // open each.
+    let note = r.p.path(".git/megg/sessions/codex/c1.snapshot");
+    let mut codex = opens(
+        "codex hook and its background note",
         &["context", "--format", "hook", "--agent", "codex"],
         start("c1"),
-    ));
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !note.is_file() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let opened = fs::read_to_string(&log).unwrap_or_default();
+    codex.1 = opened.lines().filter(|l| *l == "git-open").count();
+    seen.push(codex);
     let root = r.p.root().display().to_string();
     seen.push(opens(
         "context --format json",
         &["-C", &root, "context", "--format", "json"],
         String::new(),
     ));
-    let want: Vec<(String, usize)> = seen.iter().map(|(w, _)| (w.clone(), 1)).collect();
+    let want: Vec<(String, usize)> = seen
+        .iter()
+        .map(|(w, _)| (w.clone(), if w.contains("background") { 2 } else { 1 }))
+        .collect();
     assert_eq!(seen, want);
 }

@@ -1,48 +1,111 @@
 //! The files a session changed in the work tree (SPEC §12, §14): hosts that edit through their
 //! shell (Codex's `exec_command`) leave no edit tool call to read paths from, so a capture
-//! claims the changed files whose change time is past the session's start — never the work
-//! tree's earlier uncommitted edits, however many there are — and the session's start holds
-//! only the file system's time ([`crate::fsx::clock`]): nothing walks the work tree then.
+//! claims the changed files whose change time is not before the session's start — the session
+//! holds only the file system's time ([`crate::fsx::clock`]): nothing walks the work tree then —
+//! except those whose content is still what it was at the start, by the note a background
+//! `megg` took of it ([`super::snapshot`]): a `git stash` and `git stash pop`, a `touch` or a
+//! `chmod` moves change times, not content.
 //!
-//! A capture costs one status walk (git's, through git2) and the change times of the paths it
-//! lists. HEAD is compared with the index only when the index was written since the start
-//! (staging writes it).
+//! A time equal to the start counts as the session's: a file system that dates changes to the
+//! whole second dates most of the session's first edits at its start; an earlier edit in that
+//! same second is left out only by the note's hash when its content is unchanged.
+//!
+//! A capture costs one read of the index, one walk of the work tree's directories with the
+//! change time of each name in them ([`walk`], in two threads in a large work tree), git's
+//! status of the paths that changed since the start only, and a hash of those the note knew
+//! the content of. When the index was written since the start (staging writes it, and so does
+//! a `git status`), HEAD is compared with the index's entries staged since then and with the
+//! directories that changed since, not with all of it ([`Repo::staged_since`]).
 
 use std::path::Path;
 
+use super::snapshot::{self, Found, Hashed, Snapshot};
+use super::walk;
 use crate::fsx::{Boundary, ChangeTime, ChangeTimes};
 use crate::git::{Changed, Repo};
 
-/// The paths (relative to the work tree, `/`-separated) the session changed since `since`.
-pub fn since(repo: &Repo, since: ChangeTime) -> Vec<String> {
+/// The paths (relative to the work tree, `/`-separated) the session changed since `since`;
+/// `note` reads the note of the work tree at the start, when one was taken (only when a path
+/// needs it).
+pub fn since(
+    repo: &Repo,
+    since: ChangeTime,
+    note: impl FnOnce() -> Option<Snapshot>,
+) -> Vec<String> {
     let Some(work) = repo.workdir() else {
         return Vec::new();
     };
     let git = Boundary::new(repo.git_dir(), "the git directory");
     let staged = ChangeTimes::new(&git)
         .of(Path::new("index"))
-        .is_none_or(|t| t > since);
+        .is_none_or(|t| t >= since);
     let b = Boundary::new(&work, "the work tree");
     let mut times = ChangeTimes::new(&b);
-    claimed(since, &repo.changed_paths(staged), |rel| times.of(rel))
+    // The paths git is asked about: those that may have changed since the start (one walk of
+    // the work tree's directories); all of it when they cannot be told.
+    let mut changed = match walk::candidates(repo, &work, since) {
+        Some(paths) => repo.changed_among(&paths),
+        None => repo.changed_paths(false),
+    };
+    if staged {
+        let at_or_after = |t: Option<ChangeTime>| t.is_some_and(|t| t >= since);
+        let index = repo.staged_since(since, |dir| at_or_after(times.of(dir)));
+        changed = merged(changed, index);
+    }
+    let mut note = Some(note);
+    let mut read: Option<Snapshot> = None;
+    let mut budget = snapshot::MAX_TOTAL_BYTES;
+    let as_found = |rel: &Path, present: bool| {
+        let note = read.get_or_insert_with(|| {
+            note.take()
+                .and_then(|n| n())
+                .filter(|n| n.since == Some(since))
+                .unwrap_or_default()
+        });
+        match note.found(&rel.to_string_lossy()) {
+            Found::Content(h) if present => {
+                matches!(snapshot::hash(&b, rel, &mut budget), Hashed::File(now, _) if now == h)
+            }
+            Found::Absent => !present,
+            _ => false,
+        }
+    };
+    claimed(since, &changed, |rel| times.of(rel), as_found)
+}
+
+/// The work tree's changed paths and the index's (each path once, in git's order): new when
+/// either says it is.
+fn merged(work: Vec<Changed>, index: Vec<Changed>) -> Vec<Changed> {
+    let mut all: Vec<Changed> = work.into_iter().chain(index).collect();
+    all.sort_by(|a, b| a.path.cmp(&b.path));
+    all.dedup_by(|later, kept| {
+        let same = later.path == kept.path;
+        if same {
+            kept.tracked &= later.tracked;
+        }
+        same
+    });
+    all
 }
 
 /// The paths among `changed` (git's status, in its order) the session changed since `since`:
-/// a file there whose change time is past it; a file gone that went during the session
-/// ([`gone_during`]). Tracked files first, then new ones, each in git's order. `time` reads a
-/// path's change time relative to the work tree (`""` for the work tree itself), `None` when
-/// nothing is there.
+/// a file there whose change time is not before it; a file gone that went during the session
+/// ([`gone_during`]) — unless `as_found` says the path is as the session found it (`true` when
+/// it is there, `false` when it is gone). Tracked files first, then new ones, each in git's
+/// order. `time` reads a path's change time relative to the work tree (`""` for the work tree
+/// itself), `None` when nothing is there.
 pub fn claimed(
     since: ChangeTime,
     changed: &[Changed],
     mut time: impl FnMut(&Path) -> Option<ChangeTime>,
+    mut as_found: impl FnMut(&Path, bool) -> bool,
 ) -> Vec<String> {
     let (mut tracked, mut new) = (Vec::new(), Vec::new());
     for c in changed {
         let rel = Path::new(&c.path);
         let claim = match time(rel) {
-            Some(t) => t > since,
-            None => gone_during(rel, since, &mut time),
+            Some(t) => t >= since && !as_found(rel, true),
+            None => gone_during(rel, since, &mut time) && !as_found(rel, false),
         };
         if claim {
             if c.tracked { &mut tracked } else { &mut new }.push(c.path.clone());
@@ -53,7 +116,7 @@ pub fn claimed(
 }
 
 /// Whether a file that is gone went during the session: the nearest directory above it that is
-/// still there changed after the start (removing a name changes its directory).
+/// still there changed at or after the start (removing a name changes its directory).
 pub fn gone_during(
     rel: &Path,
     since: ChangeTime,
@@ -62,7 +125,7 @@ pub fn gone_during(
     rel.ancestors()
         .skip(1)
         .find_map(&mut time)
-        .is_some_and(|t| t > since)
+        .is_some_and(|t| t >= since)
 }
 
 #[cfg(test)]
@@ -84,6 +147,11 @@ mod tests {
             .collect()
     }
 
+    /// Nothing noted at the start: every path is as a capture without a note sees it.
+    fn no_note(_: &Path, _: bool) -> bool {
+        false
+    }
+
     #[test]
     fn only_what_changed_after_the_start_is_claimed() {
         let since = t(100);
@@ -92,13 +160,11 @@ mod tests {
             ("new.txt", t(150)), // created during the session
             ("old.rs", t(120)),  // dirty before, edited again
             ("same.txt", t(50)), // dirty before, untouched
-            ("at.txt", t(100)),  // changed at the very start: before
             ("src", t(130)),     // a name in it changed
             ("docs", t(40)),     // unchanged since before
         ]
         .into();
         let list = changed(&[
-            ("at.txt", true),
             ("docs/gone-before.md", true),
             ("lib/old.rs", true), // `lib` gone too; the top did not change
             ("new.txt", false),
@@ -107,16 +173,74 @@ mod tests {
             ("src/deleted.rs", true),
             ("src/sub/deep.rs", true), // `src/sub` removed during the session
         ]);
-        let claims = claimed(since, &list, |p| times.get(p.to_str().unwrap()).copied());
+        let claims = claimed(
+            since,
+            &list,
+            |p| times.get(p.to_str().unwrap()).copied(),
+            no_note,
+        );
         assert_eq!(
             claims,
             vec!["old.rs", "src/deleted.rs", "src/sub/deep.rs", "new.txt"]
         );
     }
 
+    /// A file system that dates changes to the whole second dates the session's first edits
+    /// at its start: a change dated at the start is the session's.
+    #[test]
+    fn a_change_dated_at_the_start_is_the_session_s() {
+        let since = t(100);
+        let times: HashMap<&str, ChangeTime> =
+            [("", t(10)), ("at.txt", t(100)), ("d", t(100)), ("e", t(99))].into();
+        let list = changed(&[
+            ("at.txt", true),
+            ("d/deleted.txt", true),
+            ("e/before.txt", true),
+        ]);
+        let claims = claimed(
+            since,
+            &list,
+            |p| times.get(p.to_str().unwrap()).copied(),
+            no_note,
+        );
+        assert_eq!(claims, vec!["at.txt", "d/deleted.txt"]);
+    }
+
+    /// What the note of the start found as it still is — content rewritten unchanged by `git
+    /// stash pop`, a deletion brought back and made again — is not claimed; the rest is.
+    #[test]
+    fn what_is_as_the_session_found_it_is_not_claimed() {
+        let since = t(100);
+        let times: HashMap<&str, ChangeTime> = [
+            ("", t(10)),
+            ("mine.txt", t(120)),
+            ("restored.txt", t(120)),
+            ("d", t(120)),
+        ]
+        .into();
+        let list = changed(&[
+            ("d/deleted-before.txt", true),
+            ("d/deleted-now.txt", true),
+            ("mine.txt", true),
+            ("restored.txt", true),
+        ]);
+        let as_found = |p: &Path, present: bool| match p.to_str().unwrap() {
+            "restored.txt" => present,
+            "d/deleted-before.txt" => !present,
+            _ => false,
+        };
+        let claims = claimed(
+            since,
+            &list,
+            |p| times.get(p.to_str().unwrap()).copied(),
+            as_found,
+        );
+        assert_eq!(claims, vec!["d/deleted-now.txt", "mine.txt"]);
+    }
+
     #[test]
     fn a_path_nothing_can_be_read_of_is_not_claimed() {
         let list = changed(&[("a/b.txt", true)]);
-        assert!(claimed(t(1), &list, |_| None).is_empty());
+        assert!(claimed(t(1), &list, |_| None, no_note).is_empty());
     }
 }

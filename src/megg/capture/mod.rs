@@ -11,8 +11,10 @@ pub mod changes;
 pub mod format;
 pub mod handoff;
 pub mod read;
+pub mod snapshot;
 pub mod store;
 pub mod transcript;
+pub mod walk;
 
 use std::path::{Path, PathBuf};
 
@@ -201,7 +203,41 @@ pub fn record_start(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: Op
     let mut start = found(session, repo.as_ref(), &domain, &sessions);
     // Only the first: later prompts are the transcript's, or `userPromptSubmitted`'s.
     start.first_prompt = prompt.and_then(prompt_text);
-    let _ = sessions.record_start(session, &start);
+    if let Ok(true) = sessions.record_start(session, &start) {
+        note_in_background(session, repo.as_ref(), &start);
+    }
+}
+
+/// For a start that is a time (a host that edits through its shell), starts the `megg` that
+/// notes the work tree's dirty files ([`snapshot`]): the hook only spawns it (SPEC §14).
+fn note_in_background(session: &SessionId, repo: Option<&Repo>, start: &Start) {
+    if start.since.is_some()
+        && let Some(work) = repo.and_then(Repo::workdir)
+    {
+        snapshot::start_in_background(session.host(), &work);
+    }
+}
+
+/// What the background `megg` of [`note_in_background`] does, in the work tree `cwd`: one
+/// status walk, then for each of `host`'s sessions whose start is not noted yet, the note of
+/// the files dirty then. Writes nothing but the notes; never fails.
+pub fn take_snapshots(deps: &Deps<'_>, cwd: &Path, host: Agent) {
+    let Some(repo) = deps.repo(cwd) else {
+        return;
+    };
+    let (Some(work), Some(sessions)) = (repo.workdir(), Sessions::locate(Some(&repo), cwd, None))
+    else {
+        return;
+    };
+    let pending = sessions.to_note(host);
+    if pending.is_empty() {
+        return;
+    }
+    let b = fsx::Boundary::new(&work, "the work tree");
+    let seen = snapshot::read(&b, &repo.changed_paths_at_start());
+    for (id, since) in pending {
+        let _ = sessions.write_snapshot(&id, &snapshot::Snapshot::of(since, &seen));
+    }
 }
 
 /// What a session finds as it starts: `state.md`, HEAD and — for a host that edits through
@@ -241,7 +277,9 @@ pub fn record_prompt(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: &
     else {
         return;
     };
+    let mut recorded = None;
     let _ = sessions.update_start(session, |start| {
+        let first = start.is_none();
         let mut start = start.unwrap_or_else(|| Start {
             // The session's start went unrecorded: what `state.md` held then is unknown, so it
             // is recorded as absent — only an absent `state.md` may be created, as without a
@@ -251,8 +289,14 @@ pub fn record_prompt(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: &
         });
         start.first_prompt.get_or_insert_with(|| text.clone());
         start.latest_prompt = Some(text);
+        if first {
+            recorded = Some(start.clone());
+        }
         start
     });
+    if let Some(start) = recorded {
+        note_in_background(session, repo.as_ref(), &start);
+    }
 }
 
 /// A session's own capture (its path and text), for the SessionStart hook after `compact` or
@@ -354,7 +398,7 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     if let (Some(since), Some(r)) = (start.as_ref().and_then(|s| s.since), &repo)
         && (changed || progress.shell_edits.is_none())
     {
-        let edits = shell_edits(r, since);
+        let edits = shell_edits(r, since, || sessions.read_snapshot(&req.session));
         changed |= progress.shell_edits.as_ref() != Some(&edits);
         progress.shell_edits = Some(edits);
     }
@@ -433,12 +477,16 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     outcome
 }
 
-/// The files changed since `since` (absolute).
-fn shell_edits(repo: &Repo, since: fsx::ChangeTime) -> Vec<String> {
+/// The files changed since `since` (absolute), leaving out those as `note` found them.
+fn shell_edits(
+    repo: &Repo,
+    since: fsx::ChangeTime,
+    note: impl FnOnce() -> Option<snapshot::Snapshot>,
+) -> Vec<String> {
     let Some(work) = repo.workdir() else {
         return Vec::new();
     };
-    changes::since(repo, since)
+    changes::since(repo, since, note)
         .into_iter()
         .map(|rel| work.join(rel).display().to_string())
         .collect()

@@ -3,10 +3,13 @@
 //! holding, per session — Claude Code's in the directory itself, where megg always put them,
 //! every other host's in `<host>/` below it (SPEC §12) — its capture (`<id>.md`), its start record (`<id>.start`), the hash of
 //! what it last promoted (`<id>.promoted`) and where its transcript reading stopped
-//! (`<id>.scan`); plus one bounded log of every capture.
+//! (`<id>.scan`), and for a host that edits through its shell the note of the work tree's
+//! dirty files at its start (`<id>.snapshot`, [`super::snapshot`]); plus one bounded log of
+//! every capture.
 
 use std::path::{Path, PathBuf};
 
+use super::snapshot::Snapshot;
 use crate::fsx::{self, Boundary, ChangeTime};
 use crate::git::Repo;
 use crate::host::Agent;
@@ -28,6 +31,9 @@ const MAX_SMALL: u64 = 64 * 1024;
 /// Most bytes of a start record read (one written before megg 1.2 held a work-tree snapshot
 /// of up to 1,000 paths; one now holds a few short lines).
 const MAX_START_BYTES: u64 = 4 * 1024 * 1024;
+/// Sessions whose start one background `megg` notes at most (the newest first): the one that
+/// just started, and any that started meanwhile.
+const NOTE_AT_MOST: usize = 4;
 /// Most bytes of a scan cache.
 pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
 const LOG: &str = "capture.log";
@@ -276,6 +282,42 @@ impl Sessions {
         fsx::write_atomic(&self.boundary, &path, start.render().as_bytes())
     }
 
+    /// The note of the work tree at the session's start, when one was taken.
+    pub fn read_snapshot(&self, id: &SessionId) -> Option<Snapshot> {
+        Snapshot::parse(&self.read(&self.path(id, "snapshot"), super::snapshot::MAX_NOTE_BYTES)?)
+    }
+
+    pub fn write_snapshot(&self, id: &SessionId, note: &Snapshot) -> crate::error::Result<()> {
+        self.write(&self.path(id, "snapshot"), note.render().as_bytes())?;
+        self.prune_ext("snapshot", KEEP_STARTS);
+        Ok(())
+    }
+
+    /// The sessions of `host` whose start is a time and not noted yet, newest first: the ones a
+    /// background `megg` notes ([`NOTE_AT_MOST`]).
+    pub fn to_note(&self, host: Agent) -> Vec<(SessionId, ChangeTime)> {
+        let dir = self.host_dir(host);
+        let mut starts: Vec<_> = fsx::list_files_modified(&self.boundary, &dir)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, at)| {
+                let id = name.to_str()?.strip_suffix(".start")?;
+                let id = SessionId::of(host, id).filter(|s| s.as_str() == id)?;
+                Some((at, id))
+            })
+            .collect();
+        starts.sort_by_key(|s| std::cmp::Reverse(s.0));
+        starts
+            .into_iter()
+            .take(NOTE_AT_MOST)
+            .filter(|(_, id)| fsx::kind(&self.boundary, &self.path(id, "snapshot")).is_none())
+            .filter_map(|(_, id)| {
+                let since = self.read_start(&id)?.since?;
+                Some((id, since))
+            })
+            .collect()
+    }
+
     pub fn read_promoted(&self, id: &SessionId) -> Option<Evidence> {
         self.read(&self.path(id, "promoted"), MAX_SMALL)
             .map(|t| Evidence::parse(&t))
@@ -362,7 +404,7 @@ impl Sessions {
             if id == *current {
                 continue;
             }
-            for ext in ["md", "start", "promoted", "scan"] {
+            for ext in ["md", "start", "promoted", "scan", "snapshot"] {
                 let _ = fsx::remove_file(&self.boundary, &self.path(&id, ext));
             }
         }
