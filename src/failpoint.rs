@@ -14,6 +14,8 @@
 //!   widens the windows the lock and the atomic rename guard so a test can hit them every time.
 //! - `log=PATH` — events are appended to PATH, one per line ([`log`]): `git-open` for each
 //!   repository discovery, so a test can hold a run to one.
+//! - `coarse-times` — every change time megg reads is cut to the whole second, as on ext3,
+//!   HFS+ or ext4 with 128-byte inodes (proves a change in the start's own second is claimed).
 //! - `no-lock` — [`crate::fsx::Lock::acquire`] takes no lock.
 //! - `no-atomic` — [`crate::fsx::write_atomic`] writes the file in place instead of through a
 //!   temp file and a rename.

@@ -244,3 +244,140 @@ mod tests {
         assert!(claimed(t(1), &list, |_| None, no_note).is_empty());
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+mod walk_tests {
+    use std::fs;
+
+    use git2::{IndexAddOption, Repository, Signature, Time};
+
+    use super::*;
+    use crate::fsx::{Boundary, ChangeTime, ChangeTimes};
+    use std::path::Path;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// One tick of the file system's clock: what was written before is dated before `since`.
+    fn tick(root: &Path) -> ChangeTime {
+        let b = Boundary::new(root, "test");
+        let first = crate::fsx::clock(&b, &root.join(".git/clock")).unwrap();
+        loop {
+            let now = crate::fsx::clock(&b, &root.join(".git/clock")).unwrap();
+            if now > first {
+                return now;
+            }
+        }
+    }
+
+    /// What a capture claims from the paths the walk ([`walk::candidates`]) names is what it claims from git's whole
+    /// status, in every way a path can change: edited, touched, deleted (a whole directory
+    /// too), a file become a directory and a directory a file, new files at the top, in the
+    /// index's directories and deep in new ones, an earlier new file edited in place, links,
+    /// another repository inside; and never an ignored directory's files.
+    #[test]
+    fn the_walk_claims_what_the_whole_status_claims() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = Repository::init(root).unwrap();
+        for f in [
+            "README",
+            "src/a.rs",
+            "src/b.rs",
+            "src/touched.rs",
+            "src/deep/c.rs",
+            "src/deep/d.rs",
+            "gone/x.txt",
+            "gone/sub/y.txt",
+            "file_to_dir",
+            "dir_to_file/z.txt",
+            "same.txt",
+        ] {
+            write(root, f, &format!("{f}\n"));
+        }
+        write(root, ".gitignore", "target/\n*.o\n");
+        let mut index = repo.index().unwrap();
+        index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
+        index.write().unwrap();
+        let sig = Signature::new("T", "t@example.com", &Time::new(1000, 0)).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "init", &tree, &[])
+            .unwrap();
+        // Before the session: an edit, a new file and a new directory's files.
+        write(root, "src/b.rs", "an earlier edit\n");
+        write(root, "scratch/old.txt", "new before\n");
+        write(root, "scratch/kept.txt", "new before\n");
+        write(root, "early.txt", "new before\n");
+        let since = tick(root);
+        write(root, "src/a.rs", "edited\n");
+        write(root, "src/deep/c.rs", "edited\n");
+        write(root, "src/touched.rs", "src/touched.rs\n");
+        fs::remove_file(root.join("src/deep/d.rs")).unwrap();
+        fs::remove_dir_all(root.join("gone")).unwrap();
+        fs::remove_file(root.join("file_to_dir")).unwrap();
+        write(root, "file_to_dir/inner.txt", "now a directory\n");
+        fs::remove_dir_all(root.join("dir_to_file")).unwrap();
+        write(root, "dir_to_file", "now a file\n");
+        write(root, "NEW", "new\n");
+        write(root, "src/new.rs", "new\n");
+        write(root, "fresh/a/b/c.txt", "new\n");
+        write(root, "scratch/old.txt", "edited in place\n");
+        std::os::unix::fs::symlink("README", root.join("link")).unwrap();
+        write(root, "target/debug/app", "ignored\n");
+        write(root, "src/obj.o", "ignored\n");
+        Repository::init(root.join("inner")).unwrap();
+        write(root, "inner/f.txt", "another repository's\n");
+
+        let r = crate::megg::repos::Repos::new(&[]).get(root).unwrap();
+        let work = r.workdir().unwrap();
+        let b = Boundary::new(&work, "the work tree");
+        let claims = |changed: &[crate::git::Changed]| {
+            let mut times = ChangeTimes::new(&b);
+            claimed(since, changed, |p| times.of(p), |_, _| false)
+        };
+        let whole = claims(&r.changed_paths(false));
+        let named = walk::candidates(&r, &work, since).expect("the walk");
+        let walked = claims(&r.changed_among(&named));
+        assert_eq!(walked, whole, "named: {named:?}");
+        for path in [
+            "src/a.rs",
+            "src/deep/c.rs",
+            "src/deep/d.rs",
+            "gone/x.txt",
+            "gone/sub/y.txt",
+            "NEW",
+            "src/new.rs",
+            "fresh/a/b/c.txt",
+            "scratch/old.txt",
+            "link",
+        ] {
+            assert!(whole.iter().any(|c| c == path), "{path}: {whole:?}");
+        }
+        for path in [
+            "src/b.rs",
+            "src/touched.rs",
+            "scratch/kept.txt",
+            "early.txt",
+        ] {
+            assert!(!whole.iter().any(|c| c == path), "{path}: {whole:?}");
+        }
+        assert!(!named.iter().any(|p| p.starts_with("target")), "{named:?}");
+        // Split between threads, the same.
+        let (files, modules) = r.index_files().unwrap();
+        let tree = walk::Tree::of(&files, &modules);
+        let halves: Vec<String> = tree
+            .dirs
+            .chunks(2)
+            .flat_map(|dirs| tree.read(&b, dirs, since).unwrap().candidates)
+            .collect();
+        let mut one = tree.read(&b, &tree.dirs, since).unwrap().candidates;
+        let mut halves = halves;
+        one.sort();
+        halves.sort();
+        assert_eq!(halves, one);
+    }
+}
