@@ -317,6 +317,8 @@ fn a_capture_claims_exactly_the_session_s_changes_among_many_dirty_paths() {
 fn no_session_start_hook_walks_the_work_tree() {
     let r = Repo::new();
     r.p.write("earlier.txt", "an edit from before the session\n");
+    // Before the session: a change in the start's own tick would count as the session's.
+    fs_tick();
     let log = r.home("failpoints.log");
     let failpoints = format!("log={}", log.display());
     let walks = || {
