@@ -577,25 +577,10 @@ fn the_hook_index_leads_with_what_this_session_is_about() {
     let p = Project::new();
     Git::init(p.root(), "main");
     p.domain("", "Big");
-    let mut k = String::from("# Knowledge\n");
-    for i in 0..300 {
-        let (title, topics) = match i {
-            137 => (
-                "Invoice export rounds VAT per line".to_string(),
-                "billing, export",
-            ),
-            _ => (format!("Entry {i} about the platform"), "misc"),
-        };
-        k.push_str(&format!(
-            "\n---\n\n## 2026-{:02}-{:02} - {title}\n**Type:** {}\n**Topics:** {topics}\n\n{}\n",
-            i % 12 + 1,
-            i % 28 + 1,
-            if i % 7 == 0 { "gotcha" } else { "decision" },
-            "Why this matters and how it was decided, with the details a newcomer needs. "
-                .repeat(3)
-        ));
-    }
-    p.write(".megg/knowledge.md", &k);
+    p.write(
+        ".megg/knowledge.md",
+        crate::recall_index::big_knowledge(300),
+    );
     p.write(
         ".megg/state.md",
         "---\nupdated: 2026-11-22T11:00:00Z\nstatus: active\n---\n\n## Working On\nThe invoice export: VAT totals are off\n\n## Next\n- fix rounding\n",

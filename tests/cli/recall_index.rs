@@ -9,7 +9,7 @@ use crate::{Project, reference_tokens, stdout_json};
 
 /// A `knowledge.md` of `n` entries (300 ≈ 21k tokens: blocked), every 7th a gotcha; entry 137
 /// is about the invoice export, the others about nothing this session does.
-fn big_knowledge(n: usize) -> String {
+pub(crate) fn big_knowledge(n: usize) -> String {
     let mut k = String::from("# Knowledge\n");
     for i in 0..n {
         let (title, topics) = match i {
