@@ -41,9 +41,14 @@ fn snapshot(r: &Repo, start: &Value) -> PathBuf {
 /// Waits (bounded) for the background `megg` the SessionStart hook started to have written its
 /// note of the work tree; whether it did.
 fn wait_for_snapshot(r: &Repo, start: &Value) -> bool {
+    wait_for(&snapshot(r, start))
+}
+
+/// Waits (bounded) for a background `megg` to have written the note `path`; whether it did.
+fn wait_for(path: &Path) -> bool {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
-        if snapshot(r, start).is_file() {
+        if path.is_file() {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -336,6 +341,61 @@ fn only_a_shell_host_s_start_takes_a_snapshot_and_in_the_background() {
     let text = fs::read_to_string(snapshot(&r, &start)).unwrap();
     assert!(text.contains("earlier.txt"), "{text}");
     assert!(!r.sessions().join("claude-1.snapshot").exists());
+}
+
+/// Copilot's `userPromptSubmitted` for a session whose start went unrecorded records the start
+/// with the prompt and, as a SessionStart hook does, leaves the note of the work tree to a
+/// background `megg`: a file dirty before the session and left alone, or only touched since, is
+/// not claimed; the session's edit is.
+#[test]
+fn a_copilot_prompt_without_a_recorded_start_takes_the_snapshot_in_the_background() {
+    let r = Repo::new();
+    commit(&r, &[("b.txt", "b\n"), ("c.txt", "c\n")]);
+    r.p.write("b.txt", "an earlier edit, left alone\n");
+    r.p.write("c.txt", "an earlier edit, only touched\n");
+    let log = r.home("failpoints.log");
+    let prompt = r.input("hook-inputs/copilot-userPromptSubmitted.json", None);
+    let id = prompt["sessionId"].as_str().unwrap().to_string();
+    let transcript = r.transcript(
+        "copilot-create.jsonl",
+        &format!("copilot/session-state/{id}/events.jsonl"),
+        |_| true,
+    );
+    fs_tick();
+    let out = r
+        .command(&["capture", "--agent", "copilot"], &prompt)
+        .env("MEGG_FAILPOINTS", format!("log={}", log.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
+        "{out:?}"
+    );
+    let record = fs::read_to_string(r.sessions().join(format!("copilot/{id}.start")))
+        .expect("the start recorded");
+    assert!(record.contains("write the notes"), "{record}");
+    let note = r.sessions().join(format!("copilot/{id}.snapshot"));
+    assert!(wait_for(&note), "no snapshot was written");
+    let text = fs::read_to_string(&note).unwrap();
+    assert!(text.contains("b.txt") && text.contains("c.txt"), "{text}");
+    let walks = fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(
+        walks.lines().filter(|l| *l == "snapshot-walk").count(),
+        1,
+        "{walks}"
+    );
+    fs_tick();
+    r.p.write("mine.txt", "the session's edit\n");
+    let c = fs::File::options()
+        .write(true)
+        .open(r.p.path("c.txt"))
+        .unwrap();
+    c.set_modified(std::time::SystemTime::now()).unwrap();
+    r.capture(
+        "copilot",
+        &r.input("hook-inputs/copilot-agentStop.json", Some(&transcript)),
+    );
+    assert_claims(&progress(&r), &["mine.txt"], &["b.txt", "c.txt"]);
 }
 
 /// What the session did through git's index is its own too: a file it created and staged, one
