@@ -482,11 +482,13 @@ pub fn user_lock_dir() -> Option<PathBuf> {
 }
 
 mod clock;
+mod down;
 mod lock;
 mod read;
 mod write;
 
 pub use clock::{ChangeTime, ChangeTimes, clock};
+pub use down::Below;
 pub use lock::Lock;
 pub use read::*;
 pub use write::*;

@@ -1,7 +1,7 @@
 //! Finding megg domains: the walk up (current domain, chain), the walk across (siblings) and
 //! the walk down (children), as SPEC §2.1 and §3.1 define them.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 use crate::config;
@@ -250,8 +250,12 @@ pub fn siblings(dir: &Path, trusted: &[PathBuf]) -> Found {
     let Some(parent) = dir.parent() else {
         return found;
     };
-    for child in subdirs(parent, &mut found.warnings) {
-        if child != dir && has_megg(&child, trusted) {
+    let Some((listed, names)) = subdirs(parent, true, &mut found.warnings) else {
+        return found;
+    };
+    for name in names {
+        let child = parent.join(&name);
+        if child != dir && is_domain(&listed, &name, trusted, || child.clone()) {
             found.domains.push(Neighbour {
                 name: dir_name(&child),
                 dir: child,
@@ -278,30 +282,42 @@ pub fn children_all(path: &Path, trusted: &[PathBuf]) -> Found {
 
 fn walk_down(path: &Path, trusted: &[PathBuf], bound: usize) -> Found {
     let mut found = Found::default();
-    let mut level = vec![path.to_path_buf()];
+    // Each level's directories as their parent (an index into the level above) and name: a
+    // path is joined only for a directory listed or found a domain, not for each looked at.
+    let mut above = vec![path.to_path_buf()];
+    let mut level: Vec<(usize, OsString)> = vec![(0, OsString::new())];
     let mut looked = 0;
     'levels: for depth in 1..=CHILD_DEPTH {
-        let mut next = Vec::new();
-        for dir in &level {
-            for child in subdirs(dir, &mut found.warnings) {
+        let (mut listed_dirs, mut next) = (Vec::new(), Vec::new());
+        for (parent, name) in &level {
+            let dir = if depth == 1 {
+                above[0].clone()
+            } else {
+                above[*parent].join(name)
+            };
+            let Some((listed, names)) = subdirs(&dir, depth == 1, &mut found.warnings) else {
+                continue;
+            };
+            for name in names {
                 if looked == bound {
                     found.cut = true;
                     break 'levels;
                 }
                 looked += 1;
-                if has_megg(&child, trusted) {
+                if is_domain(&listed, &name, trusted, || dir.join(&name)) {
                     found.domains.push(Neighbour {
-                        name: dir_name(&child),
-                        dir: child.clone(),
+                        name: name.to_string_lossy().into_owned(),
+                        dir: dir.join(&name),
                     });
                 }
                 // The last level's directories are looked at, never listed.
                 if depth < CHILD_DEPTH {
-                    next.push(child);
+                    next.push((listed_dirs.len(), name));
                 }
             }
+            listed_dirs.push(dir);
         }
-        level = next;
+        (above, level) = (listed_dirs, next);
     }
     // Walk order: by name at each level, a parent before its children.
     found
@@ -313,31 +329,51 @@ fn walk_down(path: &Path, trusted: &[PathBuf], bound: usize) -> Found {
 /// Most directories [`children`] looks at below PATH.
 pub const MAX_CHILD_DIRS: usize = 128;
 
-/// Real (non-symlink), non-hidden, non-heavy subdirectories of `dir`, sorted by name.
-/// Unreadable directories add a warning.
-fn subdirs(dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
-    let entries = match fsx::list_dir_of(dir, &[Kind::Dir]) {
-        Ok(e) => e,
+/// The real (non-symlink), non-hidden, non-heavy subdirectories of `dir` by name, with `dir`
+/// open to look below them; `None` with a warning when it cannot be read. `start`: `dir` is
+/// where the walk starts (a path the user named, links followed), not a directory it went into.
+fn subdirs(
+    dir: &Path,
+    start: bool,
+    warnings: &mut Vec<String>,
+) -> Option<(fsx::Below, Vec<OsString>)> {
+    let open = if start {
+        fsx::Below::open_start
+    } else {
+        fsx::Below::open
+    };
+    let listed = open(dir).and_then(|listed| {
+        let names = listed.subdirs(|name| {
+            let name = name.to_string_lossy();
+            !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref())
+        })?;
+        Ok((listed, names))
+    });
+    match listed {
+        Ok(listed) => Some(listed),
         Err(e) => {
             warnings.push(format!(
                 "skipped unreadable directory {}: {}",
                 dir.display(),
                 e.kind()
             ));
-            return Vec::new();
+            None
         }
-    };
-    let mut names: Vec<OsString> = entries
-        .into_iter()
-        .filter(|(name, kind)| {
-            let name = name.to_string_lossy();
-            *kind == Kind::Dir && !name.starts_with('.') && !HEAVY_DIRS.contains(&name.as_ref())
-        })
-        .map(|(name, _)| name)
-        .collect();
-    // By name: the order of the joined paths, without comparing them component by component.
-    names.sort_unstable();
-    names.into_iter().map(|name| dir.join(name)).collect()
+    }
+}
+
+/// Whether the subdirectory `name` of the `listed` directory (at `path()`) is a domain: most
+/// are not, and asking below the open directory whether `name/.megg` exists costs no path
+/// walk; one that has a `.megg` is looked at by [`megg_at`]'s rules.
+fn is_domain(
+    listed: &fsx::Below,
+    name: &OsStr,
+    trusted: &[PathBuf],
+    path: impl FnOnce() -> PathBuf,
+) -> bool {
+    let mut megg = PathBuf::from(name);
+    megg.push(".megg");
+    listed.kind_at(megg.as_os_str()).is_some() && has_megg(&path(), trusted)
 }
 
 /// `root` and every directory below it, up to `max_depth` levels, that holds `.megg/`, in walk
