@@ -5,6 +5,8 @@
 //! `MEGG_FAILPOINTS` is a comma-separated list of `name` or `name=value`:
 //!
 //! - `panic=hook` — the hook panics before doing anything (proves the panic guard).
+//! - `panic=children-thread` — the thread that walks down for children panics (the walk is
+//!   made again in place: the `children-walked-in-place` event).
 //! - `fail=archive-before-live` — `maintain --archive-before` fails between the archive
 //!   writes and the live file's write (proves an interruption there loses nothing).
 //! - `fail=git-config-write` — setup's edit of a git config file fails after planning (a

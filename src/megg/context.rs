@@ -161,6 +161,38 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
                 .with_hint("pass an existing directory"),
         );
     }
+    // The walk down for children costs its directories' system calls (up to 128 of them at
+    // the top of a monorepo): it runs beside the rest, on a thread of its own when one can
+    // be had, so the hook waits for the longer of the two, not for both.
+    let trusted = deps.trusted;
+    std::thread::scope(|scope| {
+        let walk = || discovery::children(path, trusted);
+        let children = std::thread::Builder::new()
+            .name("children".into())
+            .spawn_scoped(scope, move || {
+                crate::failpoint::panic_at("children-thread");
+                walk()
+            })
+            .ok();
+        let mut context = gather(deps, req)?;
+        let found = match children.map(|t| t.join()) {
+            Some(Ok(found)) => found,
+            // No thread (or it failed): walked here.
+            _ => {
+                crate::failpoint::log("children-walked-in-place");
+                walk()
+            }
+        };
+        context.warnings.extend(found.warnings);
+        context.children = found.domains;
+        context.children_cut = found.cut;
+        Ok(context)
+    })
+}
+
+/// Everything [`build`] finds but the children.
+fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error> {
+    let path = &req.path;
     let mut warnings = Vec::new();
     let top = deps.top(path);
     let (domain, chain_domains) = deps.walk(&top).chain(path, &mut warnings);
@@ -246,9 +278,6 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         warnings.extend(found.warnings);
         siblings = found.domains;
     }
-    let found = discovery::children(path, deps.trusted);
-    warnings.extend(found.warnings);
-
     Ok(Context {
         path: path.clone(),
         chain,
@@ -259,8 +288,8 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
         newer_captures,
         files,
         siblings,
-        children: found.domains,
-        children_cut: found.cut,
+        children: Vec::new(),
+        children_cut: false,
         warnings,
     })
 }

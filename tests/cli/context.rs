@@ -1,6 +1,7 @@
 //! `megg context`: every scenario of seed 003, in SPEC §3's terms, plus the TypeScript
 //! fixtures.
 
+use std::fs;
 use std::path::Path;
 
 use serde_json::Value;
@@ -205,6 +206,45 @@ fn seed003_discover_siblings_and_children() {
         "parents before children, by name"
     );
     assert_eq!(v["warnings"], serde_json::json!([]));
+}
+
+/// The walk down runs beside the rest of the context on a thread of its own; when that thread
+/// fails, the walk is made again in place: the children, the hook's JSON and its exit code are
+/// the same.
+#[test]
+fn children_are_found_when_the_walk_s_thread_fails() {
+    let p = Project::new();
+    p.domain("acme", "Acme");
+    p.domain("acme/shop", "Shop");
+    p.domain("acme/shop/checkout", "Checkout");
+    p.domain("acme/shop/deep/a/b", "Three levels down");
+    let args = ["context", "--json"];
+    let normal = p.run("acme/shop", &args);
+    let log = p.cache.path().join("failpoints.log");
+    let failed = p
+        .megg("acme/shop")
+        .args(args)
+        .env(
+            "MEGG_FAILPOINTS",
+            format!("panic=children-thread,log={}", log.display()),
+        )
+        .output()
+        .unwrap();
+    assert!(failed.status.success(), "{failed:?}");
+    let events = fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        events.lines().any(|l| l == "children-walked-in-place"),
+        "the thread did fail and the walk was made in place: {events}"
+    );
+    assert_eq!(failed.stdout, normal.stdout);
+    let v: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("- checkout") && context.contains("- b (deep/a/b)"),
+        "{context}"
+    );
 }
 
 #[test]
