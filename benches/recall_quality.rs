@@ -45,13 +45,13 @@ fn main() {
                 .map(|t| t.as_str().unwrap().to_string())
                 .collect();
             Doc {
-                id: s("id"),
+                id: s("id").into(),
                 kind: Kind::Knowledge,
-                path: "knowledge.md".into(),
+                path: std::path::Path::new("knowledge.md").into(),
                 line: 1,
-                date: Some(s("date")),
-                entry_type: Some(s("type")),
-                title: s("title"),
+                date: Some(s("date").into()),
+                entry_type: Some(s("type").into()),
+                title: s("title").into(),
                 text: format!(
                     "## {} - {}\n**Type:** {}\n**Topics:** {}\n\n{}\n",
                     s("date"),
@@ -59,8 +59,9 @@ fn main() {
                     s("type"),
                     topics.join(", "),
                     s("body")
-                ),
-                topics,
+                )
+                .into(),
+                topics: topics.into_iter().map(Into::into).collect(),
                 key: String::new(),
             }
         })
@@ -88,7 +89,7 @@ fn main() {
         )
         .hits
         .iter()
-        .map(|h| h.doc.id.clone())
+        .map(|h| h.doc.id.to_string())
         .collect();
         let theirs = baseline.rank(text, 10);
         megg_r5 += recall_at(&ours, &judged, 5);
@@ -169,7 +170,7 @@ impl Baseline {
             for t in tf.keys() {
                 *df.entry(t.clone()).or_default() += 1.0;
             }
-            out.push((d.id.clone(), tf, w.len() as f64));
+            out.push((d.id.to_string(), tf, w.len() as f64));
         }
         let avg = out.iter().map(|d| d.2).sum::<f64>() / out.len().max(1) as f64;
         Self { docs: out, df, avg }

@@ -143,7 +143,7 @@ fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usi
             continue;
         }
         budget -= len;
-        documents.push(ShownDoc::of(doc, doc.text.clone()));
+        documents.push(ShownDoc::of(doc, doc.text.to_string()));
     }
     if !left_out.is_empty() {
         warnings.push(format!(

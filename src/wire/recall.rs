@@ -47,14 +47,14 @@ impl Searched {
                 .hits
                 .iter()
                 .map(|h| Result {
-                    id: h.doc.id.clone(),
+                    id: h.doc.id.to_string(),
                     kind: h.doc.kind,
-                    path: h.doc.path.clone(),
+                    path: h.doc.path.to_path_buf(),
                     line: h.doc.line,
-                    date: h.doc.date.clone(),
-                    entry_type: h.doc.entry_type.clone(),
-                    title: h.doc.title.clone(),
-                    topics: h.doc.topics.clone(),
+                    date: h.doc.date.as_deref().map(str::to_string),
+                    entry_type: h.doc.entry_type.as_deref().map(str::to_string),
+                    title: h.doc.title.to_string(),
+                    topics: h.doc.topics.iter().map(|t| t.to_string()).collect(),
                     score: h.score,
                     snippet: h.snippet.clone(),
                 })
@@ -91,9 +91,9 @@ pub struct ShownDoc {
 impl ShownDoc {
     pub fn of(doc: &Doc, text: String) -> Self {
         Self {
-            id: doc.id.clone(),
+            id: doc.id.to_string(),
             kind: doc.kind,
-            path: doc.path.clone(),
+            path: doc.path.to_path_buf(),
             line: doc.line,
             text,
         }

@@ -1,39 +1,53 @@
 //! The parsed corpus and its postings, kept in megg's cache directory (SPEC §13.7): keyed by a
 //! hash of every file they were built from (path, bytes and the place of its domain, which its
-//! ids hash) and of megg's version, so never stale; never inside a project; the newest [`KEPT`] kept; skipped silently when they cannot be
-//! read or written. A search with them gives the same bytes as one without: the same documents
-//! and the same postings, only not computed again.
+//! ids hash) and of megg's version, so never stale; never inside a project; the newest [`KEPT`]
+//! kept; skipped silently when they cannot be read or written. A search with them gives the
+//! same bytes as one without: the same documents and the same postings, only not computed
+//! again.
 //!
 //! A file is `MAGIC`, the 128-bit xxh3 of the rest, then the rest (postcard). One that is cut,
-//! altered or made for other files fails the check, the key or [`Postings::fits`], and is
-//! rebuilt.
+//! altered or made for other files fails the check, the key, [`Postings::fits`] or the place of
+//! a field, and is rebuilt.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::doc::{Doc, Source};
+use super::doc::{Doc, Kind, Source};
 use super::postings::Postings;
+use super::shared::{Shared, Topics};
 use crate::fsx::{self, Boundary};
 
 /// First bytes of a cache file; a new layout gets a new one.
-const MAGIC: &[u8] = b"megg recall 3\n";
+const MAGIC: &[u8] = b"megg recall 4\n";
 /// Cache files kept: one per corpus searched recently (a few projects, their `--below`).
 pub const KEPT: usize = 8;
 /// Most bytes of a cache file read or written.
 pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-/// What one cache file holds: the documents without their text and path, which are where each
-/// one's span says in the sources read for the key (a search reads them anyway), nor the key
-/// their id was computed from; and the postings.
+/// What one cache file holds: where each document's fields are — in its file's text, which a
+/// search reads anyway (for the key), or in one string of the fields that are not (ids, an
+/// info section's or a handoff's title, …) — and the postings. Read back, every field is a
+/// piece of one of those strings, and every document's topics a run of one list: the documents
+/// cost no allocation of their own.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Stored {
+struct Stored<'a> {
     key: String,
-    docs: Vec<Doc>,
-    spans: Vec<Span>,
+    /// The fields that are not in their document's file, one after another.
+    table: String,
+    /// Every document as numbers ([`record`]), little-endian `u32`s: read in place, without a
+    /// call per number (which cost a warm search more than everything else in the file).
+    #[serde(borrow)]
+    docs: Cow<'a, [u8]>,
     postings: Postings,
 }
 
-/// A document's text: source number, start and end byte.
-type Span = (u32, u32, u32);
+/// Where a field is, the first of its three numbers in a [`record`] (its start and end byte
+/// there follow): nowhere (a document without a date or type), in the document's file, or in
+/// [`Stored::table`].
+const ABSENT: usize = 0;
+const IN_FILE: usize = 1;
+const IN_TABLE: usize = 2;
 
 /// The key of the corpus built from `sources`, in their order.
 pub fn key(sources: &[Source]) -> String {
@@ -72,70 +86,161 @@ pub fn load(cache: &Path, key: &str, sources: &[Source]) -> Option<(Vec<Doc>, Po
     if sum != xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes() {
         return None;
     }
-    let Stored {
-        key: stored,
-        mut docs,
-        spans,
-        postings,
-    } = postcard::from_bytes(payload).ok()?;
-    if stored != key || spans.len() != docs.len() || !postings.fits(docs.len()) {
+    let stored: Stored = postcard::from_bytes(payload).ok()?;
+    let mut numbers = Numbers(&stored.docs);
+    if stored.key != key {
         return None;
     }
-    for (doc, &(src, start, end)) in docs.iter_mut().zip(&spans) {
-        let source = sources.get(src as usize)?;
-        doc.text = source.text.get(start as usize..end as usize)?.to_string();
-        doc.path.clone_from(&source.path);
+    let table = Arc::new(stored.table);
+    let n = stored.postings.docs();
+    let (mut docs, mut runs) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut topics = Vec::new();
+    while !numbers.0.is_empty() {
+        let start = topics.len();
+        docs.push(doc(&mut numbers, &table, sources, &mut topics)?);
+        runs.push(start..topics.len());
     }
-    Some((docs, postings))
+    let topics = Arc::new(topics);
+    for (d, run) in docs.iter_mut().zip(runs) {
+        d.topics = Topics::run(&topics, run)?;
+    }
+    stored
+        .postings
+        .fits(docs.len())
+        .then_some((docs, stored.postings))
 }
 
-/// Where each document's text lies in `sources`: documents come in the order of their sources,
-/// each after the one before it in the same source.
-fn spans(docs: &[Doc], sources: &[Source]) -> Option<Vec<Span>> {
-    let (mut src, mut from) = (0, 0);
-    let mut out = Vec::with_capacity(docs.len());
-    for doc in docs {
-        loop {
-            let s = sources.get(src)?;
-            if s.path == doc.path
-                && let Some(at) = s.text.get(from..)?.find(&doc.text)
-            {
-                let start = from + at;
-                from = start + doc.text.len();
-                out.push((
-                    u32::try_from(src).ok()?,
-                    u32::try_from(start).ok()?,
-                    u32::try_from(from).ok()?,
-                ));
-                break;
-            }
-            (src, from) = (src + 1, 0);
+/// The numbers of [`Stored::docs`], in order.
+struct Numbers<'a>(&'a [u8]);
+
+impl Iterator for Numbers<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let (n, rest) = self.0.split_first_chunk::<4>()?;
+        self.0 = rest;
+        Some(u32::from_le_bytes(*n) as usize)
+    }
+}
+
+/// The next document of `numbers` ([`record`]), its fields pieces of its file's text and of
+/// `table`; its topics appended to `topics` (the caller gives it its run of them).
+fn doc(
+    numbers: &mut Numbers<'_>,
+    table: &Arc<String>,
+    sources: &[Source],
+    topics: &mut Vec<Shared>,
+) -> Option<Doc> {
+    let kind = *Kind::ALL.get(numbers.next()?)?;
+    let source = sources.get(numbers.next()?)?;
+    let line = numbers.next()?;
+    let count = numbers.next()?;
+    // `Some(None)` for an absent field, `None` for numbers that are not a field.
+    let mut field = || {
+        let (place, start, end) = (numbers.next()?, numbers.next()?, numbers.next()?);
+        let whole = match place {
+            ABSENT => return Some(None),
+            IN_FILE => &source.text,
+            IN_TABLE => table,
+            _ => return None,
+        };
+        Shared::at(whole, start..end).map(Some)
+    };
+    let id = field()??;
+    let date = field()?;
+    let entry_type = field()?;
+    let title = field()??;
+    let text = field()??;
+    for _ in 0..count {
+        topics.push(field()??);
+    }
+    Some(Doc {
+        id,
+        kind,
+        path: source.path.clone(),
+        line,
+        date,
+        entry_type,
+        title,
+        topics: Topics::default(),
+        text,
+        key: String::new(),
+    })
+}
+
+/// `docs` as [`Stored`]. `None` when a document is not of the next of `sources` (never, for a
+/// corpus read from them).
+fn stored(
+    key: &str,
+    sources: &[Source],
+    docs: &[Doc],
+    postings: &Postings,
+) -> Option<Stored<'static>> {
+    let (mut table, mut numbers) = (String::new(), Vec::new());
+    let mut src = 0;
+    for d in docs {
+        // Documents come in the order of their files.
+        while !Arc::ptr_eq(&sources.get(src)?.path, &d.path) {
+            src += 1;
+        }
+        record(d, src, &sources[src].text, &mut table, &mut numbers)?;
+    }
+    Some(Stored {
+        key: key.to_string(),
+        table,
+        docs: Cow::Owned(numbers),
+        postings: postings.clone(),
+    })
+}
+
+/// Appends document `d`, of source number `src` (whose text is `text`), to `numbers`: its kind
+/// (its place in [`Kind::ALL`]), source, line and number of topics, then its id, date, type,
+/// title, text and topics as three numbers each — [`ABSENT`], [`IN_FILE`] or [`IN_TABLE`], and
+/// the field's start and end byte there (appended to `table` when it is not in `text`).
+fn record(
+    d: &Doc,
+    src: usize,
+    text: &Arc<String>,
+    table: &mut String,
+    numbers: &mut Vec<u8>,
+) -> Option<()> {
+    let mut put = |n: usize| -> Option<()> {
+        numbers.extend_from_slice(&u32::try_from(n).ok()?.to_le_bytes());
+        Some(())
+    };
+    let kind = Kind::ALL.iter().position(|&k| k == d.kind)?;
+    for n in [kind, src, d.line, d.topics.len()] {
+        put(n)?;
+    }
+    let fields = [Some(&d.id), d.date.as_ref(), d.entry_type.as_ref()]
+        .into_iter()
+        .chain([Some(&d.title), Some(&d.text)])
+        .chain(d.topics.iter().map(Some));
+    for field in fields {
+        let (place, range) = match field {
+            None => (ABSENT, 0..0),
+            Some(f) => match f.range_in(text) {
+                Some(range) => (IN_FILE, range),
+                None => {
+                    table.push_str(f);
+                    (IN_TABLE, table.len() - f.len()..table.len())
+                }
+            },
+        };
+        for n in [place, range.start, range.end] {
+            put(n)?;
         }
     }
-    Some(out)
+    Some(())
 }
 
 /// Stores `docs` and `postings` under `key`, then keeps the newest [`KEPT`] files. Failures are
 /// ignored: the cache only saves time.
 pub fn store(cache: &Path, key: &str, sources: &[Source], docs: &[Doc], postings: &Postings) {
     let (b, dir) = folder(cache);
-    let Some(spans) = spans(docs, sources) else {
+    let Some(stored) = stored(key, sources, docs, postings) else {
         return;
-    };
-    let stored = Stored {
-        key: key.to_string(),
-        docs: docs
-            .iter()
-            .map(|d| Doc {
-                // Where the span points, and nothing once ids are given.
-                text: String::new(),
-                path: PathBuf::new(),
-                key: String::new(),
-                ..d.clone()
-            })
-            .collect(),
-        spans,
-        postings: postings.clone(),
     };
     let Ok(payload) = postcard::to_stdvec(&stored) else {
         return;

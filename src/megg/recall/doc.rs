@@ -1,6 +1,9 @@
 //! What recall works on: documents, their kinds, the corpus one run reads and where it looks.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::shared::{Shared, Topics};
 
 /// The kinds of document (`--in`).
 #[derive(
@@ -46,21 +49,22 @@ impl Kind {
 }
 
 /// One searchable document, as it stands in its file.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Doc {
-    pub id: String,
+    pub id: Shared,
     pub kind: Kind,
-    pub path: PathBuf,
+    /// Its file's path, shared by the file's documents.
+    pub path: Arc<Path>,
     /// 1-based line of its first line in the file.
     pub line: usize,
     /// `YYYY-MM-DD` for entries; a handoff's `updated` time as written.
-    pub date: Option<String>,
+    pub date: Option<Shared>,
     /// The knowledge type (`decision`, `gotcha`, …).
-    pub entry_type: Option<String>,
-    pub title: String,
-    pub topics: Vec<String>,
+    pub entry_type: Option<Shared>,
+    pub title: Shared,
+    pub topics: Topics,
     /// The document's text exactly as in the file.
-    pub text: String,
+    pub text: Shared,
     /// What the id is computed from: an entry's domain, date and title, a handoff's time and
     /// session, an info section's domain and heading (a domain as [`super::place`] names it).
     pub key: String,
@@ -86,11 +90,13 @@ pub struct Scope<'a> {
 #[derive(Debug)]
 pub struct Source {
     pub(super) kind: Kind,
-    pub(super) path: PathBuf,
+    /// Shared by the documents of the file.
+    pub(super) path: Arc<Path>,
     /// The domain's name (an info section's title).
     pub(super) domain: String,
     /// The domain as ids name it ([`super::place`]): part of every entry's and info section's
     /// key.
     pub(super) place: String,
-    pub(super) text: String,
+    /// Shared by the documents of the file: each one's text, title, … are pieces of it.
+    pub(super) text: Arc<String>,
 }

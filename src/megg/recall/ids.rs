@@ -4,7 +4,10 @@
 //! being named by its place (`recall::place`) — so the same from every directory that reaches
 //! it and on every machine for the same files. Never written into a file.
 
+use std::sync::Arc;
+
 use super::doc::{Doc, Kind};
+use super::shared::Shared;
 
 /// A letter for the kind (entries share `k`: an archived entry keeps its id), then 7 base-36
 /// digits of a hash of the document's key; a suffix ([`suffix`]) for a second and later
@@ -18,11 +21,22 @@ pub fn assign(docs: &mut Vec<Doc>) {
         d.kind != Kind::Handoff || seen_handoffs.insert((d.key.clone(), d.text.clone()))
     });
     let mut used = std::collections::HashMap::<String, usize>::new();
-    for d in docs.iter_mut() {
+    let mut all = String::new();
+    let mut ends = Vec::with_capacity(docs.len());
+    for d in docs.iter() {
         let base = base_id(d.kind, &d.key);
         let n = used.entry(base.clone()).or_insert(0);
         *n += 1;
-        d.id = format!("{base}{}", suffix(*n));
+        all.push_str(&base);
+        all.push_str(&suffix(*n));
+        ends.push(all.len());
+    }
+    // Pieces of one string: a corpus's ids are one allocation (see `Shared`).
+    let all: Arc<String> = all.into();
+    let mut start = 0;
+    for (d, end) in docs.iter_mut().zip(ends) {
+        d.id = Shared::piece(&all, &all[start..end]);
+        start = end;
     }
 }
 
@@ -106,15 +120,15 @@ mod tests {
         titles
             .iter()
             .map(|t| Doc {
-                id: String::new(),
+                id: Shared::default(),
                 kind: Kind::Knowledge,
-                path: "/k.md".into(),
+                path: std::path::Path::new("/k.md").into(),
                 line: 1,
                 date: Some("2026-01-17".into()),
                 entry_type: None,
                 title: (*t).into(),
-                topics: Vec::new(),
-                text: String::new(),
+                topics: Default::default(),
+                text: Shared::default(),
                 key: format!("2026-01-17\n{t}"),
             })
             .collect()

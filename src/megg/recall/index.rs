@@ -117,11 +117,11 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     let mut used = 0;
     for (d, why) in picked {
         let line = Line {
-            id: d.id.clone(),
-            date: d.date.clone(),
-            entry_type: d.entry_type.clone(),
-            title: d.title.clone(),
-            topics: d.topics.clone(),
+            id: d.id.to_string(),
+            date: d.date.as_deref().map(str::to_string),
+            entry_type: d.entry_type.as_deref().map(str::to_string),
+            title: d.title.to_string(),
+            topics: d.topics.iter().map(|t| t.to_string()).collect(),
             why,
             archived: d.kind == Kind::Archive,
         };
@@ -157,13 +157,13 @@ mod tests {
         Doc {
             id: id.into(),
             kind: Kind::Knowledge,
-            path: "/k.md".into(),
+            path: std::path::Path::new("/k.md").into(),
             line: 1,
             date: Some(date.into()),
             entry_type: Some(kind.into()),
             title: title.into(),
-            topics: vec!["t".into()],
-            text: format!("## {date} - {title}\n"),
+            topics: ["t".into()].into_iter().collect(),
+            text: format!("## {date} - {title}\n").into(),
             key: String::new(),
         }
     }

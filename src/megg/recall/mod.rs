@@ -17,13 +17,16 @@ pub mod ids;
 pub mod index;
 pub mod postings;
 pub mod search;
+mod shared;
 pub mod text;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use doc::Source;
 pub use doc::{Corpus, Doc, Kind, Scope};
 pub use postings::Postings;
+pub use shared::{Shared, Topics};
 
 use crate::fsx::{self, Boundary};
 use crate::megg::discovery::{self, Domain, Megg};
@@ -254,7 +257,7 @@ fn source(
                     path.display()
                 ));
             }
-            if t.text.contains('\0') {
+            if has_nul(&t.text) {
                 t.text.replace('\0', "\u{FFFD}")
             } else {
                 t.text
@@ -268,11 +271,22 @@ fn source(
     };
     Some(Source {
         kind,
-        path: path.to_path_buf(),
+        path: path.into(),
         domain: domain.to_string(),
         place: place.to_string(),
-        text,
+        text: Arc::new(text),
     })
+}
+
+/// Whether `text` holds a NUL. Looked for a block of 64 bytes at a time, which the compiler
+/// checks a vector at a time: `str::contains` goes a word at a time, and this runs over every
+/// byte a search reads.
+fn has_nul(text: &str) -> bool {
+    let mut blocks = text.as_bytes().chunks_exact(64);
+    blocks
+        .by_ref()
+        .any(|block| block.iter().fold(false, |nul, &b| nul | (b == 0)))
+        || blocks.remainder().contains(&0)
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -282,7 +296,7 @@ fn line_at(text: &str, offset: usize) -> usize {
 
 /// The entries of a knowledge or archive file.
 fn entries(s: &Source, docs: &mut Vec<Doc>) {
-    let text = &s.text;
+    let text: &str = &s.text;
     // Lines counted once through the file, not from its start for every entry.
     let (mut line, mut counted) = (1, 0);
     for e in knowledge::parse(text) {
@@ -292,16 +306,17 @@ fn entries(s: &Source, docs: &mut Vec<Doc>) {
             .filter(|&b| b == b'\n')
             .count();
         counted = offset;
+        let piece = |part: &str| Shared::piece(&s.text, part);
         docs.push(Doc {
-            id: String::new(),
+            id: Shared::default(),
             kind: s.kind,
             path: s.path.clone(),
             line,
-            date: e.date.map(str::to_string),
-            entry_type: e.kind.map(str::to_string),
-            title: e.title.to_string(),
-            topics: e.topics.iter().map(|t| t.to_string()).collect(),
-            text: e.raw.to_string(),
+            date: e.date.map(piece),
+            entry_type: e.kind.map(piece),
+            title: piece(e.title),
+            topics: e.topics.iter().map(|t| piece(t)).collect(),
+            text: piece(e.raw),
             key: format!("{}\n{}\n{}", s.place, e.date.unwrap_or(""), e.title.trim()),
         });
     }
@@ -341,7 +356,7 @@ fn archive_files(d: &Domain, warnings: &mut Vec<String>) -> Vec<PathBuf> {
 
 /// The `##` sections of a domain's `info.md`.
 fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
-    let text = &s.text;
+    let text: &str = &s.text;
     let mut starts: Vec<usize> = Vec::new();
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
@@ -360,15 +375,15 @@ fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
             .trim_start_matches("## ")
             .trim();
         docs.push(Doc {
-            id: String::new(),
+            id: Shared::default(),
             kind: Kind::Info,
             path: s.path.clone(),
             line: line_at(text, start),
             date: None,
             entry_type: None,
-            title: format!("{}: {heading}", s.domain),
-            topics: Vec::new(),
-            text: section.to_string(),
+            title: format!("{}: {heading}", s.domain).into(),
+            topics: Topics::default(),
+            text: Shared::piece(&s.text, section),
             key: format!("{}\n{heading}", s.place),
         });
     }
@@ -424,20 +439,20 @@ fn handoff(s: &Source, docs: &mut Vec<Doc>) {
         (None, None) => "handoff".to_string(),
     };
     docs.push(Doc {
-        id: String::new(),
+        id: Shared::default(),
         kind: Kind::Handoff,
         path: s.path.clone(),
         line: 1,
-        date: doc.updated_raw.clone(),
+        date: doc.updated_raw.clone().map(Shared::from),
         entry_type: None,
-        title,
-        topics: doc.branch.iter().cloned().collect(),
+        title: title.into(),
+        topics: doc.branch.iter().map(|b| b.as_str().into()).collect(),
         key: format!(
             "{}\n{}",
             doc.updated_raw.as_deref().unwrap_or(""),
             doc.session.as_deref().unwrap_or("")
         ),
-        text: s.text.clone(),
+        text: Shared::piece(&s.text, &s.text),
     });
 }
 
@@ -510,7 +525,7 @@ mod tests {
                 .find(|d| d.title == title)
                 .unwrap()
                 .id
-                .clone()
+                .to_string()
         };
         let chain = id_of(&collect(&deps, &scope(false)), "Chain entry");
         let below = id_of(&collect(&deps, &scope(true)), "Below entry");
@@ -549,16 +564,64 @@ mod tests {
         ] {
             let s = Source {
                 kind: Kind::Handoff,
-                path: "/s.md".into(),
+                path: Path::new("/s.md").into(),
                 domain: String::new(),
                 place: String::new(),
                 text: format!(
                     "---\nupdated: 2026-11-22T11:00:00Z\n---\n\n{heading}\n\n- The invoice export\n\n## Next\nmore\n"
-                ),
+                )
+                .into(),
             };
             let mut docs = Vec::new();
             handoff(&s, &mut docs);
             assert_eq!(docs[0].title, "The invoice export", "{heading}");
         }
+    }
+
+    fn source(kind: Kind, path: &str, text: &str) -> Source {
+        Source {
+            kind,
+            path: Path::new(path).into(),
+            domain: "d".into(),
+            place: "p".into(),
+            text: Arc::new(text.to_string()),
+        }
+    }
+
+    /// Every field read back is what was stored, wherever it was kept (in its file, in the
+    /// table, or absent); and a file made for other sources is not used for them.
+    #[test]
+    fn a_corpus_reads_back_from_the_cache_as_it_was_stored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sources = vec![
+            source(
+                Kind::Knowledge,
+                "/k.md",
+                "# Knowledge\n\n---\n\n## 2026-01-28 - Token storage\n**Type:** decision\n**Topics:** auth, web\n\nCookies.\n\n---\n\n## Undated\n\nNo type.\n",
+            ),
+            source(Kind::Info, "/info.md", "# D\n\n## Context\nWhat it is.\n"),
+            source(
+                Kind::Handoff,
+                "/s.md",
+                "---\nupdated: 2026-11-22T11:00:00Z\nbranch: feat/x\n---\n\n## Working On\n- The export\n",
+            ),
+        ];
+        let docs = parse(&sources);
+        assert_eq!(docs.len(), 4);
+        let postings = Postings::build(&docs, false);
+        let key = cache::key(&sources);
+        cache::store(tmp.path(), &key, &sources, &docs, &postings);
+        let (loaded, read) = cache::load(tmp.path(), &key, &sources).expect("the stored corpus");
+        let without_keys: Vec<Doc> = docs
+            .iter()
+            .map(|d| Doc {
+                key: String::new(),
+                ..d.clone()
+            })
+            .collect();
+        assert_eq!(loaded, without_keys);
+        assert_eq!(read, postings);
+        let other = [source(Kind::Knowledge, "/k.md", "# Knowledge\n")];
+        assert!(cache::load(tmp.path(), &key, &other).is_none());
     }
 }

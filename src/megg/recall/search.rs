@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::doc::{Doc, Kind};
 use super::postings::{Postings, body_of};
-use super::text::{phrase_words, terms};
+use super::text::{each_term, phrase_words, terms};
 use crate::megg::knowledge;
 
 /// BM25's term-frequency saturation and length normalization.
@@ -168,14 +168,22 @@ pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> 
             snippet: String::new(),
         });
     }
-    hits.sort_by(|a, b| {
+    let order = |a: &Hit<'_>, b: &Hit<'_>| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| b.doc.date.cmp(&a.doc.date))
             .then_with(|| a.doc.id.cmp(&b.doc.id))
-    });
+    };
     let total = hits.len();
-    hits.truncate(q.limit.max(1));
+    let limit = q.limit.max(1);
+    // Only the first `limit` are shown: picked from the others before they are sorted, not all
+    // sorted (a common word matches most documents). Ids are unique (`ids::assign`), so no two
+    // hits are equal in this order: those picked are the ones a full sort would put first.
+    if total > limit {
+        hits.select_nth_unstable_by(limit - 1, order);
+        hits.truncate(limit);
+    }
+    hits.sort_by(order);
     if !postings.titles_only() {
         for h in &mut hits {
             h.snippet = snippet(h.doc, &words);
@@ -196,7 +204,6 @@ pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> 
 /// The best-matching lines of a document (the ones holding the most query words, then the
 /// ones after them), within [`MAX_SNIPPET_CHARS`].
 fn snippet(doc: &Doc, words: &[String]) -> String {
-    let wanted: HashSet<&str> = words.iter().map(String::as_str).collect();
     let lines: Vec<&str> = body_of(doc)
         .lines()
         .map(str::trim)
@@ -206,10 +213,11 @@ fn snippet(doc: &Doc, words: &[String]) -> String {
         .iter()
         .enumerate()
         .max_by_key(|(i, l)| {
-            let hits = terms(l)
-                .iter()
-                .filter(|t| wanted.contains(t.as_str()))
-                .count();
+            // Counted as they come, none kept: a query has a few words.
+            let mut hits = 0;
+            each_term(l, &mut |t| {
+                hits += usize::from(words.iter().any(|w| w == t))
+            });
             (hits, std::cmp::Reverse(*i))
         })
         .map_or(0, |(i, _)| i);
@@ -282,13 +290,13 @@ mod tests {
         Doc {
             id: id.into(),
             kind: Kind::Knowledge,
-            path: "/k.md".into(),
+            path: std::path::Path::new("/k.md").into(),
             line: 1,
             date: Some(date.into()),
             entry_type: Some("decision".into()),
             title: title.into(),
-            topics: topics.iter().map(|t| t.to_string()).collect(),
-            text: format!("## {date} - {title}\n**Type:** decision\n\n{body}\n"),
+            topics: topics.iter().map(|&t| t.into()).collect(),
+            text: format!("## {date} - {title}\n**Type:** decision\n\n{body}\n").into(),
             key: String::new(),
         }
     }
@@ -298,7 +306,7 @@ mod tests {
     }
 
     fn ids(found: &Found<'_>) -> Vec<String> {
-        found.hits.iter().map(|h| h.doc.id.clone()).collect()
+        found.hits.iter().map(|h| h.doc.id.to_string()).collect()
     }
 
     #[test]

@@ -16,33 +16,33 @@ pub fn terms(text: &str) -> Vec<String> {
 
 /// [`terms`] one at a time, without keeping them: what ranking needs of every document.
 pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
-    let mut lower = String::new();
-    for w in words_of(text) {
-        match w {
-            Word::Cjk(chars) => {
-                let mut buf = [0u8; 8];
-                for (i, c) in chars.iter().enumerate() {
-                    f(c.encode_utf8(&mut buf));
-                    if let Some(next) = chars.get(i + 1) {
-                        f(&format!("{c}{next}"));
-                    }
+    let mut lowered = String::new();
+    each_word(text, &mut |w| match w {
+        Word::Cjk(chars) => {
+            let mut buf = [0u8; 8];
+            for (i, c) in chars.iter().enumerate() {
+                f(c.encode_utf8(&mut buf));
+                if let Some(next) = chars.get(i + 1) {
+                    f(&format!("{c}{next}"));
                 }
             }
-            Word::Plain(word) => {
-                lower.clear();
-                lower.extend(word.chars().flat_map(char::to_lowercase));
-                with_stem(&lower, &mut |stemmed| {
-                    // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
-                    // singular too.
-                    if stemmed == lower
-                        && lower.len() > 3
-                        && let Some(singular) = lower.strip_suffix('s')
-                        && !singular.ends_with('s')
-                    {
-                        f(singular);
-                    }
-                    f(stemmed);
-                });
+        }
+        Word::Plain(word) => {
+            let lower = lowercase(word, &mut lowered);
+            with_stem(lower, &mut |stemmed| {
+                // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
+                // singular too.
+                if stemmed == lower
+                    && lower.len() > 3
+                    && let Some(singular) = lower.strip_suffix('s')
+                    && !singular.ends_with('s')
+                {
+                    f(singular);
+                }
+                f(stemmed);
+            });
+            // Most words are one part: told apart without splitting them.
+            if !is_plain_word(word) {
                 let parts = identifier_parts(word);
                 if parts.len() > 1 {
                     for p in parts {
@@ -51,7 +51,31 @@ pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
                 }
             }
         }
+    });
+}
+
+/// `word` in lowercase: itself when it is (most words of a text), else written into `buf`.
+fn lowercase<'a>(word: &'a str, buf: &'a mut String) -> &'a str {
+    if word
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        return word;
     }
+    buf.clear();
+    if word.is_ascii() {
+        buf.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        buf.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    buf
+}
+
+/// Whether `word` is an ASCII word of letters, lowercase after its first: one part for
+/// [`identifier_parts`], which has none of the case changes, digits or separators it splits at.
+fn is_plain_word(word: &str) -> bool {
+    let mut bytes = word.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic()) && bytes.all(|b| b.is_ascii_lowercase())
 }
 
 /// The byte ranges of the words of `text` that hold one of `wanted` (a query's terms, as
@@ -73,12 +97,10 @@ pub fn matching(text: &str, wanted: &[String]) -> Vec<std::ops::Range<usize>> {
 /// one character per word.
 pub fn phrase_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for w in words_of(text) {
-        match w {
-            Word::Cjk(chars) => out.extend(chars.iter().map(char::to_string)),
-            Word::Plain(word) => out.push(stem(&word.to_lowercase())),
-        }
-    }
+    each_word(text, &mut |w| match w {
+        Word::Cjk(chars) => out.extend(chars.iter().map(char::to_string)),
+        Word::Plain(word) => out.push(stem(&word.to_lowercase())),
+    });
     out
 }
 
@@ -121,24 +143,28 @@ fn with_stem(lower: &str, f: &mut dyn FnMut(&str)) {
 enum Word<'a> {
     Plain(&'a str),
     /// A run of CJK characters.
-    Cjk(Vec<char>),
+    Cjk(&'a [char]),
 }
 
-/// Unicode words (UAX #29), with `/`-separated paths split into their parts first and runs of
-/// CJK characters kept together.
-fn words_of(text: &str) -> Vec<Word<'_>> {
-    let mut out: Vec<Word<'_>> = Vec::new();
+/// Calls `f` with each Unicode word (UAX #29) of `text`, with `/`-separated paths split into
+/// their parts first and runs of CJK characters kept together — one at a time, not gathered
+/// first: this runs over every title and line a search shows.
+fn each_word(text: &str, f: &mut dyn FnMut(Word<'_>)) {
+    let mut run: Vec<char> = Vec::new();
     for word in text.unicode_words() {
         if word.chars().all(is_cjk) {
-            match out.last_mut() {
-                Some(Word::Cjk(run)) => run.extend(word.chars()),
-                _ => out.push(Word::Cjk(word.chars().collect())),
-            }
+            run.extend(word.chars());
             continue;
         }
-        out.push(Word::Plain(word));
+        if !run.is_empty() {
+            f(Word::Cjk(&run));
+            run.clear();
+        }
+        f(Word::Plain(word));
     }
-    out
+    if !run.is_empty() {
+        f(Word::Cjk(&run));
+    }
 }
 
 /// Whether `c` is written without spaces between words (Han, kana, Hangul).
