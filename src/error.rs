@@ -102,10 +102,49 @@ impl Error {
 /// `std::io::Error`'s message without the " (os error N)" suffix.
 pub fn plain(err: &std::io::Error) -> String {
     let s = err.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
+    match s.split_once(" (os error") {
+        Some((message, _)) => message.to_string(),
         None => s,
     }
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, for [`panic_message`].
+    static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Replaces the default panic message on stderr with a note of where the panic happened: a
+/// panic megg catches (a part of the context, the merge driver, a command) is reported once,
+/// in megg's own words ([`panic_message`]), never as Rust's `thread 'main' panicked` text.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        PANICKED_AT.with(|p| *p.borrow_mut() = at);
+    }));
+}
+
+/// A caught panic's message, with where it happened when [`quiet_panics`] noted it.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    // A message can quote the input it failed on: keep it to one short line.
+    let what: String = what.replace(['\n', '\r'], " ").chars().take(300).collect();
+    match PANICKED_AT.with(|p| p.borrow_mut().take()) {
+        Some(at) => format!("{what} at {at}"),
+        None => what,
+    }
+}
+
+/// The error a caught panic in a command becomes: exit 1, never Rust's 101.
+pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Error {
+    Error::internal(format!("internal error: {}", panic_message(payload))).with_hint(
+        "this is a bug in megg: please report it with the command you ran and `megg --version`",
+    )
 }
 
 /// The `error:` line and one `hint:` line per hint, with `label` styling each prefix

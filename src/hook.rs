@@ -60,7 +60,7 @@ pub fn is_capture(args: &[OsString]) -> bool {
 /// Runs `megg capture`: exit 0 whatever happens, nothing on stderr, and on stdout only a
 /// `--dry-run` report (or `--help`).
 pub fn capture_main(args: Vec<OsString>) -> u8 {
-    std::panic::set_hook(Box::new(|_| {}));
+    crate::error::quiet_panics();
     let text = std::panic::catch_unwind(|| capture_from_args(args)).unwrap_or_default();
     if !text.is_empty() {
         let mut out = std::io::stdout().lock();
@@ -117,7 +117,7 @@ fn capture_from_args(args: Vec<OsString>) -> String {
 /// Runs the hook format: exactly one JSON document on stdout, nothing on stderr, exit 0 —
 /// whatever happens, a panic included.
 pub fn main(args: Vec<OsString>) -> u8 {
-    std::panic::set_hook(Box::new(|_| {}));
+    crate::error::quiet_panics();
     let words: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -125,11 +125,7 @@ pub fn main(args: Vec<OsString>) -> u8 {
     let agent = Agent::from_args(&words);
     let document =
         std::panic::catch_unwind(|| hook_from_args(args, agent)).unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown".into());
+            let what = crate::error::panic_message(&*panic);
             failure_document(agent, &format!("internal error ({what}); please report it"))
         });
     let mut out = std::io::stdout().lock();

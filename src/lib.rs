@@ -60,10 +60,14 @@ pub fn main(args: Vec<OsString>) -> u8 {
         Ok(env) => env,
         Err(e) => return stderr.error(&e),
     };
-    let result = match cli.command {
+    // A bug that panics ends the command with `error: internal error …` and exit 1, never
+    // Rust's 101 and its text (SPEC §16).
+    error::quiet_panics();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Mcp => mcp::serve().map(|()| Output::default()),
         command => command.run(&env),
-    };
+    }))
+    .unwrap_or_else(|panic| Err(error::from_panic(&*panic)));
     env.tokens.flush();
     match result {
         Ok(out) => {

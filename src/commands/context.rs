@@ -1,6 +1,7 @@
 //! `megg context` (SPEC §3): the chain, knowledge and active state, as markdown, JSON or the
 //! SessionStart hook document — which is printed whatever happens.
 
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -158,7 +159,11 @@ pub fn hook(
     let request = args.request(env, true).map(|mut req| {
         if let Some(s) = session {
             if s.record {
-                capture::record_start(&env.deps(), &req.path, &s.id, s.prompt.as_deref());
+                // Recording the start is not the context: whatever happens in it, the context
+                // still loads (SPEC §16).
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    capture::record_start(&env.deps(), &req.path, &s.id, s.prompt.as_deref());
+                }));
             }
             if s.resumed {
                 req.own_capture = Some(s.id.clone());
@@ -176,9 +181,66 @@ pub fn hook(
         Some(bytes) => (max.min(bytes), render::Unit::Utf8),
         None => (max, render::Unit::Utf16),
     };
-    let rendered = render::markdown_in(&context, Some(limit), true);
-    let message = render::system_message(&context, &rendered, &problems);
-    crate::host::hook_document(host, &message, &rendered.text)
+    let mut context = context;
+    let mut last = String::new();
+    for fewer in Fewer::ALL {
+        fewer.apply(&mut context, &last);
+        let rendered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let rendered = render::markdown_in(&context, Some(limit), true);
+            let message = render::system_message(&context, &rendered, &problems);
+            crate::host::hook_document(host, &message, &rendered.text)
+        }));
+        match rendered {
+            Ok(document) => return document,
+            Err(panic) => last = crate::error::panic_message(&*panic),
+        }
+    }
+    failure_document(
+        args.agent,
+        &format!("internal error ({last}); please report it"),
+    )
+}
+
+/// What the hook leaves out when rendering the whole context failed inside megg (SPEC §16):
+/// first the knowledge, then everything but the handoff, each said in one warning line.
+#[derive(Debug, Clone, Copy)]
+enum Fewer {
+    Nothing,
+    Knowledge,
+    AllButTheHandoff,
+}
+
+impl Fewer {
+    const ALL: [Self; 3] = [Self::Nothing, Self::Knowledge, Self::AllButTheHandoff];
+
+    fn apply(self, context: &mut ctx::Context, why: &str) {
+        match self {
+            Fewer::Nothing => {}
+            Fewer::Knowledge => {
+                if let Some(k) = context.knowledge.take() {
+                    context.warnings.push(ctx::failed_part(&k.path, why));
+                }
+            }
+            Fewer::AllButTheHandoff => {
+                let file = context
+                    .domain
+                    .as_ref()
+                    .map_or_else(|| context.path.clone(), |d| d.info_path());
+                context.warnings.push(ctx::failed_part(&file, why));
+                context.info = None;
+                context
+                    .chain
+                    .retain(|l| context.domain.as_ref().is_some_and(|d| d.dir == l.dir));
+                for l in &mut context.chain {
+                    l.excerpt.clear();
+                }
+                context.files.clear();
+                context.siblings.clear();
+                context.children.clear();
+                context.newer_captures.clear();
+            }
+        }
+    }
 }
 
 /// The hook budget: `--max-chars`, else `MEGG_HOOK_MAX_CHARS`, else the default; clamped to

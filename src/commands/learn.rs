@@ -93,6 +93,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
         // Refuses invalid UTF-8: rewriting would turn those bytes into U+FFFD for good.
         let existing = fsx::read_for_edit(&domain.boundary, &path, MAX_KNOWLEDGE_BYTES)?;
+        if let Some(why) = existing.as_deref().and_then(knowledge::unparsable) {
+            return Err(knowledge::refuse_unparsable(&path, &why));
+        }
         let text = knowledge::append(existing.as_deref(), &entry, &format_timestamp(now));
         fsx::write_atomic(&domain.boundary, &path, text.as_bytes())?;
         text

@@ -13,6 +13,7 @@ use crate::fsx;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Megg;
 use crate::megg::discovery::{self, Domain};
+use crate::megg::knowledge;
 use crate::megg::maintain::{self, DomainReport};
 use crate::megg::state;
 use crate::output::Output;
@@ -140,6 +141,9 @@ fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived
         ))
         .with_hint("run `megg resolve` first, then archive"));
     }
+    if let Some(why) = knowledge::unparsable(&text) {
+        return Err(knowledge::refuse_unparsable(&path, &why));
+    }
     let split = crate::frontmatter::split(&text);
     let plan = maintain::plan_archive(split.body, before);
     if plan.by_year.is_empty() {
@@ -151,6 +155,9 @@ fn archive(env: &Env, d: &Domain, before: NaiveDate, archived: &mut Vec<Archived
     for (year, entries) in &plan.by_year {
         let file = dir.join(format!("knowledge-{year}.md"));
         let existing = fsx::read_for_edit(b, &file, MAX_KNOWLEDGE_BYTES)?;
+        if let Some(why) = existing.as_deref().and_then(knowledge::unparsable) {
+            return Err(knowledge::refuse_unparsable(&file, &why));
+        }
         let (new_text, _) = maintain::append_to_archive(existing.as_deref(), *year, entries, &now);
         fsx::write_atomic(b, &file, new_text.as_bytes())?;
         for e in entries {

@@ -40,14 +40,39 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let ours = read(env, &args.ours)?.ok_or_else(|| too_large(&ours_path))?;
     let theirs = read(env, &args.theirs)?.ok_or_else(|| too_large(&env.resolve(&args.theirs)))?;
     let marker_size = usize::from(args.marker_size);
-    let merged = match base {
-        Some(base) => {
-            let base = (!base.is_empty()).then_some(base.as_slice());
-            merge::merge_knowledge(base, &ours, &theirs, &path, marker_size)
+    let by_entry = std::panic::catch_unwind(|| {
+        crate::failpoint::panic_at("merge-driver");
+        match &base {
+            Some(base) => {
+                let base = (!base.is_empty()).then_some(base.as_slice());
+                merge::merge_knowledge(base, &ours, &theirs, &path, marker_size)
+            }
+            // A base over the bound cannot be read to merge by entry; OURS and THEIRS still
+            // can be kept whole.
+            None => merge::fallback(&ours, &theirs, Fallback::TooLarge(Side::Base), marker_size),
         }
-        // A base over the bound cannot be read to merge by entry; OURS and THEIRS still can be
-        // kept whole.
-        None => merge::fallback(&ours, &theirs, Fallback::TooLarge(Side::Base), marker_size),
+    });
+    let merged = match by_entry {
+        Ok(merged) => merged,
+        // A failure of megg's own leaves what git's own text merge leaves, and exit 1: both
+        // sides are in the file for the user to settle, never one side alone (SPEC §16).
+        Err(panic) => {
+            let why = crate::error::panic_message(&*panic);
+            let base = base.as_deref().unwrap_or_default();
+            let text = crate::git::text_merge(base, &ours, &theirs, args.marker_size);
+            let bytes = match text {
+                Some(t) => t.bytes,
+                None => merge::fallback(&ours, &theirs, Fallback::NotKnowledge, marker_size).bytes,
+            };
+            fsx::write_atomic(&boundary(&ours_path)?, &ours_path, &bytes)?;
+            return Ok(Output {
+                code: 1,
+                ..Output::default()
+            }
+            .with_warnings(vec![format!(
+                "{path}: megg failed to merge it by entry ({why}); left git's line merge of both sides, to settle by hand — this is a bug in megg, please report it"
+            )]));
+        }
     };
     fsx::write_atomic(&boundary(&ours_path)?, &ours_path, &merged.bytes)?;
 

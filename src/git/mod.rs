@@ -6,12 +6,14 @@
 //! - [`history`]: branch tips, divergence since a save, commits since a head (capped walks);
 //! - [`index`]: the work tree's status and the index — tracked and changed paths, unmerged
 //!   stages, marking a path resolved;
-//! - [`config`]: config files and attributes (the merge driver's registration, SPEC §11).
+//! - [`config`]: config files and attributes (the merge driver's registration, SPEC §11);
+//! - [`text_merge`]: git's own line merge of one file, the merge driver's fallback (SPEC §16).
 
 mod config;
 mod history;
 mod index;
 mod repo;
+mod text_merge;
 
 #[cfg(test)]
 mod tests;
@@ -23,3 +25,4 @@ pub use config::{
 pub use history::{Basis, Commits, Divergence, HOOK_WALK_CAP, WALK_CAP};
 pub use index::{Changed, Stage, Unmerged};
 pub use repo::Repo;
+pub use text_merge::{TextMerge, text_merge};

@@ -200,17 +200,24 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
     let mut chain = Vec::with_capacity(chain_domains.len());
     let mut info = None;
     for d in &chain_domains {
-        let text = read_or_warn(&d.boundary, &d.info_path(), MAX_INFO_BYTES, &mut warnings)
-            .unwrap_or_default();
-        let body = body_of(&text);
+        let file = d.info_path();
+        let link = part("info", &file, &mut warnings, |warnings| {
+            let text =
+                read_or_warn(&d.boundary, &file, MAX_INFO_BYTES, warnings).unwrap_or_default();
+            let body = body_of(&text);
+            let (title, excerpt) = title_and_excerpt(body, &d.name);
+            (body.to_string(), title, excerpt)
+        });
+        // A link whose info.md failed still names its domain: the chain keeps its shape.
+        let (body, title, excerpt) =
+            link.unwrap_or_else(|| (String::new(), d.name.clone(), String::new()));
         if domain.as_ref().is_some_and(|cur| cur.dir == d.dir) {
-            info = Some(body.to_string());
+            info = Some(body);
         }
-        let (title, excerpt) = title_and_excerpt(body, &d.name);
         chain.push(ChainLink {
             name: d.name.clone(),
             dir: d.dir.clone(),
-            info: d.info_path(),
+            info: file,
             title,
             excerpt,
         });
@@ -220,63 +227,89 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
     let mut newer_captures = Vec::new();
     if let Some(d) = &domain {
         let repo = deps.repo(path);
-        knowledge = load_knowledge(deps, repo.as_ref(), d, req, &mut warnings);
-        let on_disk = load_state(deps, d, &mut warnings);
-        let own = req
-            .own_capture
-            .as_ref()
-            .and_then(|id| own_capture(deps, d, path, id, &mut warnings));
-        if on_disk.is_some()
-            && let Some(sessions) = super::capture::sessions_for(repo.as_ref(), &top, Some(d))
-        {
-            let exclude: Vec<&str> = on_disk
-                .as_ref()
-                .and_then(|s| s.session.as_deref())
-                .into_iter()
-                .chain(req.own_capture.as_ref().map(|id| id.as_str()))
-                .collect();
-            newer_captures = super::capture::newer_captures(
-                deps,
-                &sessions,
-                d,
-                on_disk.as_ref().and_then(|s| s.updated_at),
-                &exclude,
-            );
+        // The handoff first: whatever fails after it, it is already here (SPEC §16).
+        let on_disk = part("state", &d.state_path(), &mut warnings, |w| {
+            load_state(deps, d, w)
+        })
+        .flatten();
+        let own = req.own_capture.as_ref().and_then(|id| {
+            part("capture", &d.state_path(), &mut warnings, |w| {
+                own_capture(deps, d, path, id, w)
+            })
+            .flatten()
+        });
+        if on_disk.is_some() {
+            newer_captures = part("captures", &d.megg, &mut warnings, |_| {
+                let Some(sessions) = super::capture::sessions_for(repo.as_ref(), &top, Some(d))
+                else {
+                    return Vec::new();
+                };
+                let exclude: Vec<&str> = on_disk
+                    .as_ref()
+                    .and_then(|s| s.session.as_deref())
+                    .into_iter()
+                    .chain(req.own_capture.as_ref().map(|id| id.as_str()))
+                    .collect();
+                super::capture::newer_captures(
+                    deps,
+                    &sessions,
+                    d,
+                    on_disk.as_ref().and_then(|s| s.updated_at),
+                    &exclude,
+                )
+            })
+            .unwrap_or_default();
         }
         let own = own.filter(|s| !s.expired);
         state = own.or(on_disk).filter(|s| !s.expired);
+        let file = d.knowledge_path();
+        knowledge = part("knowledge", &file, &mut warnings, |w| {
+            load_knowledge(deps, repo.as_ref(), d, req, w)
+        })
+        .flatten();
         if let Some(k) = knowledge.as_mut().filter(|k| k.topic.is_none()) {
-            with_index(k, (deps, d, &chain_domains), || {
-                session_words(state.as_ref(), &top, repo.as_ref())
+            // Without its index, knowledge in summary or blocked mode still shows the seed's
+            // digest or blocked message.
+            // (`with_index` sets the index last: a failure leaves none.)
+            part("index", &file, &mut warnings, |_| {
+                with_index(k, (deps, d, &chain_domains), || {
+                    session_words(state.as_ref(), &top, repo.as_ref())
+                });
             });
         }
-        let (listed, total) = discovery::megg_files(d);
-        if total > listed.len() {
-            warnings.push(format!(
-                "{} holds {total} .md files; listing the first {}",
-                d.megg.display(),
-                listed.len()
-            ));
-        }
-        files = listed
-            .into_iter()
-            .map(|p| {
-                let name = discovery::dir_name(&p);
-                let loaded = match name.as_str() {
-                    "info.md" | "knowledge.md" => true,
-                    "state.md" => state.is_some(),
-                    _ => false,
-                };
-                FileEntry {
-                    name,
-                    path: p,
-                    loaded,
-                }
-            })
-            .collect();
-        let found = discovery::siblings(&d.dir, deps.trusted);
-        warnings.extend(found.warnings);
-        siblings = found.domains;
+        files = part("files", &d.megg, &mut warnings, |warnings| {
+            let (listed, total) = discovery::megg_files(d);
+            if total > listed.len() {
+                warnings.push(format!(
+                    "{} holds {total} .md files; listing the first {}",
+                    d.megg.display(),
+                    listed.len()
+                ));
+            }
+            listed
+                .into_iter()
+                .map(|p| {
+                    let name = discovery::dir_name(&p);
+                    let loaded = match name.as_str() {
+                        "info.md" | "knowledge.md" => true,
+                        "state.md" => state.is_some(),
+                        _ => false,
+                    };
+                    FileEntry {
+                        name,
+                        path: p,
+                        loaded,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+        siblings = part("siblings", &d.dir, &mut warnings, |warnings| {
+            let found = discovery::siblings(&d.dir, deps.trusted);
+            warnings.extend(found.warnings);
+            found.domains
+        })
+        .unwrap_or_default();
     }
     Ok(Context {
         path: path.clone(),
@@ -292,6 +325,39 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
         children_cut: false,
         warnings,
     })
+}
+
+/// Builds one part of the context (SPEC §16): its warnings join the others; a failure inside
+/// megg while building it (a panic, whatever the input) becomes one warning naming `file` and
+/// `megg doctor`, and the other parts still load. `name` is the part's failure point in tests
+/// (`MEGG_FAILPOINTS=panic=<name>`).
+fn part<T>(
+    name: &str,
+    file: &Path,
+    warnings: &mut Vec<String>,
+    build: impl FnOnce(&mut Vec<String>) -> T,
+) -> Option<T> {
+    let mut own = Vec::new();
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::failpoint::panic_at(name);
+        build(&mut own)
+    }));
+    warnings.append(&mut own);
+    match built {
+        Ok(value) => Some(value),
+        Err(panic) => {
+            warnings.push(failed_part(file, &crate::error::panic_message(&*panic)));
+            None
+        }
+    }
+}
+
+/// The one line a part that failed inside megg becomes.
+pub fn failed_part(file: &Path, why: &str) -> String {
+    format!(
+        "{} was not loaded: megg failed on it ({why}); run `megg doctor`, and please report it",
+        file.display()
+    )
 }
 
 /// The body of a markdown file without its frontmatter and leading blank lines.

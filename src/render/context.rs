@@ -540,6 +540,7 @@ fn render(ctx: &Context, plan: &Plan) -> String {
     }
 
     if let Some(k) = &ctx.knowledge {
+        crate::failpoint::panic_at("render-knowledge");
         match plan.knowledge {
             KnowledgeLevel::AsComputed => {
                 let heading = match &k.topic {

@@ -23,6 +23,7 @@ mod knowledge;
 mod mcp;
 mod merge;
 mod newcomer;
+mod people_text;
 mod pty;
 mod readme;
 mod recall;

@@ -150,7 +150,10 @@ pub struct Entry<'a> {
 /// The entries of a `knowledge.md` body (the text after its frontmatter).
 pub fn parse(body: &str) -> Vec<Entry<'_>> {
     let mut entries: Vec<Entry<'_>> = Vec::new();
-    for chunk in chunks(body) {
+    for (i, chunk) in chunks(body).into_iter().enumerate() {
+        // The first chunk holds the file's title; people write their first entry right under
+        // it, without a `---` line: its header starts the entry (SPEC §16).
+        let chunk = if i == 0 { after_title(chunk) } else { chunk };
         match parse_entry(chunk) {
             Some(entry) => entries.push(entry),
             // A chunk without a header after an entry is that entry's text around a `---`
@@ -261,6 +264,18 @@ fn chunks(body: &str) -> Vec<&str> {
     out
 }
 
+/// The first chunk from its first `## ` header line on (the whole chunk when none is).
+fn after_title(chunk: &str) -> &str {
+    let mut pos = 0;
+    for line in chunk.split_inclusive('\n') {
+        if line.starts_with("## ") {
+            return chunk.get(pos..).unwrap_or(chunk);
+        }
+        pos += line.len();
+    }
+    chunk
+}
+
 fn trim_blank_lines(s: &str) -> &str {
     let s = s.trim_end();
     let mut start = 0;
@@ -310,37 +325,35 @@ fn parse_entry(chunk: &str) -> Option<Entry<'_>> {
 
 /// `2026-01-17 - Title` → (date, title); a header without a leading date is all title.
 fn split_date(header: &str) -> (Option<&str>, &str) {
-    let bytes = header.as_bytes();
-    let dated = bytes.len() >= 10
-        && bytes[..10].iter().enumerate().all(|(i, b)| {
+    let Some((date, rest)) = header.split_at_checked(10).filter(|(date, _)| {
+        date.bytes().enumerate().all(|(i, b)| {
             if i == 4 || i == 7 {
-                *b == b'-'
+                b == b'-'
             } else {
                 b.is_ascii_digit()
             }
-        });
-    if !dated {
+        })
+    }) else {
         return (None, header);
-    }
-    let rest = header[10..].trim_start();
+    };
+    let rest = rest.trim_start();
     let title = ["- ", "— ", "– ", ": "]
         .iter()
         .find_map(|sep| rest.strip_prefix(sep))
         .unwrap_or(rest)
         .trim();
-    (
-        Some(&header[..10]),
-        if title.is_empty() { header } else { title },
-    )
+    (Some(date), if title.is_empty() { header } else { title })
 }
 
 /// The value of a `**Name:** value` line (also `**Name**: value`), any case.
 fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     let rest = line.strip_prefix("**")?;
-    if rest.len() < name.len() || !rest[..name.len()].eq_ignore_ascii_case(name) {
+    // `get`: the line is anyone's text, and `name.len()` bytes in may be inside a character
+    // (`**Café** …`).
+    let (head, rest) = rest.split_at_checked(name.len())?;
+    if !head.eq_ignore_ascii_case(name) {
         return None;
     }
-    let rest = &rest[name.len()..];
     let rest = rest
         .strip_prefix(":**")
         .or_else(|| rest.strip_prefix("**:"))?;
@@ -695,6 +708,22 @@ pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
         ],
     ));
     out
+}
+
+/// Why a knowledge or archive file cannot be rewritten: its frontmatter is not YAML megg can
+/// read (SPEC §16). `learn` and `maintain` refuse to write such a file and leave it as it is.
+pub fn unparsable(text: &str) -> Option<String> {
+    let yaml = crate::frontmatter::split(text).yaml?;
+    crate::frontmatter::parse(yaml).err().map(|e| e.0)
+}
+
+/// The error a command that would rewrite `path` gives for [`unparsable`]'s `why`.
+pub fn refuse_unparsable(path: &std::path::Path, why: &str) -> crate::error::Error {
+    crate::error::Error::corrupt(format!(
+        "{}: invalid frontmatter ({why}); nothing written",
+        path.display()
+    ))
+    .with_hint("fix the YAML between the `---` lines at the top of the file (`megg doctor` names the problem), then run this again")
 }
 
 /// Appends an entry's text (`raw`: from its `## ` header to its last non-blank line) to
