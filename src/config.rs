@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toml_edit::{Array, DocumentMut, value};
+use toml_edit::{Array, DocumentMut, Item, value};
 
 use crate::error::Error;
 use crate::error::Result;
@@ -109,7 +109,7 @@ pub fn edit_list(
         for d in &dirs {
             array.push(d.to_string_lossy().into_owned());
         }
-        doc["trusted_dirs"] = value(array);
+        *doc.entry("trusted_dirs").or_insert(Item::None) = value(array);
         fsx::write_atomic(&b, &file, doc.to_string().as_bytes())?;
     }
     Ok((file, dirs, changed))

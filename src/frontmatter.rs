@@ -26,7 +26,6 @@ pub fn split(text: &str) -> Split<'_> {
         newline: "\n",
     };
     let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let bom = text.len() - text_no_bom.len();
     let (first, newline) = if let Some(rest) = text_no_bom.strip_prefix("---\r\n") {
         (rest, "\r\n")
     } else if let Some(rest) = text_no_bom.strip_prefix("---\n") {
@@ -34,14 +33,14 @@ pub fn split(text: &str) -> Split<'_> {
     } else {
         return plain;
     };
-    let yaml_start = bom + (text_no_bom.len() - first.len());
-    let mut pos = yaml_start;
-    for line in text[yaml_start..].split_inclusive('\n') {
+    let mut pos = 0;
+    for line in first.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
         if bare == "---" || bare == "..." {
+            let (yaml, rest) = first.split_at_checked(pos).unwrap_or((first, ""));
             return Split {
-                yaml: Some(&text[yaml_start..pos]),
-                body: &text[pos + line.len()..],
+                yaml: Some(yaml),
+                body: rest.get(line.len()..).unwrap_or_default(),
                 newline,
             };
         }
@@ -133,10 +132,7 @@ impl Fields<'_> {
 fn raw_scalar(yaml: &str, key: &str) -> Option<String> {
     yaml.lines().find_map(|line| {
         let rest = after_key(line, key)?;
-        let value = match rest.find(" #") {
-            Some(i) => &rest[..i],
-            None => rest,
-        };
+        let value = rest.split_once(" #").map_or(rest, |(value, _)| value);
         Some(value.trim().trim_matches(['"', '\'']).to_string())
     })
 }
@@ -182,13 +178,13 @@ pub fn key_block<'a>(yaml: &'a str, key: &str) -> Option<&'a str> {
             None if is_key_line(line, key) => start = Some(pos),
             // The block ends at the first line that is not an indented continuation.
             Some(s) if !line.starts_with([' ', '\t']) || line.trim().is_empty() => {
-                return Some(&yaml[s..pos]);
+                return yaml.get(s..pos);
             }
             _ => {}
         }
         pos += line.len();
     }
-    start.map(|s| &yaml[s..])
+    start.and_then(|s| yaml.get(s..))
 }
 
 /// Replaces `key`'s block (its line and continuation lines) with `block` — whole lines, as

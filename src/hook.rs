@@ -22,18 +22,17 @@ fn command_word(args: &[OsString]) -> Option<(String, Vec<String>)> {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
+    let mut rest = args.as_slice();
+    while let Some((a, after)) = rest.split_first() {
         if a == "-C" || a == "--color" {
-            i += 2;
+            rest = after.get(1..).unwrap_or_default();
             continue;
         }
         if a.starts_with('-') {
-            i += 1;
+            rest = after;
             continue;
         }
-        return Some((a.to_string(), args[i + 1..].to_vec()));
+        return Some((a.clone(), after.to_vec()));
     }
     None
 }

@@ -139,7 +139,7 @@ impl Prompter for Scripted {
         self.transcript.push(format!(
             "? {question} [{}] default={}",
             items.join(" | "),
-            items[default]
+            items.get(default).map_or("", String::as_str)
         ));
         let answer = self.next_answer()?;
         if answer == "<esc>" {

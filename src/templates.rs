@@ -67,20 +67,23 @@ pub const GEMINI_FILES: [(&str, &str); 5] = [
 pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 64);
     let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        match after.find("}}") {
-            Some(end) => {
-                let key = &after[..end];
+    while let Some((before, after)) = rest.split_once("{{") {
+        out.push_str(before);
+        match after.split_once("}}") {
+            Some((key, tail)) => {
                 match values.iter().find(|(k, _)| *k == key) {
                     Some((_, v)) => out.push_str(v),
-                    None => out.push_str(&rest[start..start + 4 + end]),
+                    None => {
+                        out.push_str("{{");
+                        out.push_str(key);
+                        out.push_str("}}");
+                    }
                 }
-                rest = &after[end + 2..];
+                rest = tail;
             }
             None => {
-                out.push_str(&rest[start..]);
+                out.push_str("{{");
+                out.push_str(after);
                 rest = "";
             }
         }
@@ -101,6 +104,15 @@ mod tests {
             "a {{y}} b 2"
         );
         assert_eq!(fill("{{unknown}} {{", &[]), "{{unknown}} {{");
+    }
+
+    #[test]
+    fn multi_byte_text_around_and_in_keys_is_kept() {
+        assert_eq!(
+            fill("Café {{x}} — {{é}} ü{{", &[("x", "☕")]),
+            "Café ☕ — {{é}} ü{{"
+        );
+        assert_eq!(fill("{{é}}", &[("é", "e")]), "e");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! corpus test in `tests/cli/tokens.rs`) and a third of tiktoken-rs's start-up time.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -100,7 +101,8 @@ impl Counter {
                 original,
             };
         }
-        let fits = |end: usize| count_uncached(&text[..end]) <= max;
+        // Every cut is a character boundary (from `match_indices` and `char_indices`).
+        let fits = |end: usize| text.get(..end).is_some_and(|t| count_uncached(t) <= max);
         let lines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
         let words: Vec<usize> = text
             .char_indices()
@@ -109,13 +111,16 @@ impl Counter {
             .collect();
         let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
         let keep_min = max - max / 4;
-        let keeps_enough = |end: &usize| count_uncached(&text[..*end]) >= keep_min;
+        let keeps_enough = |end: &usize| {
+            text.get(..*end)
+                .is_some_and(|t| count_uncached(t) >= keep_min)
+        };
         let end = last_fitting(&lines, &fits)
             .filter(keeps_enough)
             .or_else(|| last_fitting(&words, &fits).filter(keeps_enough))
             .or_else(|| last_fitting(&chars, &fits))
             .unwrap_or(0);
-        let cut = text[..end].trim_end();
+        let cut = text.get(..end).unwrap_or_default().trim_end();
         Truncated {
             text: cut,
             tokens: self.count(cut),
@@ -131,13 +136,13 @@ fn last_fitting(cuts: &[usize], fits: &impl Fn(usize) -> bool) -> Option<usize> 
     let (mut lo, mut hi) = (0usize, cuts.len());
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if fits(cuts[mid]) {
+        if cuts.get(mid).is_some_and(|&c| fits(c)) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    cuts[..lo].iter().rev().copied().find(|&c| fits(c))
+    cuts.get(..lo)?.iter().rev().copied().find(|&c| fits(c))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,7 +225,10 @@ impl Cache {
         }
         let mut out = String::with_capacity(self.order.len() * 40);
         for k in &self.order {
-            out.push_str(&format!("{k:032x}\t{}\n", self.entries[k]));
+            if let Some(n) = self.entries.get(k) {
+                // Writing to a String cannot fail.
+                let _ = writeln!(out, "{k:032x}\t{n}");
+            }
         }
         if let Some(b) = cache_boundary(file)
             && crate::fsx::create_dir_all(&b, b.root()).is_ok()

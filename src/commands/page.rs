@@ -32,24 +32,32 @@ pub fn longest_prefix(text: &str, fits: impl Fn(&str) -> bool) -> Option<&str> {
     if !fits("") {
         return None;
     }
-    let (mut lo, mut hi) = (0, ends.len() - 1);
+    // Every end is a char boundary (`char_indices`), so each prefix is `Some`.
+    let prefix = |i: usize| {
+        ends.get(i)
+            .and_then(|&end| text.get(..end))
+            .unwrap_or_default()
+    };
+    let (mut lo, mut hi) = (0, ends.len().saturating_sub(1));
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if fits(&text[..ends[mid]]) {
+        if fits(prefix(mid)) {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
-    Some(&text[..ends[lo]])
+    Some(prefix(lo))
 }
 
 /// [`longest_prefix`], ending after a line when one ends in its second half: what a document
 /// or a result cut to fit keeps.
 pub fn longest_lines(text: &str, fits: impl Fn(&str) -> bool) -> Option<&str> {
     let prefix = longest_prefix(text, fits)?;
-    Some(match prefix.rfind('\n') {
-        Some(nl) if (nl + 1) * 2 > prefix.len() => &prefix[..=nl],
+    Some(match prefix.rsplit_once('\n') {
+        Some((head, _)) if (head.len() + 1) * 2 > prefix.len() => {
+            prefix.get(..=head.len()).unwrap_or(prefix)
+        }
         _ => prefix,
     })
 }

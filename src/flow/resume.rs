@@ -40,7 +40,7 @@ pub struct Outcome {
 impl Outcome {
     /// The warnings still to print.
     pub fn unshown(&self) -> &[String] {
-        &self.report.warnings[self.shown..]
+        self.report.warnings.get(self.shown..).unwrap_or_default()
     }
 }
 
@@ -142,7 +142,7 @@ pub fn resume(
 
 /// Puts the warnings after the first `shown` on the terminal; returns how many are shown now.
 fn warn_unshown(p: &mut dyn Prompter, warnings: &[String], shown: usize) -> usize {
-    for w in &warnings[shown..] {
+    for w in warnings.get(shown..).unwrap_or_default() {
         p.warn(w);
     }
     warnings.len()
@@ -198,7 +198,11 @@ fn ask(
         let i = p
             .select(question, &items, default)?
             .ok_or_else(Error::interrupted)?;
-        match report.options[i].id {
+        let option = report
+            .options
+            .get(i)
+            .ok_or_else(|| Error::internal("the prompt picked no option"))?;
+        match option.id {
             OptionId::View => {
                 let text = store::read_text(found)?;
                 p.show(&text);

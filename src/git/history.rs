@@ -185,7 +185,7 @@ impl Repo {
             {
                 let id = oid.to_string();
                 shown.push((
-                    id[..7].to_string(),
+                    id.get(..7).unwrap_or(&id).to_string(),
                     c.summary().ok().flatten().unwrap_or("").to_string(),
                 ));
             }

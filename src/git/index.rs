@@ -247,7 +247,8 @@ impl Repo {
 fn parent(path: &[u8]) -> &[u8] {
     path.iter()
         .rposition(|&c| c == b'/')
-        .map_or(&[], |slash| &path[..slash])
+        .and_then(|slash| path.get(..slash))
+        .unwrap_or_default()
 }
 
 /// An index entry's mode for a submodule (a commit, not a file).

@@ -14,6 +14,9 @@ pub struct TextMerge {
 /// markers of `marker_size` labelled `ours` and `theirs` as git labels a driver's sides.
 /// `None` when libgit2 cannot merge them (it refuses binary content).
 pub fn text_merge(base: &[u8], ours: &[u8], theirs: &[u8], marker_size: u16) -> Option<TextMerge> {
+    // `git_merge_file` does not start libgit2 itself (git2 0.21 does so only in the calls that
+    // need a repository or an object id): this one does, once per process.
+    let _ = git2::Oid::from_str("0");
     let input = |bytes| {
         let mut i = git2::MergeFileInput::new();
         i.content(bytes);

@@ -26,8 +26,8 @@ fn marker(line: &str) -> Option<Marker> {
         b'>' => (Marker::Close, '>'),
         _ => return None,
     };
-    let run = line.len() - line.trim_start_matches(c).len();
-    let rest = &line[run..];
+    let rest = line.trim_start_matches(c);
+    let run = line.len() - rest.len();
     let labelled = kind != Marker::Split && (rest.is_empty() || rest.starts_with(' '));
     (run >= MIN_MARKER && (labelled || (kind == Marker::Split && rest.trim().is_empty())))
         .then_some(kind)
@@ -38,17 +38,17 @@ fn marker(line: &str) -> Option<Marker> {
 /// such a line can open a fence but never close one).
 fn fence(line: &str) -> Option<(u8, usize, bool)> {
     let line = line.trim_end_matches(['\n', '\r']);
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
+    let t = line.trim_start_matches(' ');
+    if line.len() - t.len() > 3 {
         return None;
     }
-    let t = &line[indent..];
     let c = *t.as_bytes().first()?;
     if c != b'`' && c != b'~' {
         return None;
     }
-    let run = t.len() - t.trim_start_matches(c as char).len();
-    (run >= 3).then(|| (c, run, !t[run..].trim().is_empty()))
+    let rest = t.trim_start_matches(c as char);
+    let run = t.len() - rest.len();
+    (run >= 3).then(|| (c, run, !rest.trim().is_empty()))
 }
 
 /// Which side of a conflict a line belongs to.
@@ -92,7 +92,7 @@ fn groups(lines: &[&str]) -> Vec<Group> {
                 out.push(Group {
                     open,
                     close: i,
-                    labels: (label(lines[open]), label(line)),
+                    labels: (label(lines.get(open).unwrap_or(&"")), label(line)),
                 });
                 side = Side::Outside;
             }
@@ -113,14 +113,16 @@ fn conflicts(lines: &[&str]) -> Vec<Group> {
     let mut open: Option<(u8, usize)> = None;
     let mut next = 0;
     let mut i = 0;
-    while i < lines.len() {
-        if next < all.len() && all[next].open == i {
-            fenced[next] = open.is_some();
-            i = all[next].close + 1;
+    while let Some(line) = lines.get(i) {
+        if let Some(group) = all.get(next).filter(|g| g.open == i) {
+            if let Some(f) = fenced.get_mut(next) {
+                *f = open.is_some();
+            }
+            i = group.close + 1;
             next += 1;
             continue;
         }
-        if let Some((c, run, info)) = fence(lines[i]) {
+        if let Some((c, run, info)) = fence(line) {
             match open {
                 None => open = Some((c, run)),
                 Some((oc, orun)) if oc == c && run >= orun && !info => open = None,

@@ -290,10 +290,14 @@ fn walk_down(path: &Path, trusted: &[PathBuf], bound: usize) -> Found {
     'levels: for depth in 1..=CHILD_DEPTH {
         let (mut listed_dirs, mut next) = (Vec::new(), Vec::new());
         for (parent, name) in &level {
+            // `parent` indexes the level above, which this loop built.
+            let Some(up) = above.get(if depth == 1 { 0 } else { *parent }) else {
+                continue;
+            };
             let dir = if depth == 1 {
-                above[0].clone()
+                up.clone()
             } else {
-                above[*parent].join(name)
+                up.join(name)
             };
             let Some((listed, names)) = subdirs(&dir, depth == 1, &mut found.warnings) else {
                 continue;

@@ -517,7 +517,7 @@ pub fn merge_driver(
         ConfigLevel::User => "megg setup --scope user",
         ConfigLevel::Repository | ConfigLevel::Other => "megg setup",
     };
-    if named.is_empty() {
+    let [first, more @ ..] = named.as_slice() else {
         return match unnamed.as_slice() {
             [] => check(
                 "merge",
@@ -536,11 +536,11 @@ pub fn merge_driver(
                 fix: Some("megg setup".into()),
             },
         };
-    }
-    let which_files = if named.len() == 1 {
-        named[0].rel.clone()
+    };
+    let which_files = if more.is_empty() {
+        first.rel.clone()
     } else {
-        format!("{} and {} more", named[0].rel, named.len() - 1)
+        format!("{} and {} more", first.rel, more.len())
     };
     let fail = |detail: String, fix: &str| {
         check(

@@ -58,9 +58,9 @@ fn toml_key(text: &str, tables: &[&str], key: &str) -> Option<String> {
             continue;
         }
         let v = v.trim();
-        let quote = v.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+        let mut chars = v.chars();
+        let quote = chars.next().filter(|c| *c == '"' || *c == '\'')?;
         let mut out = String::new();
-        let mut chars = v[1..].chars();
         while let Some(c) = chars.next() {
             match c {
                 // Basic strings ("…") have escapes; literal strings ('…') do not.
@@ -133,15 +133,14 @@ fn strip_userinfo(url: &str) -> String {
     };
     let authority_end = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(authority_end);
-    let Some(at) = authority.rfind('@') else {
+    let Some((userinfo, host)) = authority.rsplit_once('@') else {
         return url.to_string();
     };
-    let userinfo = &authority[..at];
     let keep_user = scheme.starts_with("ssh") && !userinfo.contains(':');
     if keep_user {
         return url.to_string();
     }
-    format!("{scheme}://{}{path}", &authority[at + 1..])
+    format!("{scheme}://{host}{path}")
 }
 
 /// The body of a new `info.md`: `--info` text, or the template.

@@ -210,20 +210,25 @@ fn without(body: &str, gone: &[&str]) -> String {
     ranges.sort_unstable();
     let mut out = String::with_capacity(body.len());
     let mut pos = 0;
+    // Every offset is where an entry's slice of `body` starts or ends, or a line's: a char
+    // boundary, so `piece` gives the text between them (and never panics).
+    let piece = |from: usize, to: usize| body.get(from..to).unwrap_or_default();
     for (start, end) in ranges {
         // Take the separator line above the entry with it, when only blank lines lie between.
-        let before = body[..start].trim_end_matches(['\n', '\r', ' ', '\t']);
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let cut_from = if before[line_start..].trim() == "---" {
+        let before = piece(0, start).trim_end_matches(['\n', '\r', ' ', '\t']);
+        let (line_start, last_line) = before
+            .rsplit_once('\n')
+            .map_or((0, before), |(head, line)| (head.len() + 1, line));
+        let cut_from = if last_line.trim() == "---" {
             line_start
         } else {
             start
         };
-        out.push_str(&body[pos..cut_from.max(pos)]);
+        out.push_str(piece(pos, cut_from.max(pos)));
         // And the end of its last line and the blank lines after it, so the entries around it
         // keep the spacing they had.
         let mut end = end;
-        for line in body[end..].split_inclusive('\n') {
+        for line in piece(end, body.len()).split_inclusive('\n') {
             if !line.trim().is_empty() {
                 break;
             }
@@ -231,7 +236,7 @@ fn without(body: &str, gone: &[&str]) -> String {
         }
         pos = end;
     }
-    out.push_str(&body[pos..]);
+    out.push_str(piece(pos, body.len()));
     out
 }
 

@@ -66,14 +66,16 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     if found.is_empty() {
         return Cow::Borrowed(text);
     }
+    // Every range starts and ends next to an ASCII byte, so on a character boundary; were one
+    // not to, the text around it is left out rather than a secret let through.
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for f in found {
-        out.push_str(&text[at..f.range.start]);
+        out.push_str(text.get(at..f.range.start).unwrap_or_default());
         out.push_str(REDACTED);
         at = f.range.end;
     }
-    out.push_str(&text[at..]);
+    out.push_str(text.get(at..).unwrap_or_default());
     Cow::Owned(out)
 }
 
@@ -86,9 +88,8 @@ pub fn secrets(text: &str) -> Vec<Finding> {
     // Whether a word may start at `i`. After a secret it may: `]` ends the replacement, so
     // a second pass over the redacted text sees what this one did.
     let mut boundary = true;
-    while i < b.len() {
-        let c = b[i];
-        let found = if c == b'-' && b[i..].starts_with(BEGIN) {
+    while let Some(&c) = b.get(i) {
+        let found = if c == b'-' && tail(b, i).starts_with(BEGIN) {
             private_key(text, i, &mut ends)
         } else if boundary && is_word(c) {
             token(b, i).or_else(|| assignment(b, i))
@@ -128,12 +129,17 @@ fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
 }
 
-/// The end of the run of bytes from `from` that satisfy `ok`.
-fn run(b: &[u8], from: usize, ok: impl Fn(u8) -> bool) -> usize {
-    b[from.min(b.len())..]
+/// The bytes of `b` from `at` on (none past its end).
+fn tail(b: &[u8], at: usize) -> &[u8] {
+    b.get(at..).unwrap_or_default()
+}
+
+/// The end of the run of bytes from `start` that satisfy `ok`.
+fn run(b: &[u8], start: usize, ok: impl Fn(u8) -> bool) -> usize {
+    tail(b, start)
         .iter()
         .position(|&c| !ok(c))
-        .map_or(b.len(), |n| from + n)
+        .map_or(b.len(), |n| start + n)
 }
 
 /// Whether a word ends at `at` (the text ends, or a non-word character follows).
@@ -147,7 +153,7 @@ fn alnum(c: u8) -> bool {
 
 /// A token with a well-known prefix starting at `i`, at least its real length, ending a word.
 fn token(b: &[u8], i: usize) -> Option<Finding> {
-    let rest = &b[i..];
+    let rest = tail(b, i);
     let upper_digit = |c: u8| c.is_ascii_uppercase() || c.is_ascii_digit();
     let (kind, body, min, ok): (Kind, usize, usize, &dyn Fn(u8) -> bool) =
         if rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA") {
@@ -181,7 +187,9 @@ fn token(b: &[u8], i: usize) -> Option<Finding> {
     // Hyphenated words after `sk-` (`sk-learn-is-a-python-library`) are not keys: a key's
     // random part has a digit or a capital.
     if kind == Kind::ApiKey
-        && !b[start..end]
+        && !b
+            .get(start..end)
+            .unwrap_or_default()
             .iter()
             .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
     {
@@ -196,12 +204,12 @@ fn token(b: &[u8], i: usize) -> Option<Finding> {
 /// `eyJ<b64url>.eyJ<b64url>.<b64url>` starting at `i`.
 fn jwt(b: &[u8], i: usize) -> Option<Finding> {
     let b64 = is_word;
-    let seg = |from: usize, lead: &[u8]| -> Option<usize> {
-        if !b[from.min(b.len())..].starts_with(lead) {
+    let seg = |at: usize, lead: &[u8]| -> Option<usize> {
+        if !tail(b, at).starts_with(lead) {
             return None;
         }
-        let end = run(b, from + lead.len(), b64);
-        (end > from + lead.len()).then_some(end)
+        let end = run(b, at + lead.len(), b64);
+        (end > at + lead.len()).then_some(end)
     };
     let one = seg(i, b"eyJ")?;
     (b.get(one) == Some(&b'.')).then_some(())?;
@@ -218,7 +226,7 @@ fn jwt(b: &[u8], i: usize) -> Option<Finding> {
 /// secret's name: the value.
 fn assignment(b: &[u8], i: usize) -> Option<Finding> {
     let key_end = run(b, i, is_word);
-    let key = b[i..key_end].to_ascii_lowercase();
+    let key = b.get(i..key_end)?.to_ascii_lowercase();
     if !KEYS.iter().any(|k| key.ends_with(k.as_bytes())) {
         return None;
     }
@@ -242,9 +250,10 @@ fn assignment(b: &[u8], i: usize) -> Option<Finding> {
     j = spaces(j);
     let value = match b.get(j) {
         Some(&q @ (b'"' | b'\'')) => {
-            let limit = b.len().min(j + 1 + MAX_QUOTED);
-            match b[j + 1..limit].iter().position(|&c| c == q || c == b'\n') {
-                Some(n) if b[j + 1 + n] == q => j + 1..j + 1 + n,
+            let quoted = tail(b, j + 1);
+            let quoted = quoted.get(..MAX_QUOTED).unwrap_or(quoted);
+            match quoted.iter().position(|&c| c == q || c == b'\n') {
+                Some(n) if quoted.get(n) == Some(&q) => j + 1..j + 1 + n,
                 // No closing quote on the line: the value as if unquoted.
                 _ => j + 1..unquoted_end(b, j + 1),
             }
@@ -253,10 +262,10 @@ fn assignment(b: &[u8], i: usize) -> Option<Finding> {
         Some(b'*') | None => return None,
         Some(_) => j..unquoted_end(b, j),
     };
-    let text = &b[value.clone()];
+    let text = b.get(value.clone()).unwrap_or_default();
     // A private key is found whole where it starts; what was redacted stays as it is.
     if text.is_empty()
-        || b[value.start..].starts_with(BEGIN)
+        || tail(b, value.start).starts_with(BEGIN)
         || text.starts_with(REDACTED.as_bytes())
         || matches!(text, b"null" | b"true" | b"false")
     {
@@ -278,14 +287,15 @@ fn unquoted_end(b: &[u8], from: usize) -> usize {
 
 /// The userinfo of `scheme://userinfo@host` when `i` is at `://`.
 fn userinfo(b: &[u8], i: usize) -> Option<Finding> {
-    if !b[i..].starts_with(b"://") || i == 0 || !b[i - 1].is_ascii_alphanumeric() {
+    let before = i.checked_sub(1).and_then(|p| b.get(p));
+    if !tail(b, i).starts_with(b"://") || !before.is_some_and(u8::is_ascii_alphanumeric) {
         return None;
     }
     let start = i + 3;
     let end = run(b, start, |c| {
         !c.is_ascii_whitespace() && !b"/?#@<>\"'`".contains(&c)
     });
-    let info = &b[start..end];
+    let info = b.get(start..end).unwrap_or_default();
     let redacted = info
         .windows(REDACTED.len())
         .any(|w| w == REDACTED.as_bytes());
@@ -295,17 +305,17 @@ fn userinfo(b: &[u8], i: usize) -> Option<Finding> {
     })
 }
 
-/// The end (after `-----`) of a `… PRIVATE KEY …-----` label starting at `from`.
-fn key_label(b: &[u8], from: usize) -> Option<usize> {
-    let limit = b.len().min(from + MAX_LABEL);
-    let end = from
-        + b[from..limit]
-            .iter()
-            .position(|&c| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' '))
-            .unwrap_or(limit - from);
-    let label = &b[from..end];
+/// The end (after `-----`) of a `… PRIVATE KEY …-----` label starting at `start`.
+fn key_label(b: &[u8], start: usize) -> Option<usize> {
+    let rest = b.get(start..)?;
+    let window = rest.get(..MAX_LABEL).unwrap_or(rest);
+    let n = window
+        .iter()
+        .position(|&c| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' '))
+        .unwrap_or(window.len());
+    let (label, after) = rest.split_at_checked(n)?;
     let private = label.windows(11).any(|w| w == b"PRIVATE KEY");
-    (private && b[end..].starts_with(b"-----")).then_some(end + 5)
+    (private && after.starts_with(b"-----")).then_some(start + n + 5)
 }
 
 /// A private-key block starting at `i`: through its END line, or to the end of the text
@@ -339,7 +349,7 @@ impl Ends {
         let b = text.as_bytes();
         let mut k = from;
         let found = loop {
-            let Some(n) = text[k..].find(END) else {
+            let Some(n) = text.get(k..).and_then(|rest| rest.find(END)) else {
                 break None;
             };
             let start = k + n;

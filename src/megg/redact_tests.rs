@@ -149,6 +149,25 @@ fn url_userinfo_is_redacted_and_the_host_kept() {
 }
 
 #[test]
+fn multi_byte_characters_next_to_secrets_stay_whole() {
+    assert_eq!(
+        redact("Café password=Crème☕brûlée — fin"),
+        "Café password=[redacted] — fin"
+    );
+    assert_eq!(
+        redact("é https://üser:pässwörd@hôst/é"),
+        "é https://[redacted]@hôst/é"
+    );
+    assert_eq!(redact("token=\"é☕"), "token=\"[redacted]");
+    assert_eq!(
+        redact("☕ghp_abcdefghijklmnopqrstuvwxyz0123456789é"),
+        "☕[redacted]é"
+    );
+    untouched("-----BEGIN É PRIVATE KEY-----\nMIIE");
+    untouched("ü://x@y é:");
+}
+
+#[test]
 fn ordinary_text_stays_byte_identical() {
     let text = "We wrote the task-list and a sketch of the skeleton; the tokenizer counts \
                 tokens and the token expires after an hour. A risk-assessment by the task-force \

@@ -47,23 +47,20 @@ pub fn file_name(slug: &str) -> String {
 
 /// `s` without a leading `YYYY-MM-DD-`.
 fn strip_date(s: &str) -> Option<&str> {
-    let b = s.as_bytes();
-    let ok = b.len() > 11
-        && b[..10].iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        })
-        && b[10] == b'-';
-    ok.then(|| &s[11..])
+    let (date, rest) = s.split_at_checked(11)?;
+    let ok = !rest.is_empty()
+        && date.bytes().enumerate().all(|(i, c)| match i {
+            4 | 7 | 10 => c == b'-',
+            _ => c.is_ascii_digit(),
+        });
+    ok.then_some(rest)
 }
 
 /// `s` without a leading run of exactly `n` digits and a `-`.
 fn strip_digits_dash(s: &str, n: usize) -> Option<&str> {
-    let b = s.as_bytes();
-    (b.len() > n + 1 && b[..n].iter().all(u8::is_ascii_digit) && b[n] == b'-').then(|| &s[n + 1..])
+    let (head, rest) = s.split_at_checked(n + 1)?;
+    let digits = head.strip_suffix('-')?;
+    (!rest.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(rest)
 }
 
 #[cfg(test)]
@@ -126,6 +123,15 @@ mod tests {
         assert_eq!(slug("..").as_deref(), None);
         assert_eq!(slug("---.md"), None);
         assert_eq!(slug("2026-01-15-feat--plan.md"), None);
+    }
+
+    #[test]
+    fn multi_byte_characters_where_a_date_or_sequence_would_be() {
+        assert_eq!(slug("2026-01-1é-x.md").as_deref(), Some("2026-01-1-x"));
+        assert_eq!(slug("2026-01-15-00é-x.md").as_deref(), Some("00-x"));
+        assert_eq!(slug("2026-01-15-é.md"), None);
+        assert_eq!(slug("é").as_deref(), None);
+        assert_eq!(slug("2026-01-15-1234é.md").as_deref(), Some("1234"));
     }
 
     #[test]

@@ -270,11 +270,13 @@ fn cut_to_fit(
     let smallest = render(ctx, plan);
     // Everything but the block's kept text and its marker, measured on a real render.
     let kept = kept_lengths(&lines, unit);
-    let rest = unit.len(&smallest) - kept[least] - marker_len(lines.len() - least);
+    // `kept` has one length per number of lines kept, 0 to all of them.
+    let kept_at = |k: usize| kept.get(k).copied().unwrap_or_default();
+    let rest = unit.len(&smallest) - kept_at(least) - marker_len(lines.len() - least);
     // Keeping every line is no cut; it did not fit without a marker, so not with one either.
     let best = (least..lines.len())
         .rev()
-        .find(|&k| rest + kept[k] + marker_len(lines.len() - k) <= max);
+        .find(|&k| rest + kept_at(k) + marker_len(lines.len() - k) <= max);
     match best {
         Some(k) if k > least => {
             set(plan, k);
@@ -373,8 +375,9 @@ fn cut_lines(s: &str, max: usize, unit: Unit) -> (&str, usize) {
         used += n;
         end += line.len();
     }
-    let kept = &s[..end];
-    (kept, s[end..].lines().count())
+    // `end` is where a line ends: a char boundary.
+    let (kept, rest) = s.split_at_checked(end).unwrap_or((s, ""));
+    (kept, rest.lines().count())
 }
 
 /// Last resort when even the degraded parts do not fit: whole lines, plus a marker.
@@ -721,7 +724,7 @@ pub fn index_text(k: &Knowledge, index: &Index, keep: usize, topics: bool) -> St
             String::new()
         }
     );
-    let lines = &index.lines[..keep.min(index.lines.len())];
+    let lines = index.lines.get(..keep).unwrap_or(&index.lines);
     for (why, head) in [
         (Why::Session, "Relevant to this session:"),
         (Why::Gotcha, "Gotchas:"),
@@ -798,7 +801,8 @@ fn first_lines(s: &str, keep: usize) -> (&str, usize) {
         .take(keep)
         .map(str::len)
         .sum::<usize>();
-    (&s[..end], s[end..].lines().count())
+    let (kept, rest) = s.split_at_checked(end).unwrap_or((s, ""));
+    (kept, rest.lines().count())
 }
 
 fn push_block(out: &mut String, block: &str) {

@@ -15,7 +15,7 @@ pub fn searched(s: &Searched) -> String {
 /// [`searched`], with the byte ranges of the words in titles and snippets that match the
 /// query (highlighted on a terminal).
 pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
-    if s.results.is_empty() {
+    let Some(first) = s.results.first() else {
         let mut out = format!("No match for {}.\n", shell_quote(&s.query));
         if !s.suggestions.is_empty() {
             out.push_str(&format!(
@@ -24,7 +24,7 @@ pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
             ));
         }
         return (out, Vec::new());
-    }
+    };
     let terms = search::query_terms(&s.query);
     let mut out = String::new();
     let mut marks = Vec::new();
@@ -58,7 +58,7 @@ pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
         }
         out.push('\n');
     }
-    let first = &s.results[0].id;
+    let first = &first.id;
     out.push_str(&format!(
         "{} of {} match{} shown; read one in full: megg show {first}\n",
         s.results.len(),

@@ -316,6 +316,8 @@ fn a_failing_merge_driver_leaves_both_sides() {
         assert!(text.contains(side), "{side} is missing:\n{text}");
     }
     assert!(markers(&text) > 0, "{text}");
+    // git's line merge: what both sides share is there once (not two whole versions).
+    assert_eq!(text.matches("## 2026-11-20 - Base").count(), 1, "{text}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("megg failed to merge it by entry"), "{err}");
 }

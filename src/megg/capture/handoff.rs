@@ -121,13 +121,13 @@ pub fn render(f: &Facts) -> String {
     out.push_str("\n## Context\n");
     match (&f.branch, &f.head) {
         (Some(b), Some(h)) => {
-            let _ = writeln!(out, "- Branch: {b} at {}", &h[..h.len().min(12)]);
+            let _ = writeln!(out, "- Branch: {b} at {}", short(h));
         }
         (Some(b), None) => {
             let _ = writeln!(out, "- Branch: {b}");
         }
         (None, Some(h)) => {
-            let _ = writeln!(out, "- Detached HEAD at {}", &h[..h.len().min(12)]);
+            let _ = writeln!(out, "- Detached HEAD at {}", short(h));
         }
         (None, None) => {}
     }
@@ -145,6 +145,11 @@ pub fn render(f: &Facts) -> String {
         let _ = writeln!(out, "- Full transcript: {t}");
     }
     out
+}
+
+/// A commit id as the handoff shows it: its first 12 hex digits (all of a shorter one).
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
 }
 
 fn more(out: &mut String, total: usize, shown: usize, what: &str) {

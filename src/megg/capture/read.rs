@@ -201,12 +201,15 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> Option<(usize, boo
         if chunk.is_empty() {
             return (consumed > 0).then_some((consumed, false));
         }
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
+        // Through the first newline, or all of the chunk when it has none.
+        let line = chunk
+            .split_inclusive(|&b| b == b'\n')
+            .next()
+            .unwrap_or(chunk);
+        let done = line.last() == Some(&b'\n');
+        let take = line.len();
         let room = (MAX_LINE_BYTES + 1).saturating_sub(buf.len());
-        buf.extend_from_slice(&chunk[..take.min(room)]);
+        buf.extend_from_slice(line.get(..room).unwrap_or(line));
         reader.consume(take);
         consumed += take;
         if done {

@@ -193,7 +193,7 @@ pub fn hash(b: &Boundary, rel: &Path, budget: &mut u64) -> Hashed {
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                hasher.update(&buf[..n]);
+                hasher.update(buf.get(..n).unwrap_or(&buf));
                 read += n as u64;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

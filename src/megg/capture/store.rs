@@ -357,7 +357,8 @@ impl Sessions {
         };
         let lines: Vec<&str> = text.lines().collect();
         if lines.len() > LOG_LINES {
-            let mut kept = lines[lines.len() - LOG_KEEP..].join("\n");
+            let newest = lines.len().saturating_sub(LOG_KEEP);
+            let mut kept = lines.get(newest..).unwrap_or_default().join("\n");
             kept.push('\n');
             fsx::write_atomic(&self.boundary, &path, kept.as_bytes())?;
         }

@@ -415,10 +415,10 @@ impl Scan {
         tool_use_result: Option<&RawValue>,
         content: Option<&RawValue>,
     ) {
-        let Some(at) = self.pending.iter().position(|(p, _)| p == id) else {
+        let found = self.pending.iter().position(|(p, _)| p == id);
+        let Some((_, call)) = found.and_then(|at| self.pending.remove(at)) else {
             return;
         };
-        let (_, call) = self.pending.remove(at).expect("position is in range");
         if !is_error {
             self.apply(call, tool_use_result, content);
         }
@@ -494,7 +494,9 @@ impl Scan {
             self.tasks.remove(i);
             return;
         }
-        let task = &mut self.tasks[i];
+        let Some(task) = self.tasks.get_mut(i) else {
+            return;
+        };
         if let Some(s) = status.as_deref().and_then(TaskStatus::parse) {
             task.status = s;
         }
@@ -639,10 +641,11 @@ pub fn shell_call(command: &str) -> Option<Call> {
 /// The target of a `megg checkpoint save|update|resume|finish TARGET` in a shell command.
 fn checkpoint_in_command(command: &str) -> Option<String> {
     let words: Vec<&str> = command.split_whitespace().collect();
-    let at = words
-        .windows(2)
-        .position(|w| (w[0] == "megg" || w[0].ends_with("/megg")) && w[1] == "checkpoint")?;
-    let rest = &words[at + 2..];
+    let at = words.windows(2).position(|w| match w {
+        [megg, sub] => (*megg == "megg" || megg.ends_with("/megg")) && *sub == "checkpoint",
+        _ => false,
+    })?;
+    let rest = words.get(at + 2..)?;
     let (sub, args) = rest.split_first()?;
     if !matches!(*sub, "save" | "update" | "resume" | "finish") {
         return None;
@@ -698,10 +701,9 @@ pub fn fingerprint(text: &str) -> u64 {
 
 /// The text between `<name>` and `</name>`.
 fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-    let open = format!("<{name}>");
-    let start = text.find(&open)? + open.len();
-    let end = text[start..].find(&format!("</{name}>"))? + start;
-    Some(&text[start..end])
+    let (_, after) = text.split_once(&format!("<{name}>"))?;
+    let (inside, _) = after.split_once(&format!("</{name}>"))?;
+    Some(inside)
 }
 
 /// At most `max` characters, with `…` when cut — of the text with its secrets redacted
@@ -725,12 +727,14 @@ fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
         Some((end, _)) => {
-            let kept = text[..end].trim_end();
-            let end = kept
+            // Both ends come from `char_indices`: character boundaries.
+            let kept = text.get(..end).unwrap_or(text).trim_end();
+            let kept = kept
                 .char_indices()
                 .nth(max.saturating_sub(1))
-                .map_or(kept.len(), |(i, _)| i);
-            format!("{}…", &kept[..end])
+                .and_then(|(i, _)| kept.get(..i))
+                .unwrap_or(kept);
+            format!("{kept}…")
         }
     }
 }

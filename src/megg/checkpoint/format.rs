@@ -190,13 +190,15 @@ pub fn edit(text: &str, changes: &Changes) -> String {
                 None
             };
             index += 1;
+            // An item's line is `- [`, one ASCII mark, `] …` after its indent.
             if let Some(m) = mark
-                && let Some(open) = line.find("- [")
+                && let Some((indent, after)) = line.split_once("- [")
+                && let Some((_, rest)) = after.split_at_checked(1)
             {
-                let at = open + 3;
-                body.push_str(&line[..at]);
+                body.push_str(indent);
+                body.push_str("- [");
                 body.push(m);
-                body.push_str(&line[at + 1..]);
+                body.push_str(rest);
                 continue;
             }
         }
@@ -288,6 +290,23 @@ mod tests {
         assert_eq!(
             out,
             "---\nfeature: f\n# a comment\nplan_file: p.md\nphase: work\ncustom: keep\nupdated: 2026-01-16T00:00:00Z\nstarted: 2026-01-15T10:30:00.123Z\n---\n## Progress\n- [ ] Plan created: p.md\n- [ ] Branch created\n- [x] Tests passing\n\nNotes stay.\n"
+        );
+    }
+
+    #[test]
+    fn edit_marks_indented_multi_byte_items() {
+        let text = "---\nfeature: f\n---\n  - [ ] Café — ☕\n\t- [x] ünïcode - [ ] inside\n";
+        let out = edit(
+            text,
+            &Changes {
+                check: vec![0],
+                uncheck: vec![1],
+                ..Changes::default()
+            },
+        );
+        assert_eq!(
+            out,
+            "---\nfeature: f\n---\n  - [x] Café — ☕\n\t- [ ] ünïcode - [ ] inside\n"
         );
     }
 

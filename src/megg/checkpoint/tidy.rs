@@ -103,7 +103,7 @@ fn original_name(name: &str, in_git: bool) -> Option<&str> {
     let (head, tail) = rest.rsplit_once('.')?;
     let stamp = tail.len() == 16
         && tail.ends_with('Z')
-        && tail.as_bytes()[8] == b'T'
+        && tail.as_bytes().get(8) == Some(&b'T')
         && tail.bytes().filter(u8::is_ascii_digit).count() == 14;
     let ok = if in_git { stamp } else { tail == "corrupt" };
     let plain = head.starts_with('.') && head.ends_with(".local.md") && !head.contains('/');

@@ -200,8 +200,11 @@ pub fn document(text: &str) -> Document<'_> {
     let fm_len = text.len() - body.len();
     let entries = parse(body);
     let offset = |s: &str| s.as_ptr() as usize - body.as_ptr() as usize;
+    // Every offset here is where a slice of `body` starts or ends, so a char boundary; `piece`
+    // still never panics (the fuzz target checks that the pieces give the text back).
+    let piece = |from: usize, to: usize| body.get(from..to).unwrap_or_default();
     let head_end = entries.first().map_or(body.len(), |e| offset(e.raw));
-    let head = &body[..head_end];
+    let head = piece(0, head_end);
     let mut preamble_end = 0;
     let mut pos = 0;
     for line in head.split_inclusive('\n') {
@@ -214,17 +217,17 @@ pub fn document(text: &str) -> Document<'_> {
     let mut gaps = Vec::with_capacity(entries.len());
     let mut end = preamble_end;
     for e in &entries {
-        gaps.push(&body[end..offset(e.raw)]);
+        gaps.push(piece(end, offset(e.raw)));
         end = offset(e.raw) + e.raw.len();
     }
     Document {
-        frontmatter: &text[..fm_len],
+        frontmatter: text.get(..fm_len).unwrap_or_default(),
         yaml: split.yaml,
         newline: split.newline,
-        preamble: &body[..preamble_end],
+        preamble: piece(0, preamble_end),
         entries,
         gaps,
-        tail: &body[end..],
+        tail: piece(end, body.len()),
     }
 }
 
@@ -255,12 +258,12 @@ fn chunks(body: &str) -> Vec<&str> {
     let mut pos = 0;
     for line in body.split_inclusive('\n') {
         if line.trim_end_matches(['\n', '\r']) == "---" {
-            out.push(trim_blank_lines(&body[start..pos]));
+            out.push(trim_blank_lines(body.get(start..pos).unwrap_or_default()));
             start = pos + line.len();
         }
         pos += line.len();
     }
-    out.push(trim_blank_lines(&body[start..]));
+    out.push(trim_blank_lines(body.get(start..).unwrap_or_default()));
     out
 }
 
@@ -285,14 +288,14 @@ fn trim_blank_lines(s: &str) -> &str {
         }
         start += line.len();
     }
-    &s[start..]
+    s.get(start..).unwrap_or_default()
 }
 
 /// `raw` grown to the end of `next`, both slices of `body`.
 fn extend<'a>(body: &'a str, raw: &'a str, next: &'a str) -> &'a str {
     let start = raw.as_ptr() as usize - body.as_ptr() as usize;
     let end = next.as_ptr() as usize - body.as_ptr() as usize + next.len();
-    &body[start..end]
+    body.get(start..end).unwrap_or(raw)
 }
 
 fn parse_entry(chunk: &str) -> Option<Entry<'_>> {
@@ -485,7 +488,7 @@ fn summary_with(entries: &[Entry<'_>], tokens: usize, limit: usize) -> String {
     );
     let shown_topics = if limit == 0 { 40 } else { 200 };
     out.push_str("\n### Topics\n");
-    out.push_str(&topic_list(&counts[..counts.len().min(shown_topics)]));
+    out.push_str(&topic_list(counts.get(..shown_topics).unwrap_or(&counts)));
     if counts.len() > shown_topics {
         out.push_str(&format!(", … {} more", counts.len() - shown_topics));
     }
@@ -622,7 +625,8 @@ pub fn secret_in(entry: &NewEntry) -> Option<EntryError> {
     .find_map(|(place, text)| {
         let found = crate::megg::redact::secrets(text).into_iter().next()?;
         let place = if place == "the content" {
-            let line = text[..found.range.start].matches('\n').count() + 1;
+            let before = text.get(..found.range.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
             format!("{place}, line {line}")
         } else {
             place.to_string()

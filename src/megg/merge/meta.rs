@@ -61,8 +61,11 @@ pub(super) fn frontmatter(
     match ours.doc.yaml {
         Some(y) => {
             let fm = ours.doc.frontmatter;
+            // `y` is a slice of `fm`: the fences around it are what lies before and after.
             let start = y.as_ptr() as usize - fm.as_ptr() as usize;
-            format!("{}{yaml}{}", &fm[..start], &fm[start + y.len()..])
+            let before = fm.get(..start).unwrap_or_default();
+            let after = fm.get(start + y.len()..).unwrap_or_default();
+            format!("{before}{yaml}{after}")
         }
         None => frontmatter::join(&yaml, "", theirs.doc.newline),
     }

@@ -171,6 +171,11 @@ pub fn merge_knowledge(
 
 /// The entry-level merge of three texts (SPEC §11). `Err` when a frontmatter does not parse
 /// (the caller falls back). A `base` that is empty or blank is no base: the union.
+// Indexing: every index is a position in one version's parallel vectors — its document's
+// `entries` and `gaps`, its `keys`, the plan's `slots` — all built from the same parse, one
+// element per entry (the merge tests and the fuzz target check it); and the merge driver
+// falls back to git's line merge if it ever failed.
+#[allow(clippy::indexing_slicing)]
 pub fn merge(
     base: Option<&str>,
     ours: &str,
@@ -224,9 +229,11 @@ pub fn merge(
             continue;
         }
         let gap = line_rest(doc.gaps[i]).1;
-        if first && has_preamble && !has_separator(gap) {
+        if first && has_preamble && doc.preamble.is_empty() && !has_separator(gap) {
             // OURS' first entry had no preamble and no `---` above it; under THEIRS' preamble
-            // it needs one, or it would read back as part of the preamble.
+            // it gets one, as megg and the TypeScript megg write a first entry. (An entry that
+            // OURS wrote right under its own title stays as written: it reads back as an
+            // entry, SPEC §16.)
             out.push("\n\n---\n\n");
         } else {
             out.push(gap);
@@ -335,6 +342,8 @@ struct Plan {
     appended: Vec<usize>,
 }
 
+// Indexing: as in [`merge`], positions in the versions' parallel vectors, one per entry.
+#[allow(clippy::indexing_slicing)]
 impl Plan {
     fn new(
         base: Option<&Version<'_>>,

@@ -156,12 +156,11 @@ pub fn plan(t: &Target, boundary: &fsx::Boundary, warnings: &mut Vec<String>) ->
         if !servers.is_empty() {
             warnings.push(already_active("MCP server is", &servers));
         } else {
-            let mut argv: Vec<String> = ["mcp", "add", "--scope", "user", "megg"]
+            let verb = if t.uninstall { "remove" } else { "add" };
+            let mut argv: Vec<String> = ["mcp", verb, "--scope", "user", "megg"]
                 .map(String::from)
                 .into();
-            if t.uninstall {
-                argv[1] = "remove".into();
-            } else {
+            if !t.uninstall {
                 argv.extend(["--".into(), t.exe.to_string(), "mcp".into()]);
             }
             mcp_command = Some(argv);

@@ -73,7 +73,8 @@ impl Target<'_> {
 
     /// Where this scope's MCP server goes.
     pub fn mcp_place(&self) -> McpPlace {
-        self.host.mcp[usize::from(self.user())]
+        let [project, user] = self.host.mcp;
+        if self.user() { user } else { project }
     }
 
     /// The file of this scope's MCP server, unless it is the hooks file or shared.

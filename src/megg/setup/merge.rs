@@ -52,18 +52,18 @@ pub fn split(command: &str) -> Option<(String, &str)> {
         match c {
             c if c.is_whitespace() => break,
             '\'' => {
-                let end = rest[1..].find('\'')? + 1;
-                program.push_str(&rest[1..end]);
-                rest = &rest[end + 1..];
+                let (quoted, after) = rest.strip_prefix('\'')?.split_once('\'')?;
+                program.push_str(quoted);
+                rest = after;
             }
             '\\' if rest.starts_with("\\'") => {
                 program.push('\'');
-                rest = &rest[2..];
+                rest = rest.strip_prefix("\\'").unwrap_or_default();
             }
             c if "\"$`\\;&|<>()*?[]{}~#!".contains(c) => return None,
             c => {
                 program.push(c);
-                rest = &rest[c.len_utf8()..];
+                rest = rest.strip_prefix(c).unwrap_or_default();
             }
         }
     }
@@ -217,7 +217,8 @@ fn plan_keys(
         return Ok((planned, Some(why)));
     }
     let values = git::config_file_values(path, &[NAME_KEY, DRIVER_KEY])?;
-    let (name, driver) = (values[0].as_deref(), values[1].as_deref());
+    let value = |i: usize| values.get(i).and_then(Option::as_deref);
+    let (name, driver) = (value(0), value(1));
     let exists = fsx::kind(&b, path).is_some();
     let mut what = "merge driver `megg`: merge.megg.name, merge.megg.driver".to_string();
     let mut edit = ConfigEdit {

@@ -461,7 +461,8 @@ pub fn has_mcp(config: &Value) -> bool {
 
 fn json_escape(s: &str) -> String {
     let quoted = serde_json::to_string(s).unwrap_or_default();
-    quoted[1..quoted.len() - 1].to_string()
+    let inside = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"'));
+    inside.unwrap_or_default().to_string()
 }
 
 /// How megg writes a JSON file: two-space indent, final newline.

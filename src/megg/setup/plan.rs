@@ -648,7 +648,9 @@ pub(super) fn drop_empty_section(text: &str, section: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for (i, line) in lines.iter().enumerate() {
         let empty_after = || {
-            lines[i + 1..]
+            lines
+                .get(i + 1..)
+                .unwrap_or_default()
                 .iter()
                 .map(|l| l.trim())
                 .take_while(|l| !l.starts_with('['))

@@ -455,7 +455,8 @@ fn exit_code(text: &str) -> Option<i64> {
         .iter()
         .filter_map(|m| text.find(m).map(|at| at + m.len()))
         .min()?;
-    let digits: String = text[found..]
+    let digits: String = text
+        .get(found..)?
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == '-')
         .collect();

@@ -182,9 +182,9 @@ fn user(scan: &mut Scan, data: &Data) {
 fn without_datetime(text: &str) -> &str {
     let text = text.trim_start();
     if text.starts_with("<current_datetime>")
-        && let Some(end) = text.find("</current_datetime>")
+        && let Some((_, after)) = text.split_once("</current_datetime>")
     {
-        return text[end + "</current_datetime>".len()..].trim_start();
+        return after.trim_start();
     }
     text
 }

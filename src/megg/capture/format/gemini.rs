@@ -159,17 +159,16 @@ pub(crate) fn request_text(text: &str) -> Option<String> {
     let mut rest = String::with_capacity(text.len());
     let mut tail = text;
     loop {
-        let Some(open) = tail.find("<hook_context>") else {
+        let Some((before, after)) = tail.split_once("<hook_context>") else {
             rest.push_str(tail);
             break;
         };
-        rest.push_str(&tail[..open]);
-        let after = &tail[open..];
+        rest.push_str(before);
         // A block never closed (a cut line) is context to its end.
-        let Some(close) = after.find("</hook_context>") else {
+        let Some((_, after)) = after.split_once("</hook_context>") else {
             break;
         };
-        tail = &after[close + "</hook_context>".len()..];
+        tail = after;
     }
     if let Some(at) = rest.find(REFERENCED_FILES) {
         rest.truncate(at);
