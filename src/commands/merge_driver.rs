@@ -35,10 +35,17 @@ pub struct Args {
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let path = args.path.to_string_lossy();
-    let base = read(env, &args.base)?;
     let ours_path = env.resolve(&args.ours);
     let ours = read(env, &args.ours)?.ok_or_else(|| too_large(&ours_path))?;
     let theirs = read(env, &args.theirs)?.ok_or_else(|| too_large(&env.resolve(&args.theirs)))?;
+    // Without a readable base, nothing tells an entry one side deleted from one the other
+    // added: git's line merge against an empty base keeps both sides for the user to settle.
+    let base = match read(env, &args.base) {
+        Ok(base) => base,
+        Err(e) => {
+            return line_merge(args, &ours_path, [&[], &ours, &theirs], &e.message);
+        }
+    };
     let marker_size = usize::from(args.marker_size);
     let by_entry = std::panic::catch_unwind(|| {
         crate::failpoint::panic_at("merge-driver");
@@ -57,21 +64,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         // A failure of megg's own leaves what git's own text merge leaves, and exit 1: both
         // sides are in the file for the user to settle, never one side alone (SPEC §16).
         Err(panic) => {
-            let why = crate::error::panic_message(&*panic);
+            let why = format!(
+                "megg failed inside ({}) — a bug, please report it",
+                crate::error::panic_message(&*panic)
+            );
             let base = base.as_deref().unwrap_or_default();
-            let text = crate::git::text_merge(base, &ours, &theirs, args.marker_size);
-            let bytes = match text {
-                Some(t) => t.bytes,
-                None => merge::fallback(&ours, &theirs, Fallback::NotKnowledge, marker_size).bytes,
-            };
-            fsx::write_atomic(&boundary(&ours_path)?, &ours_path, &bytes)?;
-            return Ok(Output {
-                code: 1,
-                ..Output::default()
-            }
-            .with_warnings(vec![format!(
-                "{path}: megg failed to merge it by entry ({why}); left git's line merge of both sides, to settle by hand — this is a bug in megg, please report it"
-            )]));
+            return line_merge(args, &ours_path, [base, &ours, &theirs], &why);
         }
     };
     fsx::write_atomic(&boundary(&ours_path)?, &ours_path, &merged.bytes)?;
@@ -99,6 +97,33 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ..Output::default()
     }
     .with_warnings(warnings))
+}
+
+/// What git's own text merge leaves — both sides, with conflict markers where they overlap —
+/// written to OURS, exit 1: the merge driver's answer to any failure of its own (SPEC §16).
+fn line_merge(
+    args: &Args,
+    ours_path: &Path,
+    [base, ours, theirs]: [&[u8]; 3],
+    why: &str,
+) -> Result<Output> {
+    let path = args.path.to_string_lossy();
+    let bytes = match crate::git::text_merge(base, ours, theirs, args.marker_size) {
+        Some(t) => t.bytes,
+        // libgit2 refuses binary content: both whole versions between markers.
+        None => {
+            let size = usize::from(args.marker_size);
+            merge::fallback(ours, theirs, Fallback::NotKnowledge, size).bytes
+        }
+    };
+    fsx::write_atomic(&boundary(ours_path)?, ours_path, &bytes)?;
+    Ok(Output {
+        code: 1,
+        ..Output::default()
+    }
+    .with_warnings(vec![format!(
+        "{path}: not merged by entry ({why}); left git's line merge of both sides to settle by hand"
+    )]))
 }
 
 /// A boundary that holds one file git passed: its own directory, nothing else.

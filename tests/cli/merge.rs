@@ -577,7 +577,11 @@ mod driver {
         let out = driver(&p, ["O", "A", "B"], ".megg/knowledge.md");
         assert_eq!(out.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&out.stderr).contains("FIFO"));
-        assert_eq!(p.read("A"), "## A\nx\n", "nothing written");
+        // Without a base to read, git's line merge keeps both sides (SPEC §16).
+        assert_eq!(
+            p.read("A"),
+            "<<<<<<< ours\n## A\nx\n=======\n## B\ny\n>>>>>>> theirs\n"
+        );
     }
 
     #[test]
