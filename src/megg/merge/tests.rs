@@ -799,6 +799,16 @@ mod properties {
             "\u{feff}",
             "**Type:** fact\n",
             "no newline",
+            // What people write (SPEC §16): bold words in any script, emoji with joiners,
+            // combining marks, RTL, CJK, tables.
+            "**Café** is spelled with an accent.\n",
+            "**注意** 本番では使わない。\n",
+            "**⚠️ Important**\n",
+            "## 2026-11-20 - Ñandú 👩‍💻\n",
+            "e\u{301}\u{301} שלום عربي\r\n",
+            "| 列 | é |\n|---|---|\n",
+            "**Tÿpe:** fact\n",
+            "**Topics:** 日本, ü\n",
         ]);
         prop::collection::vec(piece, 0..24).prop_map(|v| v.concat())
     }
