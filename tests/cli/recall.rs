@@ -878,3 +878,103 @@ fn summary_mode_carries_the_index_and_full_mode_names_the_archive() {
         "full mode names the archived entries: {hook}"
     );
 }
+
+/// Entries whose field lines are written every way megg reads them (`**Type:**`,
+/// `**Type**:`, any case), among other lines.
+const FIELDS: &str = "# Knowledge\n\n---\n\n## 2026-01-17 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nSessions use JWTs in httpOnly cookies; never localStorage.\n\n---\n\n## 2026-02-01 - Retry payment webhooks\n**type**: gotcha\n**TOPICS**: payments, webhooks\n\nStripe retries them; handlers must be idempotent.\n\n---\n\n## 2026-03-05 - Money is stored in cents\nAmounts are integers.\n**Topics:** payments, db\n**Type:** rule\nIn cents, never floats: the decision of 2025.\n";
+
+/// Issue (SPEC §16): an entry's `**Type:**` and `**Topics:**` lines were body text as well as
+/// fields — its topics counted twice, every entry of a type found by the type's name, and
+/// snippets starting `**Type:** decision **Topics:** …`. They are fields only, in every form
+/// megg reads them.
+#[test]
+fn type_and_topics_lines_are_fields_not_body_text() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(".megg/knowledge.md", FIELDS);
+    for query in [
+        "cookies",
+        "payments",
+        "webhooks",
+        "auth security",
+        "gotcha",
+        "rule",
+        "type topics",
+        "money",
+        "floats",
+        "integers",
+        "use jwt",
+    ] {
+        let v = search(&p, &[query]);
+        for r in v["results"].as_array().unwrap() {
+            let snippet = r["snippet"].as_str().unwrap().to_lowercase();
+            assert!(
+                !snippet.contains("**type") && !snippet.contains("**topics"),
+                "{query}: a field line in the snippet of {}: {snippet:?}",
+                r["title"]
+            );
+        }
+    }
+    // A type's name finds the entries that say it, not every entry of that type.
+    assert_eq!(titles(&search(&p, &["gotcha"])), Vec::<String>::new());
+    assert_eq!(
+        titles(&search(&p, &["decision"])),
+        ["Money is stored in cents"]
+    );
+    assert_eq!(search(&p, &["type"])["total"], 0);
+    // The snippet is the body's best line, whatever the fields' order.
+    let v = search(&p, &["cents"]);
+    assert_eq!(
+        v["results"][0]["snippet"],
+        "In cents, never floats: the decision of 2025."
+    );
+    // Topics rank as topics: one topic word weighs what one topic word does, in every form.
+    let v = search(&p, &["payments"]);
+    let scores: Vec<f64> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["score"].as_f64().unwrap())
+        .collect();
+    assert_eq!(titles(&v).len(), 2, "{v}");
+    // The webhook entry names `payment` in its title too: it ranks first.
+    assert_eq!(titles(&v)[0], "Retry payment webhooks");
+    assert!(scores[0] > scores[1], "{scores:?}");
+    // `show` prints the entry whole, its fields included.
+    let id = first_id(&search(&p, &["cents"]));
+    let shown = p.json("", &["show", &id, "--json"]);
+    assert!(
+        shown["documents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("**Topics:** payments, db\n**Type:** rule\n")
+    );
+}
+
+/// Issue (SPEC §16): stopwords were left out of a query by their stems, and the list missed
+/// some (`this` → `thi`, `was` → `wa`): `this webhook` ranked every entry that says "this".
+/// A stopword is recognised before it is stemmed; alone, it is searched as itself.
+#[test]
+fn stopwords_are_left_out_before_they_are_stemmed() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(
+        ".megg/knowledge.md",
+        "# Knowledge\n\n---\n\n## 2026-01-17 - Cookies hold the session\n**Type:** decision\n**Topics:** auth\n\nThis was decided because this is what the team has done.\n\n---\n\n## 2026-02-01 - Retry payment webhooks\n**Type:** gotcha\n**Topics:** payments\n\nHandlers must be idempotent.\n",
+    );
+    for query in [
+        "this webhook",
+        "was webhooks",
+        "has this webhook",
+        "does webhooks",
+        "why this webhook",
+    ] {
+        let v = search(&p, &[query]);
+        assert_eq!(titles(&v), ["Retry payment webhooks"], "{query}: {v}");
+    }
+    // Nothing but stopwords: searched as they are, as ever.
+    for query in ["this", "this was", "the"] {
+        let v = search(&p, &[query]);
+        assert_eq!(titles(&v), ["Cookies hold the session"], "{query}: {v}");
+    }
+}

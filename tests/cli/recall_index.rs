@@ -641,3 +641,32 @@ fn a_knowledge_file_over_its_bound_is_said_to_be_read_in_part() {
     assert!(out.contains("Knowledge index: 0 entries"), "{out}");
     assert!(out.contains("is over 16777216 bytes"), "{out}");
 }
+
+/// Issue (SPEC §16): the session's words were read as query syntax — a `"` in the handoff
+/// (`Rename "Save" to "Submit"`, `5" screens`) made phrases no entry's title holds, and the
+/// index lost every session line. Text megg builds a query from itself is taken word for word:
+/// whatever quotes, dashes or `OR` the handoff holds, the related entry stays first.
+#[test]
+fn quotes_in_the_handoff_never_empty_the_sessions_ranking() {
+    let p = invoice_project();
+    let now = "2026-11-22T12:00:00Z";
+    let session = serde_json::json!(["session", "Invoice export rounds VAT per line"]);
+    for working_on in [
+        "Rename \"Save\" to \"Submit\" on the invoice export: VAT totals are off",
+        "The invoice export on 5\" screens: VAT totals are off",
+        "\"The invoice export: VAT totals are off",
+        "The invoice export: VAT totals are off \"",
+        "The \"\"invoice\" export\": VAT \"totals\"\" OR -off",
+        "“Invoice export” — VAT totals are off, «rounding»",
+    ] {
+        p.write(
+            ".megg/state.md",
+            state(
+                "2026-11-22T11:00:00Z",
+                "active",
+                &format!("## Working On\n{working_on}\n\n## Next\n- check \"rounding\n"),
+            ),
+        );
+        assert_eq!(first_why(&p, now), session, "{working_on}");
+    }
+}

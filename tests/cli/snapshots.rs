@@ -1363,6 +1363,181 @@ fn help_texts() {
 }
 
 // ------------------------------------------------------------------------------------------
+// search and show
+
+/// Knowledge written the way people write it: accents, CJK, a pasted symbol, both forms of
+/// the field lines, a field line below the first text line.
+const RECALL_KNOWLEDGE: &str = "---
+created: 2026-10-01T09:00:00Z
+updated: 2026-11-20T10:30:00Z
+type: knowledge
+---
+# Knowledge
+
+---
+
+## 2026-10-01 - Use JWT in httpOnly cookies
+**Type:** decision
+**Topics:** auth, security
+
+Sessions are JWTs in httpOnly cookies; never localStorage.
+This refresh token rotates on every use.
+
+---
+
+## 2026-10-20 - Café prices are stored in cents (€)
+**type**: rule
+**TOPICS**: payments, café
+
+Prices on the café menu are integers in euro cents, never floats: a crème brûlée is 650.
+
+---
+
+## 2026-11-03 - 令牌存储在数据库
+Tokens of the mobile app live server-side.
+**Type:** gotcha
+**Topics:** 認証, auth
+
+令牌存储在数据库中，不在浏览器里。トークンは httpOnly クッキーに保存しない。
+";
+
+const RECALL_ARCHIVE: &str = "# Archive
+
+---
+
+## 2025-03-01 - Migrations run in CI
+**Type:** decision
+**Topics:** db
+
+Migrations never run at boot: the deploy job runs them, même le dimanche.
+";
+
+/// `acme`, a git repository and a domain: knowledge, an archive, an info file and an active
+/// handoff.
+fn recall_fixture() -> Fx {
+    let fx = Fx::new();
+    Git::init(&fx.p.path("acme"), "main").commit("main", epoch("2026-11-01T00:00:00Z"), "init");
+    fx.p.domain("acme", "Acme");
+    fx.p.write("acme/.megg/knowledge.md", RECALL_KNOWLEDGE);
+    fx.p.write("acme/.megg/archive/knowledge-2025.md", RECALL_ARCHIVE);
+    fx.p.write(
+        "acme/.megg/info.md",
+        "---\ntype: context\n---\n\n# Acme\n\n## Context\nA café's online shop, in € and ¥.\n",
+    );
+    fx.p.write(
+        "acme/.megg/state.md",
+        "---\nupdated: 2026-11-22T09:00:00Z\nstatus: active\n---\n\n## Working On\nRename \"Save\" to \"Submit\" on the café checkout\n\n## Next\n- the 5\" screens\n",
+    );
+    fx
+}
+
+/// SPEC §13.3, §13.4, §16: `megg search` and `megg show`, text and JSON, on text in every
+/// script; field lines never in a snippet.
+#[test]
+fn search_and_show_documents() {
+    let fx = recall_fixture();
+    for (name, query) in [
+        ("cookies", "cookies"),
+        ("accents", "café prices"),
+        ("cjk", "令牌"),
+        ("phrase", "\"refresh token\""),
+        ("handoff", "checkout screens"),
+        // Words of the topics alone: the snippet is the body's first line, never a field line.
+        ("topics", "security payments"),
+    ] {
+        assert_exit(
+            &fx.snap(&format!("search_{name}"), "acme", &["search", query]),
+            0,
+        );
+        assert_exit(
+            &fx.snap(
+                &format!("search_{name}_json"),
+                "acme",
+                &["search", query, "--json"],
+            ),
+            0,
+        );
+    }
+    assert_exit(
+        &fx.snap(
+            "search_filtered_json",
+            "acme",
+            &[
+                "search",
+                "never",
+                "--in",
+                "knowledge,archive",
+                "--type",
+                "decision",
+                "--limit",
+                "1",
+                "--json",
+            ],
+        ),
+        0,
+    );
+    assert_exit(
+        &fx.snap("search_no_match", "acme", &["search", "paymnts"]),
+        0,
+    );
+    assert_exit(
+        &fx.snap(
+            "search_no_match_json",
+            "acme",
+            &["search", "paymnts", "--json"],
+        ),
+        0,
+    );
+    let v = crate::stdout_json(&fx.run(
+        "acme",
+        &["search", "café cookies 令牌", "--in", "knowledge", "--json"],
+    ));
+    let ids: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3, "{v}");
+    let mut args = vec!["show"];
+    args.extend(&ids);
+    assert_exit(&fx.snap("show", "acme", &args), 0);
+    args.push("--json");
+    assert_exit(&fx.snap("show_json", "acme", &args), 0);
+    let id_of = |title: &str| {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["title"].as_str().unwrap().starts_with(title))
+            .unwrap_or_else(|| panic!("no {title} in {v}"))["id"]
+            .as_str()
+            .unwrap()
+    };
+    let (cafe, cjk) = (id_of("Café"), id_of("令牌"));
+    assert_exit(
+        &fx.snap("show_missing", "acme", &["show", cafe, "kzzzzzzz"]),
+        1,
+    );
+    assert_exit(
+        &fx.snap(
+            "show_missing_json",
+            "acme",
+            &["show", cafe, "kzzzzzzz", "--json"],
+        ),
+        1,
+    );
+    assert_exit(
+        &fx.snap(
+            "show_max_chars_json",
+            "acme",
+            &["show", cjk, "--max-chars", "30", "--json"],
+        ),
+        0,
+    );
+}
+
+// ------------------------------------------------------------------------------------------
 // MCP
 
 #[test]

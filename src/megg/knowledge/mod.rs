@@ -348,6 +348,14 @@ fn split_date(header: &str) -> (Option<&str>, &str) {
     (Some(date), if title.is_empty() { header } else { title })
 }
 
+/// Whether `line` is one of the field lines an entry's type and topics are read from
+/// (`**Type:** …`, `**Topics**: …`, any case, spaces around): recall leaves them out of an
+/// entry's body text (SPEC §16).
+pub fn is_field_line(line: &str) -> bool {
+    let line = line.trim();
+    field(line, "Type").is_some() || field(line, "Topics").is_some()
+}
+
 /// The value of a `**Name:** value` line (also `**Name**: value`), any case.
 fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     let rest = line.strip_prefix("**")?;

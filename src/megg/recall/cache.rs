@@ -18,8 +18,9 @@ use super::postings::Postings;
 use super::shared::{Shared, Topics};
 use crate::fsx::{self, Boundary};
 
-/// First bytes of a cache file; a new layout gets a new one.
-const MAGIC: &[u8] = b"megg recall 4\n";
+/// First bytes of a cache file; a new layout, or postings built another way (5: an entry's
+/// field lines are no body text, stopwords are not stemmed), gets a new one.
+const MAGIC: &[u8] = b"megg recall 5\n";
 /// Cache files kept: one per corpus searched recently (a few projects, their `--below`).
 pub const KEPT: usize = 8;
 /// Most bytes of a cache file read or written.
@@ -181,10 +182,14 @@ fn stored(
     let mut src = 0;
     for d in docs {
         // Documents come in the order of their files.
-        while !Arc::ptr_eq(&sources.get(src)?.path, &d.path) {
+        let source = loop {
+            let source = sources.get(src)?;
+            if Arc::ptr_eq(&source.path, &d.path) {
+                break source;
+            }
             src += 1;
-        }
-        record(d, src, &sources[src].text, &mut table, &mut numbers)?;
+        };
+        record(d, src, &source.text, &mut table, &mut numbers)?;
     }
     Some(Stored {
         key: key.to_string(),

@@ -35,7 +35,7 @@ pub fn assign(docs: &mut Vec<Doc>) {
     let all: Arc<String> = all.into();
     let mut start = 0;
     for (d, end) in docs.iter_mut().zip(ends) {
-        d.id = Shared::piece(&all, &all[start..end]);
+        d.id = Shared::at(&all, start..end).unwrap_or_default();
         start = end;
     }
 }
@@ -48,7 +48,7 @@ const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 /// (`00` … `zz`: 1,296 more). Past those (1,331 documents with one date and title), `-` and the
 /// number in base 36: longer than 10, still unique.
 fn suffix(n: usize) -> String {
-    let digit = |i: usize| char::from(DIGITS[i]);
+    let digit = |i: usize| DIGITS.get(i).map_or('0', |&d| char::from(d));
     match n {
         0 | 1 => String::new(),
         2..=35 => format!("-{}", digit(n)),
@@ -79,7 +79,7 @@ pub fn base_id(kind: Kind, key: &str) -> String {
     let mut h = xxhash_rust::xxh3::xxh3_64(normalized.as_bytes());
     let mut digits = [b'0'; 7];
     for d in digits.iter_mut().rev() {
-        *d = DIGITS[(h % 36) as usize];
+        *d = DIGITS.get((h % 36) as usize).copied().unwrap_or(b'0');
         h /= 36;
     }
     format!("{letter}{}", String::from_utf8_lossy(&digits))

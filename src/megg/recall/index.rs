@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::doc::{Doc, Kind};
 use super::postings::Postings;
-use super::search::{MAX_QUERY_CHARS, Query, search};
+use super::search::{MAX_QUERY_CHARS, Query, Terms, search_for};
 
 /// Most characters of the index lines (the knowledge's share of the hook's 9,500).
 pub const MAX_INDEX_CHARS: usize = 4_000;
@@ -69,8 +69,8 @@ impl Line {
 }
 
 /// The index of `docs` (knowledge and archive entries), ranked by their titles and topics, for a
-/// session described by `session`
-/// (free text: the handoff, the branch, changed paths), within [`MAX_INDEX_CHARS`].
+/// session described by `session` (free text: the handoff, the branch, changed paths — its
+/// words taken as they are, never as query syntax: SPEC §16), within [`MAX_INDEX_CHARS`].
 pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     let entries: Vec<&Doc> = docs
         .iter()
@@ -81,14 +81,15 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     if !session.trim().is_empty() {
         let owned: Vec<Doc> = entries.iter().map(|d| (*d).clone()).collect();
         // Ranked by titles and topics only: cheap enough for the hook.
-        let found = search(
+        let text: String = session.chars().take(MAX_QUERY_CHARS).collect();
+        let found = search_for(
             &owned,
             &Postings::build(&owned, true),
             &Query {
-                text: session.chars().take(MAX_QUERY_CHARS).collect(),
                 limit: MAX_SESSION_HITS,
                 ..Query::default()
             },
+            &Terms::literal(&text),
         );
         for h in found.hits {
             if let Some(d) = entries.iter().find(|d| d.id == h.doc.id)
@@ -190,5 +191,28 @@ mod tests {
                 ("k4", Why::Recent)
             ]
         );
+    }
+
+    /// Issue (SPEC §16): the session's text was read as query syntax — its quotes made phrases
+    /// no title held, and the session ranked nothing. It is taken word for word.
+    #[test]
+    fn the_sessions_quotes_are_words_not_syntax() {
+        let docs = vec![
+            entry("k1", "2026-01-01", "decision", "Billing exports use CSV"),
+            entry("k2", "2026-02-01", "fact", "Deploys are blue-green"),
+        ];
+        for session in [
+            "Rename \"Save\" to \"Submit\" in the billing export",
+            "the billing export on 5\" screens",
+            "\"billing export",
+            "\"\"\"billing\" OR -export",
+        ] {
+            let lines = build(&docs, session);
+            assert_eq!(
+                (lines[0].id.as_str(), lines[0].why),
+                ("k1", Why::Session),
+                "{session}"
+            );
+        }
     }
 }

@@ -11,7 +11,7 @@
 //! - [`history`]: the handoff history every replaced state is kept in first.
 
 mod cache;
-mod doc;
+pub mod doc;
 pub mod history;
 pub mod ids;
 pub mod index;
@@ -86,7 +86,7 @@ fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Ve
     let mut sources = Vec::new();
     for (i, d) in domains.iter().enumerate() {
         // Root first, a parent before its children: `d`'s chain is among the domains up to it.
-        let place = place(deps, d, &domains[..=i]);
+        let place = place(deps, d, domains.get(..=i).unwrap_or_default());
         entry_sources(d, &place, &mut sources, warnings);
         let info = d.info_path();
         sources.extend(source(
@@ -154,7 +154,7 @@ fn entry_sources(d: &Domain, place: &str, sources: &mut Vec<Source>, warnings: &
 }
 
 /// The documents of `sources`, with their ids.
-fn parse(sources: &[Source]) -> Vec<Doc> {
+pub fn parse(sources: &[Source]) -> Vec<Doc> {
     let mut docs = Vec::new();
     for s in sources {
         match s.kind {
@@ -289,9 +289,16 @@ fn has_nul(text: &str) -> bool {
         || blocks.remainder().contains(&0)
 }
 
-/// 1-based line of byte `offset` in `text`.
-fn line_at(text: &str, offset: usize) -> usize {
-    text[..offset].bytes().filter(|&b| b == b'\n').count() + 1
+/// Line ends in bytes `range` of `text` (all up to its end when the range goes past it).
+fn newlines(text: &str, range: std::ops::Range<usize>) -> usize {
+    let bytes = text.as_bytes();
+    let end = range.end.min(bytes.len());
+    bytes
+        .get(range.start.min(end)..end)
+        .unwrap_or_default()
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
 }
 
 /// The entries of a knowledge or archive file.
@@ -300,11 +307,9 @@ fn entries(s: &Source, docs: &mut Vec<Doc>) {
     // Lines counted once through the file, not from its start for every entry.
     let (mut line, mut counted) = (1, 0);
     for e in knowledge::parse(text) {
-        let offset = e.raw.as_ptr() as usize - text.as_ptr() as usize;
-        line += text[counted..offset]
-            .bytes()
-            .filter(|&b| b == b'\n')
-            .count();
+        // `e.raw` is a slice of `text`.
+        let offset = (e.raw.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        line += newlines(text, counted..offset);
         counted = offset;
         let piece = |part: &str| Shared::piece(&s.text, part);
         docs.push(Doc {
@@ -367,7 +372,8 @@ fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
     }
     for (i, &start) in starts.iter().enumerate() {
         let end = starts.get(i + 1).copied().unwrap_or(text.len());
-        let section = text[start..end].trim_end();
+        // Both are where a line starts: character boundaries.
+        let section = text.get(start..end).unwrap_or_default().trim_end();
         let heading = section
             .lines()
             .next()
@@ -378,7 +384,7 @@ fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
             id: Shared::default(),
             kind: Kind::Info,
             path: s.path.clone(),
-            line: line_at(text, start),
+            line: newlines(text, 0..start) + 1,
             date: None,
             entry_type: None,
             title: format!("{}: {heading}", s.domain).into(),

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::doc::{Doc, Kind};
+use super::doc::Doc;
 use super::text::each_term;
 
 /// Field weights: a word in the title counts three times one in the body, in the topics twice.
@@ -43,12 +43,12 @@ impl Postings {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             let mut len = 0u32;
             let topics = doc.topics.join(" ");
-            let body = if titles_only { "" } else { body_of(doc) };
-            for (text, weight) in [
+            let body = (!titles_only).then(|| doc.body()).into_iter().flatten();
+            let fields = [
                 (doc.title.as_str(), TITLE_WEIGHT),
                 (topics.as_str(), TOPICS_WEIGHT),
-                (body, BODY_WEIGHT),
-            ] {
+            ];
+            for (text, weight) in fields.into_iter().chain(body.map(|b| (b, BODY_WEIGHT))) {
                 each_term(text, &mut |t| {
                     len = len.saturating_add(weight);
                     let list = match terms.get_mut(t) {
@@ -103,8 +103,9 @@ impl Postings {
     /// frequency there. Never a document past the corpus, whatever the bytes say.
     pub fn list(&self, term: &str) -> Vec<(usize, u32)> {
         let bounds = |k: usize| {
-            let (w0, l0) = if k == 0 { (0, 0) } else { self.ends[k - 1] };
-            let (w1, l1) = self.ends[k];
+            let start = k.checked_sub(1).and_then(|k| self.ends.get(k));
+            let (w0, l0) = start.copied().unwrap_or((0, 0));
+            let (w1, l1) = self.ends.get(k).copied().unwrap_or((w0, l0));
             (w0 as usize..w1 as usize, l0 as usize..l1 as usize)
         };
         let (mut lo, mut hi) = (0, self.ends.len());
@@ -202,23 +203,16 @@ fn take(bytes: &[u8]) -> Option<(u32, &[u8])> {
     for (k, &b) in bytes.iter().enumerate().take(5) {
         n |= u32::from(b & 0x7f).checked_shl(7 * k as u32)?;
         if b & 0x80 == 0 {
-            return Some((n, &bytes[k + 1..]));
+            return Some((n, bytes.get(k + 1..)?));
         }
     }
     None
 }
 
-/// The text of a document below its heading line (entries and sections), all of a handoff.
-pub fn body_of(doc: &Doc) -> &str {
-    match doc.kind {
-        Kind::Handoff => doc.text.as_str(),
-        _ => doc.text.split_once('\n').map_or("", |(_, rest)| rest),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::megg::recall::Kind;
 
     fn doc(title: &str, topics: &[&str], body: &str) -> Doc {
         Doc {
@@ -254,6 +248,37 @@ mod tests {
         let titles = Postings::build(&docs, true);
         assert_eq!(titles.list("token"), [(0, 3), (1, 2)]);
         assert_eq!(titles.list("none"), []);
+    }
+
+    /// Issue (SPEC §16): an entry's `**Type:**` and `**Topics:**` lines were indexed as body
+    /// text too: its topics counted twice, its type's name a word of every entry of that type.
+    /// They are fields only, in every form megg reads (`**Type**:`, any case, among the first
+    /// lines after the heading); a field line further down is text.
+    #[test]
+    fn type_and_topics_lines_are_not_body_text() {
+        let entry = |fields: &str| Doc {
+            topics: ["auth".into(), "web".into()].into_iter().collect(),
+            entry_type: Some("decision".into()),
+            ..doc("Token storage", &[], fields)
+        };
+        let docs = [
+            entry("**Type:** decision\n**Topics:** auth, web\n\nCookies.\n"),
+            entry("**type**: decision\n**TOPICS**: auth, web\n\nCookies.\n"),
+            entry("Cookies.\n  **Topics:** auth, web  \r\n**Type:**   decision\n"),
+        ];
+        let p = Postings::build(&docs, false);
+        assert_eq!(p.list("decis"), []);
+        assert_eq!(p.list("type"), []);
+        assert_eq!(p.list("topic"), []);
+        assert_eq!(p.list("auth"), [(0, 2), (1, 2), (2, 2)]);
+        assert_eq!(p.list("cooki"), [(0, 1), (1, 1), (2, 1)]);
+        for i in 0..3 {
+            // Title (2 words) × 3, topics (2) × 2, body (1).
+            assert_eq!(p.len_of(i), 2 * 3 + 2 * 2 + 1, "entry {i}");
+        }
+        // Past the lines the parser reads fields from, a field line is the entry's text.
+        let late = [entry("1\n2\n3\n4\n5\n6\n**Type:** decision\n")];
+        assert_eq!(Postings::build(&late, false).list("decis"), [(0, 1)]);
     }
 
     #[test]

@@ -6,21 +6,13 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::doc::{Doc, Kind};
-use super::postings::{Postings, body_of};
-use super::text::{each_term, phrase_words, terms};
+use super::postings::Postings;
+use super::text::{each_term, is_stopword, phrase_words, terms};
 use crate::megg::knowledge;
 
 /// BM25's term-frequency saturation and length normalization.
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-
-/// English function words, as the stemmer leaves them.
-const STOPWORDS: [&str; 48] = [
-    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "did", "do", "doe", "for",
-    "from", "had", "has", "have", "how", "i", "if", "in", "is", "it", "of", "on", "or", "our",
-    "should", "so", "that", "the", "there", "this", "to", "us", "was", "we", "what", "when",
-    "where", "whi", "which", "who", "why", "will", "with", "you",
-];
 
 /// Longest query kept, in characters; a longer one is cut with a warning.
 pub const MAX_QUERY_CHARS: usize = 1_000;
@@ -58,37 +50,63 @@ pub struct Found<'c> {
 
 /// The terms a query ranks by (what a result's words are matched against to highlight them).
 pub fn query_terms(text: &str) -> Vec<String> {
-    parse_query(text).0
+    Terms::parse(text).words
 }
 
-/// The query's plain words and its `"quoted phrases"`.
-fn parse_query(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut plain = String::new();
-    let mut phrases = Vec::new();
-    for (i, part) in text.split('"').enumerate() {
-        if i % 2 == 1 {
-            let words = phrase_words(part);
-            if !words.is_empty() {
-                phrases.push(words);
+/// What a query ranks by and requires: its words and its phrases.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Terms {
+    /// Each once, in the query's order; stopwords left out unless there is nothing else.
+    words: Vec<String>,
+    /// Each must occur in a document, word after word.
+    phrases: Vec<Vec<String>>,
+}
+
+impl Terms {
+    /// A query as someone typed it: its plain words and its `"quoted phrases"`.
+    pub fn parse(text: &str) -> Self {
+        let mut plain = String::new();
+        let mut phrases = Vec::new();
+        for (i, part) in text.split('"').enumerate() {
+            if i % 2 == 1 {
+                let words = phrase_words(part);
+                if !words.is_empty() {
+                    phrases.push(words);
+                }
+                plain.push(' ');
             }
+            plain.push_str(part);
             plain.push(' ');
         }
-        plain.push_str(part);
-        plain.push(' ');
+        Self {
+            words: words(&plain),
+            phrases,
+        }
     }
+
+    /// Text megg turns into a query itself (a handoff, a branch, a plan title): its words,
+    /// whatever it holds — a `"` there is a character, never a phrase (SPEC §16).
+    pub fn literal(text: &str) -> Self {
+        Self {
+            words: words(text),
+            phrases: Vec::new(),
+        }
+    }
+}
+
+/// The terms of `text`, each once. The words an agent's question is built of ("how do we
+/// store tokens?") match every document and rank none: left out, unless the text is nothing
+/// else.
+fn words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
-    let all: Vec<String> = terms(&plain)
+    let all: Vec<String> = terms(text)
         .into_iter()
         .filter(|t| seen.insert(t.clone()))
         .collect();
-    // The words an agent's question is built of ("how do we store tokens?") match every
-    // document and rank none: left out, unless the query is nothing else.
-    let words: Vec<String> = all
-        .iter()
-        .filter(|t| !STOPWORDS.contains(&t.as_str()))
-        .cloned()
-        .collect();
-    (if words.is_empty() { all } else { words }, phrases)
+    if all.iter().all(|t| is_stopword(t)) {
+        return all;
+    }
+    all.into_iter().filter(|t| !is_stopword(t)).collect()
 }
 
 fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
@@ -119,15 +137,26 @@ fn passes(doc: &Doc, q: &Query) -> bool {
 /// query word (and every phrase), best first; equal scores newer first, then by id. Postings
 /// built from titles and topics only rank by those and give no snippets.
 pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> {
-    let (words, phrases) = parse_query(&q.text);
+    search_for(docs, postings, q, &Terms::parse(&q.text))
+}
+
+/// [`search`] for `terms` rather than the query's own text ([`Terms::literal`]: a query megg
+/// built itself); `q.text` only finds the nearest topics when nothing matches.
+pub fn search_for<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &Terms) -> Found<'c> {
+    let Terms { words, phrases } = terms;
     let candidate: Vec<bool> = docs.iter().map(|d| passes(d, q)).collect();
     let lens = |i: usize| f64::from(postings.len_of(i));
     let n = candidate.iter().filter(|&&c| c).count().max(1) as f64;
-    let total_len: f64 = (0..docs.len()).filter(|&i| candidate[i]).map(lens).sum();
+    let total_len: f64 = candidate
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c)
+        .map(|(i, _)| lens(i))
+        .sum();
     let avg = (total_len / n).max(1.0);
     // Each document's score, summed word by word in the query's order.
     let mut scores: Vec<f64> = vec![0.0; docs.len()];
-    for w in &words {
+    for w in words {
         let list: Vec<(usize, u32)> = postings
             .list(w)
             .into_iter()
@@ -137,27 +166,29 @@ pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> 
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         for (i, tf) in list {
             let tf = f64::from(tf);
-            scores[i] += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lens(i) / avg));
+            if let Some(score) = scores.get_mut(i) {
+                *score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lens(i) / avg));
+            }
         }
     }
     let mut hits: Vec<Hit<'c>> = Vec::new();
-    for (i, doc) in docs.iter().enumerate() {
-        if !candidate[i] {
+    for ((doc, &passed), &score) in docs.iter().zip(&candidate).zip(&scores) {
+        if !passed {
             continue;
         }
         if !phrases.is_empty() {
-            let topics = doc.topics.join(" ");
-            let body = if postings.titles_only() {
-                ""
-            } else {
-                body_of(doc)
-            };
-            let words = phrase_words(&format!("{}\n{topics}\n{body}", doc.title));
+            let mut text = format!("{}\n{}", doc.title, doc.topics.join(" "));
+            if !postings.titles_only() {
+                for piece in doc.body() {
+                    text.push('\n');
+                    text.push_str(piece);
+                }
+            }
+            let words = phrase_words(&text);
             if !phrases.iter().all(|p| contains_phrase(&words, p)) {
                 continue;
             }
         }
-        let score = scores[i];
         if score <= 0.0 && phrases.is_empty() {
             continue;
         }
@@ -186,7 +217,7 @@ pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> 
     hits.sort_by(order);
     if !postings.titles_only() {
         for h in &mut hits {
-            h.snippet = snippet(h.doc, &words);
+            h.snippet = snippet(h.doc, words);
         }
     }
     let suggestions = if total == 0 {
@@ -204,8 +235,9 @@ pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> 
 /// The best-matching lines of a document (the ones holding the most query words, then the
 /// ones after them), within [`MAX_SNIPPET_CHARS`].
 fn snippet(doc: &Doc, words: &[String]) -> String {
-    let lines: Vec<&str> = body_of(doc)
-        .lines()
+    let lines: Vec<&str> = doc
+        .body()
+        .flat_map(str::lines)
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != "---")
         .collect();
@@ -270,16 +302,24 @@ fn nearest_topics(docs: &[Doc], query: &str) -> Vec<String> {
 
 fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
+    // The distances from `a`'s first characters to each prefix of `b`, one row at a time.
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        let mut cur = Vec::with_capacity(prev.len());
+        let mut left = i + 1;
+        cur.push(left);
+        // `prev` holds one more than `b`: each character of `b` meets the pair above it.
+        for (cb, above) in b.iter().zip(prev.windows(2)) {
+            if let &[diagonal, up] = above {
+                left = (diagonal + usize::from(ca != *cb))
+                    .min(up + 1)
+                    .min(left + 1);
+            }
+            cur.push(left);
         }
         prev = cur;
     }
-    prev[b.len()]
+    prev.last().copied().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -362,5 +402,35 @@ mod tests {
             ..q("retry")
         };
         assert_eq!(ids(&search(&docs, &since)), ["k4"]);
+    }
+
+    /// Issue (SPEC §16): stopwords were left out by their stems, and `this` became `thi` (the
+    /// singular the acronym rule takes), which no list held. Every stopword is a term of its
+    /// own, never a stem of it; left out of a query unless the query is nothing else.
+    #[test]
+    fn no_stopword_survives_as_a_stem() {
+        for &w in crate::megg::recall::text::STOPWORDS.iter() {
+            let upper = w.to_uppercase();
+            let capital = format!("{}{}", upper.get(..1).unwrap(), w.get(1..).unwrap());
+            for form in [w.to_string(), capital, upper] {
+                assert_eq!(terms(&form), [w], "{form}");
+                assert_eq!(query_terms(&form), [w], "{form} alone is searched");
+                assert_eq!(
+                    query_terms(&format!("{form} webhooks")),
+                    ["webhook"],
+                    "{form} in a query"
+                );
+                let docs = [doc("k1", "2026-01-01", &form, &[], &form)];
+                let postings = Postings::build(&docs, false);
+                let stem = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+                    .stem(w)
+                    .into_owned();
+                for t in [stem.as_str(), w.strip_suffix('s').unwrap_or(w)] {
+                    if t != w {
+                        assert_eq!(postings.list(t), [], "{form} indexed as {t}");
+                    }
+                }
+            }
+        }
     }
 }

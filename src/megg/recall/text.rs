@@ -1,10 +1,28 @@
 //! Words as a developer types them (SPEC §13.3): case-insensitive, on Unicode word boundaries,
 //! English-stemmed (`retries` finds `retry`), identifiers kept whole and split
 //! (`parseConfig`, `parse_config`, `src/auth/jwt.rs` → `parse`, `config`, `auth`, `jwt`), and
-//! CJK text as characters and character bigrams (no dictionary needed).
+//! CJK text as characters and character bigrams (no dictionary needed). A stopword is told
+//! apart before it is stemmed and kept as it is written: no stem of one (`this` → `thi`) is
+//! ever a term (SPEC §16).
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
+
+/// English function words, lowercase as written, sorted: the words an agent's question is built
+/// of ("how do we store tokens?"), which match every document and rank none. Each is a term of
+/// its own, never stemmed.
+pub const STOPWORDS: [&str; 47] = [
+    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "did", "do", "does", "for",
+    "from", "had", "has", "have", "how", "i", "if", "in", "is", "it", "of", "on", "or", "our",
+    "should", "so", "that", "the", "there", "this", "to", "us", "was", "we", "what", "when",
+    "where", "which", "who", "why", "will", "with", "you",
+];
+
+/// Whether `term` (lowercase) is one of [`STOPWORDS`].
+pub fn is_stopword(term: &str) -> bool {
+    // None is longer than 6 bytes: most words are told apart by their length alone.
+    term.len() <= 6 && STOPWORDS.binary_search(&term).is_ok()
+}
 
 /// The terms of `text`, in order, for indexing and for queries alike: each word stemmed, then
 /// the parts of an identifier, then CJK unigrams and bigrams.
@@ -29,6 +47,10 @@ pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
         }
         Word::Plain(word) => {
             let lower = lowercase(word, &mut lowered);
+            if is_stopword(lower) {
+                f(lower);
+                return;
+            }
             with_stem(lower, &mut |stemmed| {
                 // The stemmer keeps the plural of an acronym (`JWTs`, `APIs`, `URLs`): its
                 // singular too.
@@ -46,7 +68,7 @@ pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
                 let parts = identifier_parts(word);
                 if parts.len() > 1 {
                     for p in parts {
-                        with_stem(&p.to_lowercase(), f);
+                        with_term(&p.to_lowercase(), f);
                     }
                 }
             }
@@ -99,7 +121,14 @@ pub fn phrase_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     each_word(text, &mut |w| match w {
         Word::Cjk(chars) => out.extend(chars.iter().map(char::to_string)),
-        Word::Plain(word) => out.push(stem(&word.to_lowercase())),
+        Word::Plain(word) => {
+            let lower = word.to_lowercase();
+            out.push(if is_stopword(&lower) {
+                lower
+            } else {
+                stem(&lower)
+            });
+        }
     });
     out
 }
@@ -116,6 +145,15 @@ fn stem(lower: &str) -> String {
     let mut out = String::new();
     with_stem(lower, &mut |s| out.push_str(s));
     out
+}
+
+/// Calls `f` with the term of a lowercase word: a stopword as it is, any other word stemmed.
+fn with_term(lower: &str, f: &mut dyn FnMut(&str)) {
+    if is_stopword(lower) {
+        f(lower);
+    } else {
+        with_stem(lower, f);
+    }
 }
 
 /// Calls `f` with the English stem of a lowercase word (memoized: a corpus repeats its words).
@@ -180,25 +218,28 @@ fn is_cjk(c: char) -> bool {
 fn identifier_parts(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     for piece in word.split(['_', '.', '-', ':', '\'']) {
-        if piece.is_empty() {
+        // What is left of `piece` to cut, and the character before it.
+        let mut rest = piece;
+        let mut chars = piece.char_indices().peekable();
+        let Some((_, mut prev)) = chars.next() else {
             continue;
-        }
-        let chars: Vec<(usize, char)> = piece.char_indices().collect();
-        let mut start = 0;
-        for k in 1..chars.len() {
-            let (i, c) = chars[k];
-            let prev = chars[k - 1].1;
-            let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+        };
+        let mut cut = 0;
+        while let Some((i, c)) = chars.next() {
+            let next_lower = chars.peek().is_some_and(|(_, n)| n.is_lowercase());
             let boundary = (prev.is_lowercase() && c.is_uppercase())
                 || (prev.is_uppercase() && c.is_uppercase() && next_lower)
                 || (prev.is_alphabetic() && c.is_numeric())
                 || (prev.is_numeric() && c.is_alphabetic());
-            if boundary {
-                parts.push(&piece[start..i]);
-                start = i;
+            // `i` is where `c` starts: a character boundary of `piece`, so of `rest`.
+            if boundary && let Some((part, after)) = rest.split_at_checked(i - cut) {
+                parts.push(part);
+                rest = after;
+                cut = i;
             }
+            prev = c;
         }
-        parts.push(&piece[start..]);
+        parts.push(rest);
     }
     parts
 }
@@ -226,12 +267,31 @@ mod tests {
     }
 
     #[test]
+    fn identifiers_in_any_script_split_at_their_case_changes() {
+        assert_eq!(identifier_parts("ÉtatInitial"), ["État", "Initial"]);
+        assert_eq!(identifier_parts("naïveCafé2x"), ["naïve", "Café", "2", "x"]);
+        assert_eq!(identifier_parts("ΑλφαΒήτα_令牌"), ["Αλφα", "Βήτα", "令牌"]);
+        assert_eq!(identifier_parts("__"), Vec::<&str>::new());
+        assert!(terms("parseÉtat").contains(&"état".to_string()));
+    }
+
+    /// [`is_stopword`] looks the list up by halves.
+    #[test]
+    fn the_stopwords_are_sorted_lowercase_and_short() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        for w in STOPWORDS {
+            assert!(is_stopword(w) && w.len() <= 6 && w == w.to_lowercase());
+        }
+        assert!(!is_stopword("thi") && !is_stopword("This") && !is_stopword("doe"));
+    }
+
+    #[test]
     fn matching_marks_whole_words_by_their_terms() {
         let wanted = terms("retried webhook");
         let text = "Retry payment webhooks (parseWebhookEvent)";
         let marked: Vec<&str> = matching(text, &wanted)
             .into_iter()
-            .map(|r| &text[r])
+            .map(|r| text.get(r).unwrap())
             .collect();
         assert_eq!(marked, ["Retry", "webhooks", "parseWebhookEvent"]);
         assert!(matching("nothing here", &wanted).is_empty());
