@@ -8,6 +8,14 @@
 //! is read with Python's `resource.getrusage(RUSAGE_CHILDREN)` around one run, so `python3`
 //! must be on PATH for that row.
 
+// SPEC §16's panic lints guard megg's own code from its input; a benchmark panicking is how it
+// fails.
+#![allow(
+    clippy::string_slice,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
 #![allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 #![allow(clippy::print_stdout)] // a benchmark reports on stdout
 
@@ -32,7 +40,7 @@ fn main() {
         println!("skipped: run with `cargo bench --bench context`");
         return;
     }
-    let megg = PathBuf::from(env!("CARGO_BIN_EXE_megg"));
+    let megg = common::megg_binary();
     let tmp = tempfile::tempdir().unwrap();
     if args.iter().any(|a| a == "sizes") {
         // `cargo bench --bench context -- sizes`: only the work-tree sizes (SPEC §14).

@@ -13,9 +13,18 @@
 //!   global config that changed under the run): the hosts stay installed, the run warns.
 //! - `pause=MS` — every read-modify-write pauses MS milliseconds between reading the file and
 //!   writing it back, and [`crate::fsx::write_atomic`] pauses halfway through its bytes: it
-//!   widens the windows the lock and the atomic rename guard so a test can hit them every time.
+//!   widens the windows the lock and the atomic rename guard. A race test should not count on
+//!   a pause being long enough: it holds the first process with `hold` instead.
+//! - `hold=FILE:DIR` — a handshake at the critical point of writing a file whose path ends in
+//!   FILE (`.megg/state.md`): when [`crate::fsx::write_atomic`] has the new bytes in its temp
+//!   file and has not yet renamed it into place (inside the lock of a read-modify-write, after
+//!   the read; with `no-atomic`, halfway through its bytes), the process creates `DIR/held`
+//!   and waits until `DIR/release` exists (at most 30 s, then it panics). The test knows for certain the process is inside its critical
+//!   section before it starts the second one, and lets the first go when it chooses ([`hold`]).
 //! - `log=PATH` — events are appended to PATH, one per line ([`log`]): `git-open` for each
-//!   repository discovery, so a test can hold a run to one.
+//!   repository discovery, so a test can hold a run to one; `lock-wait NAME` when the process
+//!   finds the lock file NAME held by another and is about to wait for it ([`lock_wait`]), so a
+//!   test knows its second process is blocked on the first.
 //! - `coarse-times` — every change time megg reads is cut to the whole second, as on ext3,
 //!   HFS+ or ext4 with 128-byte inodes (proves a change in the start's own second is claimed).
 //! - `no-lock` — [`crate::fsx::Lock::acquire`] takes no lock.
@@ -84,6 +93,46 @@ pub fn pause() {
     if let Some(ms) = value("pause").and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
+}
+
+/// At the critical point of writing `file` (the new bytes written, not yet in place): when
+/// `hold=FILE:DIR` names it, creates `DIR/held` and waits until `DIR/release` exists. Bounded,
+/// so a test that never releases fails instead of hanging.
+#[inline]
+#[allow(clippy::disallowed_methods)] // test-only: the handshake's files are the test's own
+pub fn hold(file: &std::path::Path) {
+    #[cfg(feature = "failpoints")]
+    if let Some(spec) = value("hold")
+        && let Some((suffix, dir)) = spec.split_once(':')
+        && file.ends_with(suffix)
+    {
+        use std::time::{Duration, Instant};
+        let dir = std::path::Path::new(dir);
+        if let Err(e) = std::fs::write(dir.join("held"), std::process::id().to_string()) {
+            panic!("hold: cannot create {}: {e}", dir.join("held").display());
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !dir.join("release").exists() {
+            if Instant::now() > deadline {
+                panic!("hold: {} was never released", file.display());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let _ = file;
+}
+
+/// Called just before a process blocks on the lock `file` (the lock file at `lock_path`): when
+/// another process holds it, logs `lock-wait NAME` to `log=PATH`. When it is free this takes it,
+/// and the caller's blocking lock on the same descriptor returns at once.
+#[inline]
+pub fn lock_wait(file: &std::fs::File, lock_path: &std::path::Path) {
+    #[cfg(feature = "failpoints")]
+    if value("log").is_some() && matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock)) {
+        let name = lock_path.file_name().unwrap_or_default().to_string_lossy();
+        log(&format!("lock-wait {name}"));
+    }
+    let _ = (file, lock_path);
 }
 
 /// Whether the mechanism `name` (`no-lock`, `no-atomic`) is switched off.

@@ -1,9 +1,9 @@
-//! What every benchmark shares: timing, medians, and peak memory of one run. Each bench
-//! includes it with `mod common;`; not every bench uses every piece.
+//! What every benchmark shares: the binary to time, timing, medians, and peak memory of one
+//! run. Each bench includes it with `mod common;`; not every bench uses every piece.
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "../../tests/common/tick.rs"]
@@ -13,6 +13,55 @@ use std::time::{Duration, Instant};
 pub use tick::fs_tick;
 
 pub const NOW: &str = "2026-11-22T12:00:00Z";
+
+/// A string only a binary with the test-only failure points holds (`src/failpoint.rs`).
+const FAILPOINTS: &[u8] = b"MEGG_FAILPOINTS";
+
+/// The `megg` the benchmarks time: the binary users get, without the test-only failure points.
+/// The one `cargo bench` builds beside the benches (`CARGO_BIN_EXE_megg`) has them: the crate's
+/// dev-dependency on itself switches the `failpoints` feature on, and cargo builds a package
+/// with the union of its features. So this builds `cargo build --release --bin megg` into a
+/// target directory of its own, `target/bench-megg/`, where no dev-dependency takes part (the
+/// first time costs a second release build, later ones nothing) — or takes the binary
+/// `MEGG_BENCH_BIN` names (an installed megg, an older build for an A/B). It prints which binary
+/// it times and refuses one holding the failure points. Called only under `--bench`:
+/// `cargo test --all-targets` runs the benches as tests, which skip at once.
+pub fn megg_binary() -> PathBuf {
+    let (megg, how) = match std::env::var_os("MEGG_BENCH_BIN") {
+        Some(bin) => (PathBuf::from(bin), "named by MEGG_BENCH_BIN"),
+        None => (
+            build_release(),
+            "`cargo build --release --bin megg`, no dev features",
+        ),
+    };
+    let bytes = std::fs::read(&megg).unwrap_or_else(|e| panic!("{}: {e}", megg.display()));
+    assert!(
+        !bytes.windows(FAILPOINTS.len()).any(|w| w == FAILPOINTS),
+        "{} has the test-only failure points: not the binary users get",
+        megg.display()
+    );
+    println!("timing {} ({how})\n", megg.display());
+    megg
+}
+
+/// Builds the release binary without dev-dependencies into `<target>/bench-megg/`; its path.
+fn build_release() -> PathBuf {
+    // `<target>/release/megg`: the target directory this `cargo bench` builds into.
+    let target = Path::new(env!("CARGO_BIN_EXE_megg"))
+        .parent()
+        .and_then(Path::parent)
+        .expect("the bench binary's target directory")
+        .join("bench-megg");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--bin", "megg", "--target-dir"])
+        .arg(&target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "cargo build --release --bin megg failed");
+    target.join("release/megg")
+}
 
 pub fn time(f: impl FnOnce()) -> Duration {
     let start = Instant::now();

@@ -40,6 +40,7 @@ impl Lock {
             .into());
         }
         if !crate::failpoint::off("no-lock") {
+            crate::failpoint::lock_wait(&file, lock_path);
             file.lock().map_err(|e| Error::io("lock", lock_path, &e))?;
         }
         Ok(Self {

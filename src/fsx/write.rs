@@ -217,6 +217,7 @@ pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
         }
         file.sync_all()?;
         crate::failpoint::pause();
+        crate::failpoint::hold(path);
         dir.rename(&tmp, &dir, &name)
     })();
     if let Err(e) = result {
@@ -243,6 +244,7 @@ fn write_in_place(dir: &Dir, name: &OsString, path: &Path, bytes: &[u8]) -> Resu
     file.write_all(first)
         .map_err(|e| Error::io("write", path, &e))?;
     crate::failpoint::pause();
+    crate::failpoint::hold(path);
     file.write_all(rest)
         .map_err(|e| Error::io("write", path, &e))
 }

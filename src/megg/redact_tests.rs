@@ -1,3 +1,4 @@
+#![allow(clippy::string_slice)] // tests slice their own ASCII fixtures
 use super::*;
 
 const GHP: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";

@@ -735,47 +735,134 @@ fn subagent_transcripts_beside_the_session_count() {
 }
 
 /// A handoff written by hand while a capture is promoting: the capture decides and writes under
-/// `state.md`'s lock, so the hand-written one lands after it and survives. With the lock
-/// switched off, the capture overwrites it — the loss the lock prevents.
-fn race_hand_write_against_promotion(lock: bool) -> String {
+/// `state.md`'s lock, so the hand-written one waits for it and lands after it. With the lock
+/// switched off, the capture overwrites it — the loss the lock prevents. The capture is held
+/// ([`Hold`]) with its handoff written beside `state.md`, not yet in place; the hand write
+/// starts then, and the capture is let go once the hand write waits for the lock (or, without
+/// it, is done). The state, and whether the hand write waited.
+fn race_hand_write_against_promotion(lock: bool) -> (String, bool) {
     let r = Repo::new();
     r.start("s", "startup");
     r.work("s", "Captured task");
-    let failpoints = if lock {
-        "pause=1000"
-    } else {
-        "pause=1000,no-lock"
-    };
+    let hold = Hold::new();
+    let off = if lock { "" } else { ",no-lock" };
     let mut capture = r.p.megg("");
     capture
         .current_dir("/")
-        .env("MEGG_FAILPOINTS", failpoints)
+        .env(
+            "MEGG_FAILPOINTS",
+            format!("{}{off}", hold.at(".megg/state.md")),
+        )
         .arg("capture")
         .write_stdin(r.input("s", "Stop"));
-    let handle = std::thread::spawn(move || capture.output().unwrap());
-    // The capture writes its session file (1 s, paused halfway), takes the lock, checks
-    // state.md, and pauses 1 s before writing: write by hand inside that window.
-    std::thread::sleep(std::time::Duration::from_millis(1400));
-    r.p.ok(
-        "",
-        &["state", "write", "--content", "## Working On\nHAND-WRITTEN"],
-    );
-    assert!(handle.join().unwrap().status.success());
-    r.state().unwrap()
+    let capture = std::thread::spawn(move || capture.output().unwrap());
+    hold.wait_held(&capture);
+    let mut hand = r.p.megg("");
+    hand.env("MEGG_FAILPOINTS", format!("{}{off}", hold.log()))
+        .args(["state", "write", "--content", "## Working On\nHAND-WRITTEN"]);
+    let hand = std::thread::spawn(move || hand.output().unwrap());
+    let waited = hold.wait_second(&hand, "state.md");
+    hold.release();
+    for out in [capture.join().unwrap(), hand.join().unwrap()] {
+        assert!(out.status.success(), "{out:?}");
+    }
+    (r.state().unwrap(), waited)
 }
 
 #[test]
 fn a_hand_written_handoff_racing_a_promotion_is_not_lost() {
-    assert!(race_hand_write_against_promotion(true).contains("HAND-WRITTEN"));
+    let (state, waited) = race_hand_write_against_promotion(true);
+    assert!(waited, "the hand write never waited for the capture's lock");
+    assert!(state.contains("HAND-WRITTEN"), "{state}");
 }
 
 #[test]
 fn without_the_lock_a_promotion_overwrites_a_racing_hand_written_handoff() {
-    let state = race_hand_write_against_promotion(false);
+    let (state, waited) = race_hand_write_against_promotion(false);
+    assert!(!waited);
     assert!(
         !state.contains("HAND-WRITTEN") && state.contains("Captured task"),
         "{state}"
     );
+}
+
+/// The test's side of the `hold=FILE:DIR` failure point (`src/failpoint.rs`), in place of a
+/// pause that is hoped to be long enough: a first process is held at its write of FILE, inside
+/// its critical section, until the test releases it; a second process started with
+/// [`Hold::log`] says when it is blocked on the first's lock.
+pub(crate) struct Hold {
+    dir: tempfile::TempDir,
+}
+
+impl Hold {
+    pub(crate) fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The failure point that holds a process at its write of `file` (a path suffix).
+    pub(crate) fn at(&self, file: &str) -> String {
+        format!("hold={file}:{}", self.dir.path().display())
+    }
+
+    /// The failure point that logs the second process's waits for a lock.
+    pub(crate) fn log(&self) -> String {
+        format!("log={}", self.dir.path().join("second.log").display())
+    }
+
+    /// Waits (bounded) until the process run by `first` is held inside its critical section.
+    pub(crate) fn wait_held<T>(&self, first: &std::thread::JoinHandle<T>) {
+        let held = || self.dir.path().join("held").is_file();
+        until("the first process to be held", || {
+            held() || first.is_finished()
+        });
+        assert!(
+            held(),
+            "the first process ended without reaching its critical section"
+        );
+    }
+
+    /// Waits (bounded) until the process run by `second` has ended or waits for the lock of
+    /// `file` (a file name); whether it waits.
+    pub(crate) fn wait_second<T>(&self, second: &std::thread::JoinHandle<T>, file: &str) -> bool {
+        let lock = format!("-{file}.lock");
+        let waits = || {
+            fs::read_to_string(self.dir.path().join("second.log"))
+                .unwrap_or_default()
+                .lines()
+                .any(|l| l.starts_with("lock-wait ") && l.ends_with(&lock))
+        };
+        until("the second process to end or wait for the lock", || {
+            waits() || second.is_finished()
+        });
+        waits()
+    }
+
+    /// Lets the held process go on.
+    pub(crate) fn release(&self) {
+        fs::write(self.dir.path().join("release"), "").unwrap();
+    }
+}
+
+impl Drop for Hold {
+    /// A failed test lets its held process go rather than leave it waiting.
+    fn drop(&mut self) {
+        let _ = fs::write(self.dir.path().join("release"), "");
+    }
+}
+
+/// Polls `done` until it holds, failing after a minute: the wait is for an event, never for
+/// a length of time.
+fn until(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 #[test]

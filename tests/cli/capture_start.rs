@@ -61,7 +61,7 @@ fn wait_for(path: &Path) -> bool {
 /// model reads its first prompt.
 fn begin(r: &Repo, start: &Value) {
     r.start("codex", start);
-    wait_for_snapshot(r, start);
+    assert!(wait_for_snapshot(r, start), "no snapshot was written");
     fs_tick();
 }
 

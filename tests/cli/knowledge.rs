@@ -2,6 +2,7 @@
 
 use std::process::Stdio;
 
+use crate::capture::Hold;
 use crate::{Git, NOW, Project};
 
 fn domain() -> Project {
@@ -154,24 +155,64 @@ fn learn_warns_when_maintain_is_due() {
     assert!(v["warnings"][0].as_str().unwrap().contains("megg maintain"));
 }
 
-/// 8 processes × 25 `learn` at once: exactly 200 entries, all parse. Then 4 at once with
-/// `pause` (a test-only failure point between reading knowledge.md and writing it back) so
-/// every append overlaps another; [`concurrent_learns_lose_entries_without_the_lock`] runs that
-/// with the lock switched off and sees entries lost.
+/// 8 processes × 25 `learn` at once: exactly 200 entries, all parse. Then two that certainly
+/// overlap ([`overlapping_learns`]): both entries kept, the second having waited for the
+/// first's lock; [`concurrent_learns_lose_entries_without_the_lock`] runs that with the lock
+/// switched off and sees an entry lost.
 #[test]
 fn concurrent_learns_lose_nothing() {
-    assert_eq!(concurrent_learns(8, 25, ""), 200);
-    assert_eq!(concurrent_learns(4, 2, "pause=100"), 8);
+    assert_eq!(concurrent_learns(8, 25), 200);
+    let (entries, waited) = overlapping_learns(true);
+    assert!(waited, "the second learn never waited for the first's lock");
+    assert_eq!(entries, 2);
 }
 
-/// The test above can fail: with `no-lock`, overlapping appends overwrite each other.
+/// The test above can fail: with `no-lock`, the first learn writes back what it read before
+/// the second appended, and the second's entry is gone.
 #[test]
 fn concurrent_learns_lose_entries_without_the_lock() {
-    assert!(concurrent_learns(4, 1, "pause=400,no-lock") < 4);
+    let (entries, waited) = overlapping_learns(false);
+    assert!(!waited);
+    assert_eq!(entries, 1);
+}
+
+/// Two `learn`s that certainly overlap: the first is held ([`Hold`]) with knowledge.md read and
+/// its new text written beside it, not yet in place; the second starts then, and the first is
+/// let go once the second waits for the lock (or, without it, is done). The entries found, and
+/// whether the second waited.
+fn overlapping_learns(lock: bool) -> (u64, bool) {
+    let p = domain();
+    Git::init(p.root(), "main");
+    let hold = Hold::new();
+    let off = if lock { "" } else { ",no-lock" };
+    let learn = |n: &str, failpoints: String| {
+        let mut cmd = p.megg("");
+        cmd.env("MEGG_FAILPOINTS", failpoints).args([
+            "learn",
+            &format!("Entry {n}"),
+            "fact",
+            "shared",
+            "text",
+        ]);
+        cmd
+    };
+    let mut first = learn("one", format!("{}{off}", hold.at(".megg/knowledge.md")));
+    let first = std::thread::spawn(move || first.output().unwrap());
+    hold.wait_held(&first);
+    let mut second = learn("two", format!("{}{off}", hold.log()));
+    let second = std::thread::spawn(move || second.output().unwrap());
+    let waited = hold.wait_second(&second, "knowledge.md");
+    hold.release();
+    for out in [first.join().unwrap(), second.join().unwrap()] {
+        assert!(out.status.success(), "{out:?}");
+    }
+    let v = p.json("", &["maintain", "--json"]);
+    assert_eq!(v["domains"][0]["problems"], serde_json::json!([]));
+    (v["domains"][0]["entries"].as_u64().unwrap(), waited)
 }
 
 /// `workers` processes each running `learn` `each` times at once; returns the entries found.
-fn concurrent_learns(workers: usize, each: usize, failpoints: &str) -> u64 {
+fn concurrent_learns(workers: usize, each: usize) -> u64 {
     let p = domain();
     Git::init(p.root(), "main");
     let bin = assert_cmd::cargo::cargo_bin("megg");
@@ -179,7 +220,6 @@ fn concurrent_learns(workers: usize, each: usize, failpoints: &str) -> u64 {
         .map(|w| {
             let bin = bin.clone();
             let root = p.root().to_path_buf();
-            let failpoints = failpoints.to_string();
             std::thread::spawn(move || {
                 for i in 0..each {
                     let status = std::process::Command::new(&bin)
@@ -193,7 +233,7 @@ fn concurrent_learns(workers: usize, each: usize, failpoints: &str) -> u64 {
                         .current_dir(&root)
                         .env("MEGG_NOW", NOW)
                         .env("MEGG_CACHE_DIR", "")
-                        .env("MEGG_FAILPOINTS", &failpoints)
+                        .env_remove("MEGG_FAILPOINTS")
                         .stdout(Stdio::null())
                         .stderr(Stdio::null())
                         .status()

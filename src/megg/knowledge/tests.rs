@@ -1,4 +1,5 @@
 //! The knowledge parser, digest and entry checks, with property tests.
+#![allow(clippy::string_slice)] // tests slice their own ASCII fixtures
 
 use super::*;
 

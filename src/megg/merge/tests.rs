@@ -1,5 +1,6 @@
 //! Every rule of SPEC §11 on the pure merge, one named test each, and the property that no
 //! entry is lost or duplicated and that the merge is symmetric in its sides.
+#![allow(clippy::string_slice)] // tests slice their own ASCII fixtures
 
 use std::collections::BTreeMap;
 

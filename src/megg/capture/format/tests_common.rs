@@ -1,6 +1,6 @@
 //! What every host reader's tests check alike (each reader's test module includes this file):
 //! reading a whole transcript, resuming from a saved scan, and surviving damaged input.
-
+#![allow(clippy::string_slice)] // tests slice their own ASCII fixtures
 #![allow(dead_code)] // each reader's tests use their share
 
 use crate::megg::capture::transcript::Scan;
