@@ -11,10 +11,6 @@
 //!   writes and the live file's write (proves an interruption there loses nothing).
 //! - `fail=git-config-write` — setup's edit of a git config file fails after planning (a
 //!   global config that changed under the run): the hosts stay installed, the run warns.
-//! - `pause=MS` — every read-modify-write pauses MS milliseconds between reading the file and
-//!   writing it back, and [`crate::fsx::write_atomic`] pauses halfway through its bytes: it
-//!   widens the windows the lock and the atomic rename guard. A race test should not count on
-//!   a pause being long enough: it holds the first process with `hold` instead.
 //! - `hold=FILE:DIR` — a handshake at the critical point of writing a file whose path ends in
 //!   FILE (`.megg/state.md`): when [`crate::fsx::write_atomic`] has the new bytes in its temp
 //!   file and has not yet renamed it into place (inside the lock of a read-modify-write, after
@@ -84,15 +80,6 @@ pub fn log(event: &str) {
         }
     }
     let _ = event;
-}
-
-/// Sleeps for `pause=MS` inside a critical section.
-#[inline]
-pub fn pause() {
-    #[cfg(feature = "failpoints")]
-    if let Some(ms) = value("pause").and_then(|v| v.parse::<u64>().ok()) {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
 }
 
 /// At the critical point of writing `file` (the new bytes written, not yet in place): when

@@ -216,7 +216,6 @@ pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
             file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
         }
         file.sync_all()?;
-        crate::failpoint::pause();
         crate::failpoint::hold(path);
         dir.rename(&tmp, &dir, &name)
     })();
@@ -243,7 +242,6 @@ fn write_in_place(dir: &Dir, name: &OsString, path: &Path, bytes: &[u8]) -> Resu
     let (first, rest) = bytes.split_at(bytes.len() / 2);
     file.write_all(first)
         .map_err(|e| Error::io("write", path, &e))?;
-    crate::failpoint::pause();
     crate::failpoint::hold(path);
     file.write_all(rest)
         .map_err(|e| Error::io("write", path, &e))

@@ -772,55 +772,91 @@ fn update_changes_phase_branch_and_items() {
     assert_eq!(v["text"], p.read(FILE));
 }
 
-/// Two agents checking different items at once: both always land. `pause` (a test-only
-/// failure point between reading the checkpoint and writing it back) makes the two updates
-/// overlap every round; [`concurrent_updates_lose_an_item_without_the_lock`] runs the same
-/// rounds with the lock switched off and sees an item lost.
+/// Two agents checking different items at once: both always land. The first update is held
+/// between reading the checkpoint and putting its new text in place (the `hold=` failure
+/// point) until the second has asked for the lock; [`concurrent_updates_lose_an_item_without_the_lock`]
+/// runs the same with the lock switched off and sees an item lost. Then rounds of two free
+/// updates at once.
 #[test]
 fn concurrent_updates_never_lose_an_item() {
-    assert_eq!(concurrent_updates(4, "pause=100"), Ok(()));
-    assert_eq!(concurrent_updates(8, ""), Ok(()));
+    let (lost, waited) = overlapping_updates(true);
+    assert_eq!(lost, None);
+    assert!(
+        waited,
+        "the second update never waited for the first one's lock"
+    );
+    assert_eq!(concurrent_updates(8), Ok(()));
 }
 
 /// The test above can fail: with `no-lock`, both updates read the same file and the second
 /// write drops the first one's item.
 #[test]
 fn concurrent_updates_lose_an_item_without_the_lock() {
-    let lost = concurrent_updates(1, "pause=400,no-lock").unwrap_err();
-    assert!(lost.contains("lost"), "{lost}");
+    let (lost, waited) = overlapping_updates(false);
+    assert!(!waited);
+    assert!(lost.is_some_and(|l| l.contains("lost")));
+}
+
+/// `megg checkpoint update --check ITEM` as a process.
+fn update(p: &Project, item: &str, failpoints: &str) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("megg"))
+        .args([
+            "checkpoint",
+            "update",
+            "user-authentication-flow",
+            "--check",
+            item,
+        ])
+        .current_dir(p.root())
+        .env("MEGG_NOW", NOW)
+        .env("MEGG_CACHE_DIR", "")
+        .env("MEGG_FAILPOINTS", failpoints)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// An item the checkpoint lost, if any.
+fn lost_item(p: &Project) -> Option<String> {
+    let text = p.read(FILE);
+    ["- [x] Tests passing", "- [x] Review complete"]
+        .into_iter()
+        .find(|item| !text.contains(item))
+        .map(|item| format!("lost {item:?}:\n{text}"))
+}
+
+/// Two updates, the first held inside its read-modify-write until the second has waited for
+/// the lock (or, without one, ended); an item lost, and whether the second waited.
+fn overlapping_updates(lock: bool) -> (Option<String>, bool) {
+    let (p, _git) = repo();
+    p.ok("", &["checkpoint", "save", PLAN]);
+    let hold = crate::capture::Hold::new();
+    let off = if lock { "" } else { ",no-lock" };
+    let mut first = update(&p, "Tests passing", &format!("{}{off}", hold.at(FILE)));
+    let first_done = std::thread::spawn(move || first.wait().unwrap());
+    hold.wait_held(&first_done);
+    let mut second = update(&p, "Review complete", &format!("{}{off}", hold.log()));
+    let second_done = std::thread::spawn(move || second.wait().unwrap());
+    let waited = hold.wait_second(&second_done, FILE);
+    hold.release();
+    assert!(first_done.join().unwrap().success());
+    assert!(second_done.join().unwrap().success());
+    (lost_item(&p), waited)
 }
 
 /// `rounds` of two concurrent `checkpoint update --check`; `Err` names a lost item.
-fn concurrent_updates(rounds: usize, failpoints: &str) -> Result<(), String> {
+fn concurrent_updates(rounds: usize) -> Result<(), String> {
     let (p, _git) = repo();
-    let bin = assert_cmd::cargo::cargo_bin("megg");
     for round in 0..rounds {
         std::fs::remove_file(p.path(FILE)).ok();
         p.ok("", &["checkpoint", "save", PLAN]);
-        let spawn = |item: &str| {
-            std::process::Command::new(&bin)
-                .args([
-                    "checkpoint",
-                    "update",
-                    "user-authentication-flow",
-                    "--check",
-                    item,
-                ])
-                .current_dir(p.root())
-                .env("MEGG_NOW", NOW)
-                .env("MEGG_CACHE_DIR", "")
-                .env("MEGG_FAILPOINTS", failpoints)
-                .stdout(Stdio::null())
-                .spawn()
-                .unwrap()
-        };
-        let (mut a, mut b) = (spawn("Tests passing"), spawn("Review complete"));
+        let (mut a, mut b) = (
+            update(&p, "Tests passing", ""),
+            update(&p, "Review complete", ""),
+        );
         assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
-        let text = p.read(FILE);
-        for item in ["- [x] Tests passing", "- [x] Review complete"] {
-            if !text.contains(item) {
-                return Err(format!("round {round}: lost {item:?}:\n{text}"));
-            }
+        if let Some(lost) = lost_item(&p) {
+            return Err(format!("round {round}: {lost}"));
         }
     }
     Ok(())

@@ -329,25 +329,60 @@ fn typescript_state_file_reads_the_same() {
 
 /// 16 `megg state write` processes at once, many rounds: the file always parses and always
 /// equals one complete write; no temp files are left behind. A reader polls the file while
-/// the writers run, with `pause` (a test-only failure point halfway through each write)
-/// widening the window; [`concurrent_writers_tear_the_file_without_the_atomic_rename`] runs the
-/// same with the rename switched off (`no-atomic`) and the reader sees a torn file.
+/// the writers run. And one writer held at its critical point (the `hold=` failure point:
+/// its new text written, not yet in place) leaves the file as it was for a reader;
+/// [`concurrent_writers_tear_the_file_without_the_atomic_rename`] holds it the same way with
+/// the rename switched off (`no-atomic`: held halfway through its bytes) and the reader sees a
+/// torn file.
 #[test]
 fn concurrent_writers_never_tear_the_file() {
-    assert_eq!(concurrent_writers(6, ""), Ok(()));
-    assert_eq!(concurrent_writers(2, "pause=50"), Ok(()));
+    assert_eq!(concurrent_writers(6), Ok(()));
+    assert_eq!(held_writer(""), Ok(()));
 }
 
 /// The test above can fail: written in place, a reader catches a half-written file.
 #[test]
 fn concurrent_writers_tear_the_file_without_the_atomic_rename() {
-    let torn = concurrent_writers(1, "pause=300,no-atomic").unwrap_err();
+    let torn = held_writer(",no-atomic").unwrap_err();
     assert!(torn.contains("torn"), "{torn}");
+}
+
+/// A `state write` over an earlier one, held at its critical point while the file is read;
+/// `Err` shows a torn read.
+fn held_writer(failpoints: &str) -> Result<(), String> {
+    let p = project();
+    let before = "## Working On\nthe first write\n";
+    p.ok("", &["state", "write", "--content", before]);
+    let earlier = p.read(".megg/state.md");
+    let hold = crate::capture::Hold::new();
+    let content = format!(
+        "## Working On\nthe second write\n\n{}",
+        "- a step\n".repeat(40)
+    );
+    let mut writer = p.megg("");
+    writer
+        .env(
+            "MEGG_FAILPOINTS",
+            format!("{}{failpoints}", hold.at(".megg/state.md")),
+        )
+        .args(["state", "write", "--content", &content]);
+    let writer = std::thread::spawn(move || writer.output().unwrap());
+    hold.wait_held(&writer);
+    let read = p.read(".megg/state.md");
+    hold.release();
+    assert!(writer.join().unwrap().status.success());
+    let after = p.read(".megg/state.md");
+    assert!(after.contains("the second write"), "{after}");
+    if read == earlier {
+        Ok(())
+    } else {
+        Err(format!("torn read:\n{read}"))
+    }
 }
 
 /// `rounds` of 16 concurrent `state write`, with a reader polling the file; `Err` shows a torn
 /// read.
-fn concurrent_writers(rounds: usize, failpoints: &str) -> Result<(), String> {
+fn concurrent_writers(rounds: usize) -> Result<(), String> {
     let p = project();
     Git::init(p.root(), "main").commit("main", 1_000_000, "init");
     let bin = assert_cmd::cargo::cargo_bin("megg");
@@ -372,7 +407,6 @@ fn concurrent_writers(rounds: usize, failpoints: &str) -> Result<(), String> {
                     .current_dir(p.root())
                     .env("MEGG_NOW", NOW)
                     .env("MEGG_CACHE_DIR", "")
-                    .env("MEGG_FAILPOINTS", failpoints)
                     .stdout(Stdio::null())
                     .spawn()
                     .unwrap()

@@ -644,7 +644,6 @@ fn write(
         if !may_promote(&current, start_state, promoted.as_ref()) {
             return Ok(false);
         }
-        crate::failpoint::pause();
         super::recall::history::keep_current(
             repo,
             d,
