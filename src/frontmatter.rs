@@ -130,7 +130,7 @@ impl Fields<'_> {
 
 /// The unquoted text after `key:` on its top-level line.
 fn raw_scalar(yaml: &str, key: &str) -> Option<String> {
-    yaml.lines().find_map(|line| {
+    yaml_lines(yaml).find_map(|line| {
         let rest = after_key(line, key)?;
         let value = rest.split_once(" #").map_or(rest, |(value, _)| value);
         Some(value.trim().trim_matches(['"', '\'']).to_string())
@@ -144,12 +144,36 @@ pub fn scalar(value: &str) -> String {
         // RFC 3339 timestamps are written plainly, as the TypeScript megg does.
         return value.to_string();
     }
+    if value.starts_with(char::is_whitespace) || value.ends_with(char::is_whitespace) {
+        // A plain scalar loses the spaces at its ends, Unicode ones too (`main\u{a0}`, found
+        // by the fuzzer): quoted, they read back.
+        return double_quoted(value);
+    }
     match serde_saphyr::to_string(&value) {
         Ok(s) if !s.contains('\n') || s.trim_end().lines().count() == 1 => s.trim_end().to_string(),
         // Multi-line values never come from megg; keep them on one line, JSON-quoted
         // (valid YAML double-quoted scalar).
         _ => serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into()),
     }
+}
+
+/// `value` as a YAML double-quoted scalar: `"` and `\` escaped, and every control character
+/// (which YAML does not allow raw, DEL included) as `\UXXXXXXXX`.
+fn double_quoted(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() || c == '\u{feff}' => {
+                out.push_str(&format!("\\U{:08X}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn is_plain_timestamp(value: &str) -> bool {
@@ -171,53 +195,89 @@ pub fn set_raw(yaml: &str, key: &str, value: Option<&str>, newline: &str) -> Str
 /// `key`'s top-level line and its continuation lines exactly as written, when `yaml` has it
 /// (what [`set_block`] takes to copy a key from one version of a file into another).
 pub fn key_block<'a>(yaml: &'a str, key: &str) -> Option<&'a str> {
-    let mut start = None;
-    let mut pos = 0;
-    for line in yaml.split_inclusive('\n') {
-        match start {
-            None if is_key_line(line, key) => start = Some(pos),
-            // The block ends at the first line that is not an indented continuation.
-            Some(s) if !line.starts_with([' ', '\t']) || line.trim().is_empty() => {
-                return yaml.get(s..pos);
-            }
-            _ => {}
-        }
-        pos += line.len();
-    }
-    start.and_then(|s| yaml.get(s..))
+    let lines: Vec<&str> = yaml_lines(yaml).collect();
+    let start = lines.iter().position(|l| is_key_line(l, key))?;
+    let end = block_end(&lines, start);
+    let from: usize = lines.iter().take(start).map(|l| l.len()).sum();
+    let len: usize = lines.get(start..end)?.iter().map(|l| l.len()).sum();
+    yaml.get(from..from + len)
 }
 
 /// Replaces `key`'s block (its line and continuation lines) with `block` — whole lines, as
 /// [`key_block`] returns them — or removes it (`None`); a new key goes at the end.
 pub fn set_block(yaml: &str, key: &str, block: Option<&str>, newline: &str) -> String {
     let mut out = String::with_capacity(yaml.len() + 32);
-    let mut found = false;
-    let mut skipping = false;
-    for line in yaml.split_inclusive('\n') {
-        if skipping {
-            let continuation = line.starts_with([' ', '\t']) || line.trim().is_empty();
-            if continuation && !line.trim().is_empty() {
-                continue;
-            }
-            skipping = false;
+    let lines: Vec<&str> = yaml_lines(yaml).collect();
+    let found = lines.iter().position(|l| is_key_line(l, key));
+    let skip = found.map_or(0..0, |start| start..block_end(&lines, start));
+    for (i, line) in lines.iter().enumerate() {
+        if i == skip.start
+            && found.is_some()
+            && let Some(b) = block
+        {
+            push_lines(&mut out, b, newline);
         }
-        if !found && is_key_line(line, key) {
-            found = true;
-            skipping = true;
-            if let Some(b) = block {
-                push_lines(&mut out, b, newline);
-            }
-            continue;
+        if !skip.contains(&i) {
+            out.push_str(line);
         }
-        out.push_str(line);
     }
-    if !found && let Some(b) = block {
-        if !out.is_empty() && !out.ends_with('\n') {
+    if found.is_none()
+        && let Some(b) = block
+    {
+        if !out.is_empty() && !out.ends_with(['\n', '\r']) {
             out.push_str(newline);
         }
         push_lines(&mut out, b, newline);
     }
     out
+}
+
+/// The lines of YAML text, each with its line break: `\n`, `\r\n` or a lone `\r` (YAML
+/// reads all three as one, so a key after a lone `\r` is a key).
+fn yaml_lines(yaml: &str) -> impl Iterator<Item = &str> {
+    let mut rest = yaml;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let mut end = rest.len();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' {
+                end = i + 1;
+                break;
+            }
+            if b == b'\r' {
+                end = if bytes.get(i + 1) == Some(&b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                break;
+            }
+        }
+        let (line, after) = rest.split_at_checked(end).unwrap_or((rest, ""));
+        rest = after;
+        Some(line)
+    })
+}
+
+/// Where the block of the key line `lines[start]` ends: after its last indented continuation
+/// line. Blank lines belong to it only when an indented line follows them (YAML folds them
+/// into the value).
+fn block_end(lines: &[&str], start: usize) -> usize {
+    let mut end = start + 1;
+    for (i, line) in lines.iter().enumerate().skip(start + 1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            end = i + 1;
+        } else {
+            break;
+        }
+    }
+    end
 }
 
 fn push_lines(out: &mut String, block: &str, newline: &str) {

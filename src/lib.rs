@@ -15,6 +15,8 @@ pub mod failpoint;
 pub mod flow;
 pub mod frontmatter;
 pub mod fsx;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod git;
 pub mod hook;
 pub mod host;

@@ -14,7 +14,8 @@
 //! - so a child naming its parent's own items (`super::helper`) while the parent's code calls
 //!   the child (`child::run`) is a circle, as is any longer loop.
 
-#![allow(clippy::disallowed_methods)] // reads megg's source tree with std::fs, not through fsx
+#![allow(clippy::disallowed_methods)]
+// reads megg's source tree with std::fs, not through fsx
 // SPEC §16's panic lints guard megg's own code from its input; a test panicking is how it fails.
 #![allow(
     clippy::string_slice,

@@ -2,7 +2,8 @@
 //! git repositories built with git2. The slow suites that drive real agent CLIs live in
 //! `tests/e2e/`; the helpers both use live in `tests/common/`.
 
-#![allow(clippy::disallowed_methods)] // tests build their fixtures with std::fs
+#![allow(clippy::disallowed_methods)]
+// tests build their fixtures with std::fs
 // SPEC §16's panic lints guard megg's own code from its input; a test panicking is how it fails.
 #![allow(
     clippy::string_slice,

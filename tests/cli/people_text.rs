@@ -319,7 +319,10 @@ fn a_failing_merge_driver_leaves_both_sides() {
     // git's line merge: what both sides share is there once (not two whole versions).
     assert_eq!(text.matches("## 2026-11-20 - Base").count(), 1, "{text}");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not merged by entry (megg failed inside"), "{err}");
+    assert!(
+        err.contains("not merged by entry (megg failed inside"),
+        "{err}"
+    );
 }
 
 /// `learn` and `maintain` refuse to rewrite a file whose frontmatter they cannot parse, and

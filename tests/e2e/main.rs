@@ -3,7 +3,8 @@
 //! (`tests/e2e/mock_anthropic.py`). Kept apart from the fast `cli` binary so that
 //! `cargo test --test cli` stays quick to iterate on.
 
-#![allow(clippy::disallowed_methods)] // tests build their fixtures with std::fs
+#![allow(clippy::disallowed_methods)]
+// tests build their fixtures with std::fs
 // SPEC §16's panic lints guard megg's own code from its input; a test panicking is how it fails.
 #![allow(
     clippy::string_slice,

@@ -372,18 +372,13 @@ pub fn strip_comments(text: &str) -> Option<String> {
 /// Codex's `config.toml`: `[mcp_servers.megg]` merged with toml_edit (comments kept).
 fn plan_toml(b: &fsx::Boundary, path: &Path, t: &Target) -> Result<Planned> {
     let existing = plan::read_existing(b, path)?;
-    let mut doc: toml_edit::DocumentMut =
-        existing
-            .as_deref()
-            .unwrap_or_default()
-            .parse()
-            .map_err(|e| {
-                Error::corrupt(format!(
-                    "{} is not valid TOML ({e}); nothing was changed",
-                    path.display()
-                ))
-                .with_hint("fix the file (or move it aside), then run megg setup again")
-            })?;
+    let mut doc = super::toml::parse(existing.as_deref().unwrap_or_default()).map_err(|e| {
+        Error::corrupt(format!(
+            "{} is not valid TOML ({e}); nothing was changed",
+            path.display()
+        ))
+        .with_hint("fix the file (or move it aside), then run megg setup again")
+    })?;
     let changed = if t.uninstall {
         super::toml::remove_mcp(&mut doc)
     } else {

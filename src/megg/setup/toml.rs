@@ -3,6 +3,14 @@
 
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
+/// Parses a `config.toml`. toml_edit 0.23 panics on some malformed input (`=={\r.`, found by
+/// the fuzzer): that is a parse error here too, never a panic (SPEC §16).
+pub fn parse(text: &str) -> Result<DocumentMut, String> {
+    std::panic::catch_unwind(|| text.parse::<DocumentMut>())
+        .map_err(|_| "the TOML parser failed on it".to_string())?
+        .map_err(|e| e.to_string())
+}
+
 /// Registers `[mcp_servers.megg]` running `command mcp`; `false` when it already does.
 pub fn add_mcp(doc: &mut DocumentMut, command: &str) -> Result<bool, String> {
     if has_mcp_running(doc, command) {
@@ -27,13 +35,18 @@ pub fn add_mcp(doc: &mut DocumentMut, command: &str) -> Result<bool, String> {
 /// Removes `[mcp_servers.megg]` (and `mcp_servers`, when megg's was its only server and it
 /// has no header of its own); `false` when it was not there.
 pub fn remove_mcp(doc: &mut DocumentMut) -> bool {
-    let Some(servers) = doc.get_mut("mcp_servers").and_then(Item::as_table_mut) else {
+    // A table or an inline one (`mcp_servers = { megg = { … } }`): wherever `has_mcp` finds it.
+    let Some(servers) = doc.get_mut("mcp_servers").and_then(Item::as_table_like_mut) else {
         return false;
     };
     if servers.remove("megg").is_none() {
         return false;
     }
-    if servers.is_empty() && servers.is_implicit() {
+    let implicit_and_empty = doc
+        .get("mcp_servers")
+        .and_then(Item::as_table)
+        .is_some_and(|t| t.is_empty() && t.is_implicit());
+    if implicit_and_empty {
         doc.remove("mcp_servers");
     }
     true
