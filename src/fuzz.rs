@@ -32,6 +32,15 @@ use crate::megg::setup::{self, Hook, Marker};
 use crate::megg::{conflict, knowledge, maintain, merge, state};
 use crate::tokens::Counter;
 
+/// What every fuzz target runs first. libFuzzer's harness (libfuzzer-sys) makes every panic
+/// abort the process, even one megg catches on purpose (`setup::toml::parse` turns toml_edit's
+/// panics into a parse error): back to Rust's own hook, a panic megg catches is not a crash,
+/// and one it does not catch still ends the run — the harness aborts when it reaches it — after
+/// the hook printed its message and location.
+pub fn init() {
+    drop(std::panic::take_hook());
+}
+
 /// The agent hosts, each fuzzed with every host-dependent reader.
 const AGENTS: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Copilot];
 

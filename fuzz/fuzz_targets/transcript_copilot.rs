@@ -1,2 +1,4 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| megg::fuzz::transcript_copilot(data));
+libfuzzer_sys::fuzz_target!(init: megg::fuzz::init(), |data: &[u8]| {
+    megg::fuzz::transcript_copilot(data)
+});
