@@ -298,9 +298,13 @@ fn after_key<'l>(line: &'l str, key: &str) -> Option<&'l str> {
     [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
         .iter()
         .find_map(|k| {
-            line.strip_prefix(k.as_str())?
+            let rest = line
+                .strip_prefix(k.as_str())?
                 .trim_start_matches([' ', '\t'])
-                .strip_prefix(':')
+                .strip_prefix(':')?;
+            // YAML's `:` ends a key only before a space or the line's end: `phase:le: x` is
+            // the key `phase:le` (found by the fuzzer: an edit wrote a second `phase`).
+            (rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n'])).then_some(rest)
         })
 }
 

@@ -225,9 +225,16 @@ pub fn frontmatter(data: &[u8]) {
 /// Whether every top-level line of `yaml` is a comment or a `key: value` line of a block
 /// mapping (not a flow mapping, a complex key, a directive, a tag or an anchor).
 fn block_style(yaml: &str) -> bool {
-    yaml.lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']))
-        .all(|l| !l.starts_with(['{', '[', '?', '%', '!', '&', '*', '|', '>', '-', ':', ',']))
+    // Top-level keys at the start of their lines, as megg and people write frontmatter: a
+    // mapping indented as a whole (` key: v`) is out of scope too.
+    let first = yaml
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    first.is_none_or(|l| !l.starts_with([' ', '\t']))
+        && yaml
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']))
+            .all(|l| !l.starts_with(['{', '[', '?', '%', '!', '&', '*', '|', '>', '-', ':', ',']))
 }
 
 /// The frontmatter keys megg writes.
