@@ -84,7 +84,9 @@ impl std::fmt::Display for ParseError {
 
 /// Parses a frontmatter block as a YAML mapping. Empty YAML is an empty mapping.
 pub fn parse(yaml: &str) -> Result<Fields<'_>, ParseError> {
-    if yaml.trim().is_empty() {
+    // Blank by YAML's rule (spaces, tabs, line breaks), not Rust's: a vertical tab or a form
+    // feed is text YAML refuses, not an empty mapping (found by the fuzzer).
+    if yaml.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
         return Ok(Fields {
             map: Map::new(),
             raw: yaml,
