@@ -168,7 +168,10 @@ fn double_quoted(value: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() || c == '\u{feff}' => {
+            // What YAML does not print raw (c-printable), and the byte-order mark.
+            c if !matches!(c, '\u{20}'..='\u{7e}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+                || c == '\u{feff}' =>
+            {
                 out.push_str(&format!("\\U{:08X}", u32::from(c)));
             }
             c => out.push(c),
