@@ -230,7 +230,10 @@ fn block_style(yaml: &str) -> bool {
     let first = yaml
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    first.is_none_or(|l| !l.starts_with([' ', '\t']))
+    // Anchors and aliases (`&a`, `*a`) are out of scope too: setting the key that holds an
+    // anchor leaves its aliases pointing nowhere.
+    !yaml.contains(['&', '*'])
+        && first.is_none_or(|l| !l.starts_with([' ', '\t']))
         && yaml
             .lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']))
