@@ -65,12 +65,7 @@ fn main() {
     .unwrap();
     // The hostile one: a FIFO, a link to /dev/zero, a link to a file outside, 5,000 names,
     // and a state whose head is 1,000,000 commits back.
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        hostile.join(".megg/knowledge.md"),
-        rustix::fs::Mode::from_raw_mode(0o600),
-    )
-    .unwrap();
+    common::mkfifo(&hostile.join(".megg/knowledge.md"));
     std::os::unix::fs::symlink("/dev/zero", hostile.join(".megg/zero.md")).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", hostile.join(".megg/passwd.md")).unwrap();
     for i in 0..5_000 {

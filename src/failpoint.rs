@@ -26,6 +26,8 @@
 //! - `no-lock` — [`crate::fsx::Lock::acquire`] takes no lock.
 //! - `no-atomic` — [`crate::fsx::write_atomic`] writes the file in place instead of through a
 //!   temp file and a rename.
+//! - `no-raw-listing` — directories are listed by the portable `readdir` path macOS uses
+//!   instead of Linux's `getdents64` ([`crate::fsx::Listing`]), so the tests run it on Linux.
 //!
 //! A concurrency test shows it can fail by running once with the mechanism switched off and
 //! asserting the loss or tear it otherwise prevents.
@@ -122,7 +124,7 @@ pub fn lock_wait(file: &std::fs::File, lock_path: &std::path::Path) {
     let _ = (file, lock_path);
 }
 
-/// Whether the mechanism `name` (`no-lock`, `no-atomic`) is switched off.
+/// Whether the mechanism `name` (`no-lock`, `no-atomic`, `no-raw-listing`) is switched off.
 #[inline]
 pub fn off(name: &str) -> bool {
     #[cfg(feature = "failpoints")]

@@ -186,3 +186,13 @@ pub fn git_command(dir: &Path) -> Command {
         .env("GIT_COMMITTER_EMAIL", "b@example.com");
     cmd
 }
+
+/// Makes a FIFO at `path` with the system's `mkfifo` (rustix has no `mkfifoat` on macOS).
+pub fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .args(["-m", "600"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}

@@ -145,7 +145,12 @@ impl<'b> ChangeTimes<'b> {
                     } else {
                         rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
                             .ok()
-                            .map(|st| ChangeTime::at(st.st_ctime, st.st_ctime_nsec as i64))
+                            // The nanoseconds are a `u64` on Linux, an `i64` on macOS.
+                            .map(|st| {
+                                #[allow(clippy::unnecessary_cast)]
+                                let nanos = st.st_ctime_nsec as i64;
+                                ChangeTime::at(st.st_ctime, nanos)
+                            })
                     };
                     Some(Entry { name, kind, time })
                 })

@@ -2,6 +2,11 @@
 //! what they hold: a directory is listed through one descriptor into one buffer — the names of
 //! its files (a build's thousands) are never copied — and what lies below it is asked relative
 //! to that descriptor, not by a path walked again from `/`.
+//!
+//! Two listings, one behaviour (SPEC §15): on Linux the directory's entries are read by
+//! `getdents64` into one buffer ([`Listing::Raw`]); everywhere else (macOS) through the C
+//! library's `readdir` ([`Listing::Portable`]). Both are compiled and tested on Linux: the
+//! failure point `no-raw-listing` switches the Linux build to the portable one.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -9,12 +14,34 @@ use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::Kind;
 
 /// Bytes of directory entries read per `getdents` call.
+#[cfg(target_os = "linux")]
 const LISTING_BUFFER: usize = 32 * 1024;
+
+/// How a directory's entries are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// `getdents64` into one reused buffer; only the kept names are copied (Linux).
+    #[cfg(target_os = "linux")]
+    Raw,
+    /// `readdir` through the C library (or rustix's own on Linux): every Unix megg builds on.
+    Portable,
+}
+
+impl Listing {
+    /// The listing this build uses: the raw one on Linux unless a test switched it off.
+    pub fn for_this_build() -> Self {
+        #[cfg(target_os = "linux")]
+        if !crate::failpoint::off("no-raw-listing") {
+            return Listing::Raw;
+        }
+        Listing::Portable
+    }
+}
 
 /// A directory opened for looking down: never through a link, never blocking.
 pub struct Below {
@@ -42,14 +69,19 @@ impl Below {
     /// The names of the directories directly inside (not links to them) for which `keep`
     /// holds, sorted. Only those names are copied.
     pub fn subdirs(&self, keep: impl Fn(&OsStr) -> bool) -> io::Result<Vec<OsString>> {
-        let mut buf = Vec::with_capacity(LISTING_BUFFER);
-        let mut entries = RawDir::new(&self.fd, buf.spare_capacity_mut());
+        self.subdirs_by(Listing::for_this_build(), keep)
+    }
+
+    /// [`Below::subdirs`] read by `listing` (the benchmark compares them).
+    pub fn subdirs_by(
+        &self,
+        listing: Listing,
+        keep: impl Fn(&OsStr) -> bool,
+    ) -> io::Result<Vec<OsString>> {
         let mut names = Vec::new();
-        while let Some(entry) = entries.next() {
-            let entry = entry?;
-            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+        let mut take = |name: &OsStr, kind: FileType| {
             // The type first: the names of files are never looked at.
-            let dir = match entry.file_type() {
+            let dir = match kind {
                 FileType::Directory => true,
                 // A file system that does not say: asked, the final link not followed.
                 FileType::Unknown => self.kind_at(name) == Some(Kind::Dir),
@@ -59,6 +91,31 @@ impl Below {
                 && keep(name);
             if dir {
                 names.push(name.to_os_string());
+            }
+        };
+        match listing {
+            #[cfg(target_os = "linux")]
+            Listing::Raw => {
+                let mut buf = Vec::with_capacity(LISTING_BUFFER);
+                let mut entries = rustix::fs::RawDir::new(&self.fd, buf.spare_capacity_mut());
+                while let Some(entry) = entries.next() {
+                    let entry = entry?;
+                    take(
+                        OsStr::from_bytes(entry.file_name().to_bytes()),
+                        entry.file_type(),
+                    );
+                }
+            }
+            Listing::Portable => {
+                crate::failpoint::log("listing portable");
+                // Its own descriptor on the same directory: this one stays usable for `kind_at`.
+                for entry in rustix::fs::Dir::read_from(&self.fd)? {
+                    let entry = entry?;
+                    take(
+                        OsStr::from_bytes(entry.file_name().to_bytes()),
+                        entry.file_type(),
+                    );
+                }
             }
         }
         names.sort_unstable();

@@ -488,7 +488,7 @@ mod read;
 mod write;
 
 pub use clock::{ChangeTime, ChangeTimes, clock};
-pub use down::Below;
+pub use down::{Below, Listing};
 pub use lock::Lock;
 pub use read::*;
 pub use write::*;

@@ -3,6 +3,16 @@
 use super::*;
 use std::fs;
 
+/// Makes a FIFO at `path` with the system's `mkfifo` (rustix has no `mkfifoat` on macOS).
+fn mkfifo(path: impl AsRef<Path>) {
+    let status = std::process::Command::new("mkfifo")
+        .args(["-m", "600"])
+        .arg(path.as_ref())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 fn boundary(dir: &tempfile::TempDir) -> Boundary {
     Boundary::new(dir.path(), "the project")
 }
@@ -93,12 +103,7 @@ fn reads_refuse_links_out_and_special_files_without_blocking() {
         err.message.contains("link leaves the project (→ "),
         "{err:?}"
     );
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        dir.path().join("fifo.md"),
-        rustix::fs::Mode::from_raw_mode(0o600),
-    )
-    .unwrap();
+    mkfifo(dir.path().join("fifo.md"));
     let err = read_text(&b, &dir.path().join("fifo.md"), 100).unwrap_err();
     assert!(err.message.contains("a FIFO"), "{err:?}");
     fs::create_dir(dir.path().join("d.md")).unwrap();
@@ -178,4 +183,47 @@ fn lock_is_exclusive_across_handles() {
     );
     drop(held);
     assert!(other.try_lock().is_ok());
+}
+
+/// SPEC §15: both listings give the same directories, on a directory bigger than one
+/// `getdents64` buffer, with links, special files, hidden names and names that are not UTF-8.
+#[test]
+fn both_listings_find_the_same_directories() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for i in 0..2_000 {
+        fs::write(
+            root.join(format!("a-rather-long-file-name-{i:05}.txt")),
+            "x",
+        )
+        .unwrap();
+    }
+    for name in ["src", "docs", ".hidden", "Café", "注意"] {
+        fs::create_dir(root.join(name)).unwrap();
+    }
+    fs::create_dir(root.join(OsStr::from_bytes(b"bad-\xff-name"))).unwrap();
+    std::os::unix::fs::symlink("src", root.join("link-to-src")).unwrap();
+    std::os::unix::fs::symlink("/", root.join("link-out")).unwrap();
+    mkfifo(root.join("fifo"));
+    let below = Below::open_start(root).unwrap();
+    let keep = |name: &OsStr| !name.as_bytes().starts_with(b".");
+    let portable = below.subdirs_by(Listing::Portable, keep).unwrap();
+    let expected: Vec<std::ffi::OsString> = [
+        OsStr::from_bytes(b"Caf\xc3\xa9"),
+        OsStr::from_bytes(b"bad-\xff-name"),
+        OsStr::new("docs"),
+        OsStr::new("src"),
+        OsStr::new("注意"),
+    ]
+    .iter()
+    .map(|n| n.to_os_string())
+    .collect();
+    assert_eq!(portable, expected);
+    #[cfg(target_os = "linux")]
+    assert_eq!(below.subdirs_by(Listing::Raw, keep).unwrap(), portable);
+    // The descriptor stays usable after a portable listing.
+    assert_eq!(below.kind_at(OsStr::new("src")), Some(Kind::Dir));
+    assert_eq!(below.subdirs_by(Listing::Portable, keep).unwrap(), portable);
 }

@@ -208,6 +208,51 @@ fn seed003_discover_siblings_and_children() {
     assert_eq!(v["warnings"], serde_json::json!([]));
 }
 
+/// SPEC §15: macOS lists directories through `readdir`, Linux through `getdents64`. The same
+/// tree gives the same siblings, children (links, hidden and heavy directories skipped, deep
+/// ones found) and hook output by the portable listing, run here on Linux by its switch.
+#[test]
+fn the_portable_listing_finds_what_the_linux_one_finds() {
+    let p = Project::new();
+    p.domain("acme", "Acme");
+    p.domain("acme/shop", "Shop");
+    p.domain("acme/billing", "Billing");
+    p.domain("acme/shop/checkout", "Checkout");
+    p.domain("acme/shop/deep/a/b", "Three levels down");
+    p.domain("acme/shop/node_modules/pkg", "Heavy");
+    p.domain("acme/shop/.cache/x", "Hidden");
+    for i in 0..3_000 {
+        fs::write(p.path(&format!("acme/shop/file-{i:05}.txt")), "x").unwrap();
+    }
+    std::os::unix::fs::symlink(p.path("acme"), p.path("acme/shop/link-up")).unwrap();
+    let log = p.cache.path().join("failpoints.log");
+    for args in [&["context", "--json"][..], &["context", "--format", "json"]] {
+        let linux = p.run("acme/shop", args);
+        let portable = p
+            .megg("acme/shop")
+            .args(args)
+            .env(
+                "MEGG_FAILPOINTS",
+                format!("no-raw-listing,log={}", log.display()),
+            )
+            .output()
+            .unwrap();
+        assert!(portable.status.success(), "{portable:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&portable.stdout),
+            String::from_utf8_lossy(&linux.stdout)
+        );
+    }
+    let events = fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        events.lines().any(|l| l == "listing portable"),
+        "the portable listing ran: {events:?}"
+    );
+    let v = p.json("acme/shop", &["context", "--format", "json"]);
+    assert_eq!(names(&v["siblings"]), ["billing"]);
+    assert_eq!(names(&v["children"]), ["checkout", "b"]);
+}
+
 /// The walk down runs beside the rest of the context on a thread of its own; when that thread
 /// fails, the walk is made again in place: the children, the hook's JSON and its exit code are
 /// the same.

@@ -402,13 +402,17 @@ fn plugin_hook_prints_a_valid_document_with_or_without_megg() {
         "{with}"
     );
     let without = run("/usr/bin:/bin");
-    assert!(
-        without["systemMessage"]
-            .as_str()
-            .unwrap()
-            .contains("cargo install megg"),
-        "{without}"
-    );
+    let message = without["systemMessage"].as_str().unwrap();
+    // SPEC §15: install commands that work, never `cargo install megg` (no registry served it).
+    for way in [
+        "npm i -g megg",
+        "/releases/latest/download/install.sh | sh",
+        "brew install megg-dev/tap/megg",
+        "cargo binstall megg",
+    ] {
+        assert!(message.contains(way), "{way}: {without}");
+    }
+    assert!(!message.contains("cargo install megg"), "{without}");
 }
 
 /// The plugin's capture hooks (SPEC §10): with megg on PATH they hand Claude Code's hook input

@@ -57,15 +57,6 @@ fn system_message(v: &Value) -> &str {
     v["systemMessage"].as_str().unwrap()
 }
 
-fn mkfifo(path: &Path) {
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::Mode::from_raw_mode(0o600),
-    )
-    .unwrap();
-}
-
 #[test]
 fn knowledge_linked_to_a_private_key_is_never_injected() {
     let (p, outside) = setup();
@@ -112,13 +103,13 @@ fn fifos_where_files_are_expected_never_block() {
     let (p, _outside) = setup();
     std::fs::remove_file(p.path(".megg/info.md")).unwrap();
     for name in ["info.md", "knowledge.md", "state.md", "notes.md"] {
-        mkfifo(&p.path(&format!(".megg/{name}")));
+        crate::common::mkfifo(&p.path(&format!(".megg/{name}")));
     }
     let (v, _) = hook(&p, &[]);
     assert!(system_message(&v).contains("FIFO"), "{v}");
 
     // The checkpoint listing, and every command that reads .megg files, return too.
-    mkfifo(&p.path(".x.local.md"));
+    crate::common::mkfifo(&p.path(".x.local.md"));
     for args in [
         &["checkpoint", "list", "--json"][..],
         &["checkpoint", "resume", "--json"],

@@ -450,12 +450,7 @@ fn hostile_files_are_skipped_or_read_safely() {
         p.path(".megg/archive/out.md"),
     )
     .unwrap();
-    rustix::fs::mkfifoat(
-        rustix::fs::CWD,
-        p.path(".megg/archive/fifo.md"),
-        rustix::fs::Mode::from_raw_mode(0o644),
-    )
-    .unwrap();
+    crate::common::mkfifo(&p.path(".megg/archive/fifo.md"));
     let mut garbage = KNOWLEDGE.as_bytes().to_vec();
     garbage.extend_from_slice(b"\n---\n\n## 2026-04-01 - Bytes \xff\xfe and \0 nul\n**Type:** fact\n**Topics:** x\n\nbody\n");
     p.write(".megg/knowledge.md", garbage);

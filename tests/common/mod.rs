@@ -116,6 +116,16 @@ impl Project {
     }
 }
 
+/// Makes a FIFO at `path` with the system's `mkfifo` (rustix has no `mkfifoat` on macOS).
+pub fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .args(["-m", "600"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
 pub fn join(rel: &str, tail: &str) -> String {
     if rel.is_empty() {
         tail.to_string()
