@@ -1020,3 +1020,28 @@ fn every_workflow_and_the_skill_say_to_search_before_deciding_or_learning() {
         "the skill says to search before learn"
     );
 }
+
+/// SPEC §15: the release repository is named once, in Cargo.toml; install.sh's default download
+/// base and the plugin's missing-binary message name the same one.
+#[test]
+fn install_urls_follow_cargo_toml_s_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let repository = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("repository = "))
+        .unwrap()
+        .trim_matches('"');
+    let install = std::fs::read_to_string(root.join("install.sh")).unwrap();
+    assert!(
+        install.contains(&format!("MEGG_REPO_URL=\"{repository}\"")),
+        "install.sh's default release is not {repository}"
+    );
+    let hooks = std::fs::read_to_string(root.join("hooks/hooks.json")).unwrap();
+    assert!(
+        hooks.contains(&format!("{repository}/releases/latest/download/install.sh")),
+        "hooks.json"
+    );
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains(&format!("{repository}/releases/latest/download/install.sh")));
+}

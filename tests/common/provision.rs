@@ -9,6 +9,7 @@
 //! | Copilot CLI (e2e) | [`COPILOT`] from npm | `copilot/` |
 //! | the MCP Python SDK | [`MCP_PYTHON`] with pip | a venv, `mcp-venv/` |
 //! | the MCP TypeScript SDK | `tests/mcp/ts/package-lock.json`, `npm ci` | `mcp-ts/` |
+//! | verdaccio, a local npm registry (e2e) | `tests/e2e/verdaccio/package-lock.json`, `npm ci` | `verdaccio/` |
 //!
 //! Each is installed once per target directory: under a file lock (`<target>/<dir>.lock`), so
 //! parallel test threads and parallel test binaries install it once; into an emptied directory
@@ -334,6 +335,33 @@ pub fn mcp_typescript() -> Option<&'static Path> {
         fs::copy(source.join("client.mjs"), &tmp).unwrap();
         fs::rename(&tmp, dir.join("client.mjs")).unwrap();
         Ready(dir)
+    }))
+}
+
+/// verdaccio, the local npm registry the install tests publish megg's npm packages to (SPEC
+/// §15), as `tests/e2e/verdaccio/package-lock.json` pins it, installed with `npm ci` into
+/// `<target>/verdaccio`: the path of its program.
+pub fn verdaccio() -> Option<&'static Path> {
+    static VERDACCIO: OnceLock<Outcome> = OnceLock::new();
+    ready(VERDACCIO.get_or_init(|| {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/verdaccio");
+        let mut pinned = fs::read(source.join("package.json")).unwrap();
+        pinned.extend(fs::read(source.join("package-lock.json")).unwrap());
+        let pin = format!(
+            "package.json + package-lock.json {:016x}",
+            xxhash_rust::xxh3::xxh3_64(&pinned)
+        );
+        let what = "verdaccio (tests/e2e/verdaccio/package-lock.json)";
+        let installed = once("verdaccio", &pin, what, &Manager::npm(what, ""), |dir| {
+            for file in ["package.json", "package-lock.json"] {
+                fs::copy(source.join(file), dir.join(file)).unwrap();
+            }
+            run_npm(what, "", dir, &["ci"])
+        });
+        match installed {
+            Ready(dir) => Ready(dir.join("node_modules/.bin/verdaccio")),
+            other => other,
+        }
     }))
 }
 

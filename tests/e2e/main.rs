@@ -24,5 +24,6 @@ mod copilot;
 mod copilot_capture;
 mod gemini;
 mod gemini_capture;
+mod install;
 
 use common::*;

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// The `megg` command of the npm package `megg`: finds the native binary that npm installed
+// from this platform's optional dependency (`megg-<platform>-<arch>`, Codex's layout: no
+// install scripts) and runs it with the same arguments, stdio and exit status.
+//
+// A template: `cargo xtask dist` fills the "@…@" strings from Cargo.toml's `repository`.
+"use strict";
+
+const { spawn } = require("child_process");
+const os = require("os");
+const path = require("path");
+
+const INSTALL_SH_URL = "@INSTALL_SH_URL@";
+const BREW_FORMULA = "@BREW_FORMULA@";
+const SUPPORTED = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"];
+
+const platform = `${process.platform}-${process.arch}`;
+
+// The binary's path, or null when this platform has no package installed.
+function binaryPath() {
+  if (!SUPPORTED.includes(platform)) {
+    return null;
+  }
+  try {
+    const manifest = require.resolve(`megg-${platform}/package.json`);
+    return path.join(path.dirname(manifest), "bin", "megg");
+  } catch {
+    return null;
+  }
+}
+
+function noBinary() {
+  const lines = [
+    `error: megg has no prebuilt binary installed for ${platform}`,
+    "hint: install megg another way:",
+    `  curl -fsSL ${INSTALL_SH_URL} | sh`,
+    `  brew install ${BREW_FORMULA}`,
+    "  cargo binstall megg",
+    "  cargo install --locked megg",
+  ];
+  if (SUPPORTED.includes(platform)) {
+    lines.push(
+      `hint: npm installs megg-${platform} as an optional dependency: if megg was installed ` +
+        "with --omit=optional (or --no-optional), reinstall it without that option"
+    );
+  } else {
+    lines.push(`hint: megg's npm package has binaries for ${SUPPORTED.join(", ")}`);
+    if (process.platform === "win32") {
+      lines.push("hint: on Windows, run megg inside WSL");
+    }
+  }
+  process.stderr.write(lines.join("\n") + "\n");
+  process.exit(1);
+}
+
+function run(binary) {
+  const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
+  const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"];
+  const forward = (signal) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+    }
+  };
+  for (const signal of forwarded) {
+    process.on(signal, forward);
+  }
+  child.on("error", (err) => {
+    process.stderr.write(`error: cannot run ${binary}: ${err.message}\n`);
+    process.exit(1);
+  });
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      // Die the way the child died, so a shell sees the same status; our handlers would
+      // catch the signal, so they go first.
+      for (const name of forwarded) {
+        process.removeListener(name, forward);
+      }
+      process.kill(process.pid, signal);
+      // Still here: a signal node ignores (SIGPIPE); exit as a shell reports it.
+      process.exit(128 + (os.constants.signals[signal] || 0));
+    }
+    process.exit(code === null ? 1 : code);
+  });
+}
+
+const binary = binaryPath();
+if (binary === null) {
+  noBinary();
+} else {
+  run(binary);
+}

@@ -1,0 +1,388 @@
+//! `cargo xtask dist`: builds megg for each target asked for, packages it (release archives and
+//! npm platform package), then assembles the files made from everything in DIR — SHA256SUMS,
+//! install.sh, the Homebrew formula and the `megg` npm package — so per-OS runs can be gathered
+//! into one directory and assembled once (`--assemble-only`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::CommandFactory;
+
+use crate::archive::{self, Entry, Item};
+use crate::binary;
+use crate::compile::{self, Machine};
+use crate::homebrew;
+use crate::npm;
+use crate::project::Project;
+use crate::sums;
+use crate::target::Target;
+
+/// A release archive (`.tar.xz`) may weigh at most this much (SPEC §15).
+const ARCHIVE_LIMIT: u64 = 10_000_000;
+/// An npm package (`.tgz`) may weigh at most this much (SPEC §15).
+const NPM_LIMIT: u64 = 15_000_000;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Directory to write the artifacts to (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// A target to build and package (repeatable) [default: this machine's]
+    #[arg(long = "target", value_name = "TARGET")]
+    pub targets: Vec<Target>,
+    /// Package the binary at PATH for TARGET instead of building it (repeatable)
+    #[arg(long = "binary", value_name = "TARGET=PATH", value_parser = parse_binary)]
+    pub binaries: Vec<(Target, PathBuf)>,
+    /// Build nothing: package what `cargo build --release --target TARGET` left in target/
+    #[arg(long)]
+    pub skip_build: bool,
+    /// Build and package nothing: rewrite SHA256SUMS, install.sh, megg.rb and the `megg` npm
+    /// package from the archives already in DIR
+    #[arg(long, conflicts_with_all = ["targets", "binaries", "skip_build"])]
+    pub assemble_only: bool,
+}
+
+fn parse_binary(s: &str) -> Result<(Target, PathBuf)> {
+    let Some((target, path)) = s.split_once('=') else {
+        bail!("expected TARGET=PATH, got '{s}'");
+    };
+    Ok((target.parse()?, PathBuf::from(path)))
+}
+
+/// Where a target's binary comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// `cargo build --release --target T` now.
+    Build,
+    /// What a build already left in the target directory.
+    Built,
+    /// A binary named on the command line.
+    Binary(PathBuf),
+}
+
+/// The targets to package and where each binary comes from: every `--target` and every
+/// `--binary` target, else this machine's (`host`); none when assembling only.
+pub fn plan(args: &Args, host: Result<Target>) -> Result<Vec<(Target, Source)>> {
+    if args.assemble_only {
+        return Ok(Vec::new());
+    }
+    let mut targets = args.targets.clone();
+    targets.extend(args.binaries.iter().map(|(target, _)| *target));
+    if targets.is_empty() {
+        targets.push(host?);
+    }
+    targets.sort();
+    targets.dedup();
+    Ok(targets
+        .into_iter()
+        .map(|target| {
+            let given = args.binaries.iter().rev().find(|(t, _)| *t == target);
+            let source = match given {
+                Some((_, path)) => Source::Binary(path.clone()),
+                None if args.skip_build => Source::Built,
+                None => Source::Build,
+            };
+            (target, source)
+        })
+        .collect())
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let project = Project::load()?;
+    let jobs = plan(args, Target::host())?;
+    let started = std::time::Instant::now();
+    let rows = dist(&project, &jobs, &args.out)?;
+    print!("{}", table(&rows));
+    eprintln!("dist took {:.0} s", started.elapsed().as_secs_f64());
+    let over = oversized(&rows);
+    if !over.is_empty() {
+        bail!("{}", over.join("\n"));
+    }
+    Ok(())
+}
+
+/// Packages each job into `out`, then assembles; returns every artifact in `out` with its size.
+pub fn dist(project: &Project, jobs: &[(Target, Source)], out: &Path) -> Result<Vec<Row>> {
+    fs::create_dir_all(out.join("npm"))
+        .with_context(|| format!("cannot create {}", out.join("npm").display()))?;
+    if !jobs.is_empty() {
+        let docs = Docs::read(project)?;
+        for (target, source) in jobs {
+            let path = binary_path(project, *target, source)?;
+            let bytes = read(&path)?;
+            binary::check(*target, &bytes)
+                .with_context(|| format!("{} cannot ship for {target}", path.display()))?;
+            package(project, *target, &bytes, &docs, out)?;
+        }
+    }
+    assemble(project, out)
+}
+
+fn binary_path(project: &Project, target: Target, source: &Source) -> Result<PathBuf> {
+    match source {
+        Source::Binary(path) => Ok(path.clone()),
+        Source::Built => {
+            let path = project
+                .target_dir
+                .join(target.triple())
+                .join("release/megg");
+            if !path.is_file() {
+                bail!(
+                    "no {} (--skip-build packages an existing build)",
+                    path.display()
+                );
+            }
+            Ok(path)
+        }
+        Source::Build => {
+            let host = Target::host()?;
+            let zig_cc = project.root.join(".ci/zig-cc");
+            let env = compile::toolchain_env(target, host, &Machine::probe(target), &zig_cc)?;
+            compile::build(&project.root, target, &env)
+        }
+    }
+}
+
+/// What every release archive holds besides the binary.
+pub struct Docs {
+    readme: Vec<u8>,
+    license: Vec<u8>,
+    changelog: Vec<u8>,
+    /// Completions and man page, generated from the CLI definition: (path, text).
+    generated: Vec<(String, String)>,
+}
+
+impl Docs {
+    fn read(project: &Project) -> Result<Docs> {
+        Ok(Docs {
+            readme: read(&project.root.join("README.md"))?,
+            license: read(&project.root.join("LICENSE"))?,
+            changelog: read(&project.root.join("CHANGELOG.md"))?,
+            generated: generated_docs()?,
+        })
+    }
+}
+
+/// Shell completions and the man page, from megg's own functions for `megg completions` and
+/// `megg man`: the same text the binary prints, without running a cross-compiled binary.
+fn generated_docs() -> Result<Vec<(String, String)>> {
+    use clap_complete::Shell;
+    use megg::commands::completions;
+    let mut docs = Vec::new();
+    for (shell, path) in [
+        (Shell::Bash, "completions/megg.bash"),
+        (Shell::Zsh, "completions/_megg"),
+        (Shell::Fish, "completions/megg.fish"),
+    ] {
+        let script = completions::run(&completions::Args { shell }, megg::cli::Cli::command())?;
+        docs.push((path.to_owned(), script.stdout));
+    }
+    let man = completions::man(megg::cli::Cli::command())?;
+    docs.push(("man/megg.1".to_owned(), man.stdout));
+    Ok(docs)
+}
+
+/// The entries of `megg-V-T.tar.*`: one top directory holding the binary and its docs.
+fn release_items<'a>(stem: &str, binary: &'a [u8], docs: &'a Docs) -> Vec<Item<'a>> {
+    let file = |path: &str, data, mode| (format!("{stem}/{path}"), Entry::File { data, mode });
+    let mut items = vec![
+        (format!("{stem}/"), Entry::Dir),
+        (format!("{stem}/completions/"), Entry::Dir),
+        (format!("{stem}/man/"), Entry::Dir),
+        file("megg", binary, 0o755),
+        file("README.md", &docs.readme, 0o644),
+        file("LICENSE", &docs.license, 0o644),
+        file("CHANGELOG.md", &docs.changelog, 0o644),
+    ];
+    items.extend(
+        docs.generated
+            .iter()
+            .map(|(path, text)| file(path, text.as_bytes(), 0o644)),
+    );
+    items
+}
+
+/// Writes `target`'s release archives and npm platform package into `out`.
+fn package(
+    project: &Project,
+    target: Target,
+    binary: &[u8],
+    docs: &Docs,
+    out: &Path,
+) -> Result<()> {
+    let stem = project.archive_stem(target);
+    eprintln!("packaging {stem}");
+    let tarball = archive::tar(release_items(&stem, binary, docs))?;
+    let license = &docs.license;
+    // xz at preset 9 takes longest; the gzip archive and the npm package compress meanwhile.
+    let (xz, gz, npm) = std::thread::scope(|scope| {
+        let xz = scope.spawn(|| archive::xz(&tarball));
+        let npm = scope.spawn(|| npm::platform_tarball(project, target, binary, license));
+        let gz = archive::gzip(&tarball);
+        let join = |r: std::thread::Result<Result<Vec<u8>>>| {
+            r.unwrap_or_else(|_| Err(anyhow::anyhow!("compression panicked")))
+        };
+        (join(xz.join()), gz, join(npm.join()))
+    });
+    write(&out.join(format!("{stem}.tar.xz")), &xz?)?;
+    write(&out.join(format!("{stem}.tar.gz")), &gz?)?;
+    let npm_name = npm::tarball_name(&npm::platform_package(target), &project.version);
+    write(&out.join("npm").join(npm_name), &npm?)
+}
+
+/// Every artifact of this version `dist` knows, as a path relative to DIR.
+fn artifact_names(project: &Project) -> Vec<String> {
+    let mut names = vec!["install.sh".to_owned(), npm_path("megg", &project.version)];
+    for target in Target::ALL {
+        let stem = project.archive_stem(target);
+        names.push(format!("{stem}.tar.xz"));
+        names.push(format!("{stem}.tar.gz"));
+        names.push(npm_path(&npm::platform_package(target), &project.version));
+    }
+    names.sort();
+    names
+}
+
+fn npm_path(package: &str, version: &str) -> String {
+    format!("npm/{}", npm::tarball_name(package, version))
+}
+
+/// (Re)writes the files made from everything in `out`: the `megg` npm package, install.sh,
+/// SHA256SUMS and megg.rb.
+fn assemble(project: &Project, out: &Path) -> Result<Vec<Row>> {
+    let readme = read(&project.root.join("README.md"))?;
+    let license = read(&project.root.join("LICENSE"))?;
+    let launcher = npm::launcher_tarball(project, &readme, &license)?;
+    write(&out.join(npm_path("megg", &project.version)), &launcher)?;
+
+    let install_sh = project.root.join("install.sh");
+    if install_sh.is_file() {
+        write(&out.join("install.sh"), &read(&install_sh)?)?;
+    } else {
+        eprintln!(
+            "warning: no install.sh at {}: the release has none",
+            project.root.display()
+        );
+    }
+
+    let known = artifact_names(project);
+    warn_unknown(out, &known)?;
+    let mut sizes = Vec::new();
+    let mut hashes = BTreeMap::new();
+    for name in known {
+        let path = out.join(&name);
+        if path.is_file() {
+            let bytes = read(&path)?;
+            sizes.push(Row {
+                name: name.clone(),
+                bytes: bytes.len() as u64,
+            });
+            hashes.insert(name, sums::sha256_hex(&bytes));
+        }
+    }
+    let archives: Vec<(Target, String, String)> = Target::ALL
+        .into_iter()
+        .filter_map(|target| {
+            let name = format!("{}.tar.xz", project.archive_stem(target));
+            hashes
+                .get(&name)
+                .map(|sha| (target, name.clone(), sha.clone()))
+        })
+        .collect();
+    for (name, text) in [
+        ("SHA256SUMS", sums::render(&hashes)),
+        ("megg.rb", homebrew::formula(project, &archives)),
+    ] {
+        write(&out.join(name), text.as_bytes())?;
+        sizes.push(Row {
+            name: name.to_owned(),
+            bytes: text.len() as u64,
+        });
+    }
+    Ok(sizes)
+}
+
+/// Says which files in `out` are no artifact of this version (another version's, a stray):
+/// they are left out of SHA256SUMS and the formula.
+fn warn_unknown(out: &Path, known: &[String]) -> Result<()> {
+    for dir in ["", "npm"] {
+        let entries = fs::read_dir(out.join(dir))
+            .with_context(|| format!("cannot list {}", out.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot list {}", out.display()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            let made_here = ["npm", "SHA256SUMS", "megg.rb"].contains(&relative.as_str());
+            if !made_here && !known.contains(&relative) {
+                eprintln!("warning: {relative} is not an artifact of this version: left out");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One artifact and its size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub name: String,
+    pub bytes: u64,
+}
+
+/// The artifacts, their sizes in bytes and MB (10^6 bytes, as the limits are stated).
+pub fn table(rows: &[Row]) -> String {
+    let width = rows
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(0)
+        .max("artifact".len());
+    let mut text = format!("{:<width$}  {:>10}  {:>6}\n", "artifact", "bytes", "MB");
+    for row in rows {
+        let mb = row.bytes as f64 / 1e6;
+        text.push_str(&format!(
+            "{:<width$}  {:>10}  {:>6.2}\n",
+            row.name, row.bytes, mb
+        ));
+    }
+    text
+}
+
+/// The artifacts over SPEC §15's size targets, each said in a sentence.
+pub fn oversized(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|row| {
+            let (limit, what) = if row.name.ends_with(".tar.xz") {
+                (ARCHIVE_LIMIT, "a release archive")
+            } else if row.name.ends_with(".tgz") {
+                (NPM_LIMIT, "an npm package")
+            } else {
+                return None;
+            };
+            (row.bytes > limit).then(|| {
+                format!(
+                    "{} is {} bytes: {what} must stay within {} MB ({limit} bytes)",
+                    row.name,
+                    row.bytes,
+                    limit / 1_000_000
+                )
+            })
+        })
+        .collect()
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn write(path: &Path, data: &[u8]) -> Result<()> {
+    fs::write(path, data).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,391 @@
+use std::io::Read;
+
+use clap::Parser;
+
+use super::*;
+use crate::project;
+
+#[derive(Debug, Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: Args,
+}
+
+fn args(line: &[&str]) -> Args {
+    Cli::try_parse_from(std::iter::once("dist").chain(line.iter().copied()))
+        .unwrap()
+        .args
+}
+
+/// A workspace with the docs every archive holds, and fake binaries for the targets asked.
+struct Fixture {
+    dir: tempfile::TempDir,
+    project: Project,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        fs::create_dir_all(&root).unwrap();
+        for (name, text) in [
+            ("README.md", "# megg\n"),
+            ("LICENSE", "MIT License\n"),
+            ("CHANGELOG.md", "# Changelog\n"),
+        ] {
+            fs::write(root.join(name), text).unwrap();
+        }
+        let project = project::fixture(&root);
+        Fixture { dir, project }
+    }
+
+    fn binary(&self, target: Target) -> (Target, Source) {
+        let path = self.dir.path().join(format!("megg-{target}"));
+        fs::write(&path, binary::fake(target)).unwrap();
+        (target, Source::Binary(path))
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+fn untar_xz(path: &Path) -> Vec<u8> {
+    let mut tar = Vec::new();
+    liblzma::read::XzDecoder::new(fs::read(path).unwrap().as_slice())
+        .read_to_end(&mut tar)
+        .unwrap();
+    tar
+}
+
+fn untar_gz(path: &Path) -> Vec<u8> {
+    let mut tar = Vec::new();
+    flate2::read::GzDecoder::new(fs::read(path).unwrap().as_slice())
+        .read_to_end(&mut tar)
+        .unwrap();
+    tar
+}
+
+/// (path, mode) of each entry.
+fn entries(tar: &[u8]) -> Vec<(String, u32)> {
+    tar::Archive::new(tar)
+        .entries()
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.path().unwrap().display().to_string(),
+                e.header().mode().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = ["", "npm"]
+        .iter()
+        .flat_map(|sub| {
+            fs::read_dir(dir.join(sub)).unwrap().map(move |e| {
+                let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                if sub.is_empty() {
+                    name
+                } else {
+                    format!("{sub}/{name}")
+                }
+            })
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_default_target_is_the_machines_and_a_binary_implies_its_target() {
+    let host = Target::Aarch64LinuxMusl;
+    assert_eq!(
+        plan(&args(&["--out", "d"]), Ok(host)).unwrap(),
+        [(host, Source::Build)]
+    );
+    let jobs = plan(
+        &args(&[
+            "--out",
+            "d",
+            "--target",
+            "x86_64-apple-darwin",
+            "--skip-build",
+            "--binary",
+            "x86_64-unknown-linux-musl=/b/megg",
+        ]),
+        Err(anyhow::anyhow!("not asked")),
+    )
+    .unwrap();
+    assert_eq!(
+        jobs,
+        [
+            (Target::X86_64LinuxMusl, Source::Binary("/b/megg".into())),
+            (Target::X86_64Darwin, Source::Built),
+        ]
+    );
+    assert_eq!(
+        plan(&args(&["--out", "d", "--assemble-only"]), Ok(host)).unwrap(),
+        []
+    );
+}
+
+#[test]
+fn an_unknown_target_or_assemble_only_with_targets_is_refused() {
+    let cli =
+        |line: &[&str]| Cli::try_parse_from(std::iter::once("dist").chain(line.iter().copied()));
+    let err = cli(&["--out", "d", "--target", "i686-pc-windows-msvc"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("unsupported target 'i686-pc-windows-msvc'"),
+        "{err}"
+    );
+    assert!(cli(&["--out", "d", "--binary", "/no/target"]).is_err());
+    let err = cli(&[
+        "--out",
+        "d",
+        "--assemble-only",
+        "--target",
+        "x86_64-apple-darwin",
+    ]);
+    assert!(err.is_err());
+}
+
+#[test]
+fn a_target_makes_both_archives_and_its_npm_package_and_the_combined_files() {
+    let fx = Fixture::new();
+    let out = fx.out("dist");
+    dist(&fx.project, &[fx.binary(Target::X86_64LinuxMusl)], &out).unwrap();
+    assert_eq!(
+        names(&out),
+        [
+            "SHA256SUMS",
+            "megg-1.1.0-x86_64-unknown-linux-musl.tar.gz",
+            "megg-1.1.0-x86_64-unknown-linux-musl.tar.xz",
+            "megg.rb",
+            "npm",
+            "npm/megg-1.1.0.tgz",
+            "npm/megg-linux-x64-1.1.0.tgz",
+        ]
+    );
+}
+
+#[test]
+fn the_release_archive_holds_one_directory_with_the_binary_executable() {
+    let fx = Fixture::new();
+    let out = fx.out("dist");
+    dist(&fx.project, &[fx.binary(Target::X86_64LinuxMusl)], &out).unwrap();
+    let top = "megg-1.1.0-x86_64-unknown-linux-musl";
+    let expected: Vec<(String, u32)> = [
+        ("/", 0o755),
+        ("/CHANGELOG.md", 0o644),
+        ("/LICENSE", 0o644),
+        ("/README.md", 0o644),
+        ("/completions/", 0o755),
+        ("/completions/_megg", 0o644),
+        ("/completions/megg.bash", 0o644),
+        ("/completions/megg.fish", 0o644),
+        ("/man/", 0o755),
+        ("/man/megg.1", 0o644),
+        ("/megg", 0o755),
+    ]
+    .iter()
+    .map(|(path, mode)| (format!("{top}{path}"), *mode))
+    .collect();
+    let xz = untar_xz(&out.join(format!("{top}.tar.xz")));
+    assert_eq!(entries(&xz), expected);
+    // Both archives hold the same tarball.
+    assert_eq!(xz, untar_gz(&out.join(format!("{top}.tar.gz"))));
+
+    let mut archive = tar::Archive::new(xz.as_slice());
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let path = entry.path().unwrap().display().to_string();
+        let mut body = Vec::new();
+        entry.read_to_end(&mut body).unwrap();
+        match path.strip_prefix(top) {
+            Some("/megg") => assert_eq!(body, binary::fake(Target::X86_64LinuxMusl)),
+            Some("/completions/megg.bash") => {
+                assert!(String::from_utf8(body).unwrap().contains("_megg()"))
+            }
+            Some("/man/megg.1") => assert!(String::from_utf8(body).unwrap().starts_with(".ie")),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn two_runs_on_the_same_binary_write_the_same_bytes() {
+    let fx = Fixture::new();
+    let job = fx.binary(Target::Aarch64LinuxMusl);
+    let (a, b) = (fx.out("a"), fx.out("b"));
+    dist(&fx.project, std::slice::from_ref(&job), &a).unwrap();
+    dist(&fx.project, &[job], &b).unwrap();
+    let files = names(&a);
+    assert_eq!(files, names(&b));
+    for name in files.iter().filter(|n| *n != "npm") {
+        assert_eq!(
+            fs::read(a.join(name)).unwrap(),
+            fs::read(b.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_npm_platform_package_holds_the_binary_mode_0755() {
+    let fx = Fixture::new();
+    let out = fx.out("dist");
+    dist(&fx.project, &[fx.binary(Target::Aarch64Darwin)], &out).unwrap();
+    let tar = untar_gz(&out.join("npm/megg-darwin-arm64-1.1.0.tgz"));
+    assert!(entries(&tar).contains(&("package/bin/megg".to_owned(), 0o755)));
+    let tar = untar_gz(&out.join("npm/megg-1.1.0.tgz"));
+    assert!(entries(&tar).contains(&("package/bin/megg.js".to_owned(), 0o755)));
+}
+
+#[test]
+fn a_dynamic_or_foreign_binary_is_refused() {
+    let fx = Fixture::new();
+    let path = fx.dir.path().join("script");
+    fs::write(&path, "#!/bin/sh\n").unwrap();
+    let job = (Target::X86_64LinuxMusl, Source::Binary(path));
+    let err = format!(
+        "{:#}",
+        dist(&fx.project, &[job], &fx.out("dist")).unwrap_err()
+    );
+    assert!(
+        err.ends_with(
+            "cannot ship for x86_64-unknown-linux-musl: not a 64-bit little-endian ELF executable"
+        ),
+        "{err}"
+    );
+    assert!(
+        !fx.out("dist")
+            .join("megg-1.1.0-x86_64-unknown-linux-musl.tar.xz")
+            .exists()
+    );
+}
+
+#[test]
+fn assemble_only_sums_and_brews_every_archive_gathered_into_the_directory() {
+    let fx = Fixture::new();
+    fs::write(
+        fx.project.root.join("install.sh"),
+        "#!/bin/sh\necho install\n",
+    )
+    .unwrap();
+    // Two runs on two machines…
+    let (linux, mac) = (fx.out("linux"), fx.out("mac"));
+    dist(&fx.project, &[fx.binary(Target::X86_64LinuxMusl)], &linux).unwrap();
+    dist(&fx.project, &[fx.binary(Target::Aarch64Darwin)], &mac).unwrap();
+    // …gathered into one directory, with another version's leftover…
+    let all = fx.out("all");
+    fs::create_dir_all(all.join("npm")).unwrap();
+    for dir in [&linux, &mac] {
+        for name in names(dir)
+            .iter()
+            .filter(|n| n.contains("megg-") && *n != "npm")
+        {
+            fs::copy(dir.join(name), all.join(name)).unwrap();
+        }
+    }
+    fs::write(
+        all.join("megg-1.0.0-x86_64-unknown-linux-musl.tar.xz"),
+        "old",
+    )
+    .unwrap();
+    // …and assembled once.
+    let rows = dist(&fx.project, &[], &all).unwrap();
+
+    let sums = fs::read_to_string(all.join("SHA256SUMS")).unwrap();
+    let summed: Vec<&str> = sums
+        .lines()
+        .map(|l| l.split_once("  ").unwrap().1)
+        .collect();
+    assert_eq!(
+        summed,
+        [
+            "install.sh",
+            "megg-1.1.0-aarch64-apple-darwin.tar.gz",
+            "megg-1.1.0-aarch64-apple-darwin.tar.xz",
+            "megg-1.1.0-x86_64-unknown-linux-musl.tar.gz",
+            "megg-1.1.0-x86_64-unknown-linux-musl.tar.xz",
+            "npm/megg-1.1.0.tgz",
+            "npm/megg-darwin-arm64-1.1.0.tgz",
+            "npm/megg-linux-x64-1.1.0.tgz",
+        ]
+    );
+    for line in sums.lines() {
+        let (hex, name) = line.split_once("  ").unwrap();
+        assert_eq!(
+            hex,
+            sums::sha256_hex(&fs::read(all.join(name)).unwrap()),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(all.join("install.sh")).unwrap(),
+        "#!/bin/sh\necho install\n"
+    );
+
+    let rb = fs::read_to_string(all.join("megg.rb")).unwrap();
+    for target in [Target::X86_64LinuxMusl, Target::Aarch64Darwin] {
+        let name = format!("megg-1.1.0-{target}.tar.xz");
+        let sha = sums::sha256_hex(&fs::read(all.join(&name)).unwrap());
+        assert!(
+            rb.contains(&format!("/v1.1.0/{name}\"\n      sha256 \"{sha}\"")),
+            "{rb}"
+        );
+    }
+    assert_eq!(rb.matches("url ").count(), 2, "{rb}");
+    assert!(rows.iter().any(|r| r.name == "megg.rb"));
+    assert!(!rows.iter().any(|r| r.name.contains("1.0.0")));
+}
+
+#[test]
+fn without_install_sh_in_the_repository_the_release_has_none() {
+    let fx = Fixture::new();
+    let out = fx.out("dist");
+    dist(&fx.project, &[], &out).unwrap();
+    assert!(!out.join("install.sh").exists());
+    assert_eq!(
+        fs::read_to_string(out.join("SHA256SUMS"))
+            .unwrap()
+            .lines()
+            .count(),
+        1,
+        "the launcher package alone"
+    );
+}
+
+#[test]
+fn sizes_over_the_limits_fail_with_a_sentence_each() {
+    let row = |name: &str, bytes| Row {
+        name: name.into(),
+        bytes,
+    };
+    let rows = [
+        row("megg-1.1.0-x86_64-unknown-linux-musl.tar.xz", 10_000_000),
+        row("megg-1.1.0-aarch64-unknown-linux-musl.tar.xz", 10_000_001),
+        row("megg-1.1.0-aarch64-unknown-linux-musl.tar.gz", 12_500_000),
+        row("npm/megg-linux-x64-1.1.0.tgz", 15_000_001),
+    ];
+    assert_eq!(
+        oversized(&rows),
+        [
+            "megg-1.1.0-aarch64-unknown-linux-musl.tar.xz is 10000001 bytes: a release archive \
+             must stay within 10 MB (10000000 bytes)",
+            "npm/megg-linux-x64-1.1.0.tgz is 15000001 bytes: an npm package must stay within \
+             15 MB (15000000 bytes)",
+        ]
+    );
+    let text = table(&rows[..1]);
+    assert_eq!(
+        text,
+        "artifact                                          bytes      MB\n\
+         megg-1.1.0-x86_64-unknown-linux-musl.tar.xz    10000000   10.00\n"
+    );
+}

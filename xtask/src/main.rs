@@ -1,0 +1,41 @@
+//! megg's release tooling, run as `cargo xtask <task>` (the alias is in .cargo/config.toml).
+//! Never shipped: it builds and packages what is.
+
+mod archive;
+mod binary;
+mod compile;
+mod dist;
+mod homebrew;
+mod npm;
+mod project;
+mod sums;
+mod target;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "xtask",
+    bin_name = "cargo xtask",
+    about = "megg's release tooling"
+)]
+enum Task {
+    /// Build and package megg's release artifacts: archives, npm packages, SHA256SUMS,
+    /// install.sh and the Homebrew formula (SPEC §15)
+    Dist(dist::Args),
+}
+
+fn main() -> ExitCode {
+    let result = match Task::parse() {
+        Task::Dist(args) => dist::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
