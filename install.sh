@@ -232,7 +232,12 @@ path_hint() {
 	case "${SHELL:-}" in
 		*/fish) say "  fish_add_path $1" ;;
 		*/zsh) say "  echo 'export PATH=\"$1:\$PATH\"' >> ~/.zshrc && exec zsh" ;;
-		*/bash) say "  echo 'export PATH=\"$1:\$PATH\"' >> ~/.bashrc && exec bash" ;;
+		*/bash)
+			# macOS's Terminal starts login shells, which read ~/.bash_profile, not ~/.bashrc.
+			rc=~/.bashrc
+			[ "$(uname -s 2>/dev/null)" = Darwin ] && rc=~/.bash_profile
+			say "  echo 'export PATH=\"$1:\$PATH\"' >> $rc && exec bash"
+			;;
 		*) say "  echo 'export PATH=\"$1:\$PATH\"' >> ~/.profile   (then log in again)" ;;
 	esac
 }
@@ -283,11 +288,9 @@ main() {
 
 	extract
 	chmod 755 "$new"
-	# stdin is the rest of this script under `curl | sh`: not the binary's to read.
-	version=$("$new" --version </dev/null 2>/dev/null) ||
-		error "the downloaded megg does not run on this machine ($target)" \
-			"please report it at $MEGG_REPO_URL/issues; meanwhile: cargo install --locked megg"
-	version=${version#megg }
+	# stdin is the rest of this script under `curl | sh`: not the binary's to read. A temporary
+	# directory mounted noexec fails this; the staged copy below is then what is tried.
+	version=$("$new" --version </dev/null 2>/dev/null) || version=""
 
 	if [ -d "$dir/megg" ]; then
 		error "$dir/megg is a directory" "remove it, or set MEGG_INSTALL_DIR to another directory"
@@ -299,6 +302,12 @@ main() {
 	if ! cp "$new" "$staged" 2>/dev/null || ! chmod 755 "$staged"; then
 		error "could not write to $dir" "set MEGG_INSTALL_DIR to a directory you can write to (this installer never uses sudo)"
 	fi
+	if [ -z "$version" ]; then
+		version=$("$staged" --version </dev/null 2>/dev/null) ||
+			error "the downloaded megg does not run on this machine ($target)" \
+				"please report it at $MEGG_REPO_URL/issues; meanwhile: cargo install --locked megg"
+	fi
+	version=${version#megg }
 	mv -f "$staged" "$dir/megg" ||
 		error "could not replace $dir/megg" "check the permissions of $dir"
 	staged=""

@@ -46,6 +46,8 @@ pub fn platform_manifest(project: &Project, target: Target) -> Value {
         "os": [target.os().npm()],
         "cpu": [target.arch().npm()],
         "files": ["bin/megg"],
+        // Yarn's Plug'n'Play keeps packages zipped; a binary has to be on disk to be run.
+        "preferUnplugged": true,
     })
 }
 
@@ -175,6 +177,7 @@ mod tests {
         assert_eq!(manifest["name"], "megg-darwin-arm64");
         assert_eq!(manifest["version"], "1.1.0");
         assert_eq!(manifest["os"], json!(["darwin"]));
+        assert_eq!(manifest["preferUnplugged"], json!(true));
         assert_eq!(manifest["cpu"], json!(["arm64"]));
         assert_eq!(manifest["files"], json!(["bin/megg"]));
         assert!(manifest.get("bin").is_none());
@@ -349,13 +352,12 @@ mod tests {
         let platform = Target::host().unwrap().npm_platform();
         let expected = format!(
             "error: megg has no prebuilt binary installed for {platform}\n\
-             hint: install megg another way:\n\
+             hint: npm installs megg-{platform} as an optional dependency: if megg was installed \
+             with --omit=optional (or --no-optional), reinstall it without that option\n\
+             hint: or install megg another way:\n\
              \x20 curl -fsSL https://github.com/megg-dev/megg/releases/latest/download/install.sh | sh\n\
              \x20 brew install megg-dev/tap/megg\n\
-             \x20 cargo binstall megg\n\
-             \x20 cargo install --locked megg\n\
-             hint: npm installs megg-{platform} as an optional dependency: if megg was installed \
-             with --omit=optional (or --no-optional), reinstall it without that option\n"
+             \x20 cargo binstall megg\n"
         );
         assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
         assert_eq!(out.stdout, b"");

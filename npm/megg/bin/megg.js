@@ -30,24 +30,25 @@ function binaryPath() {
 }
 
 function noBinary() {
-  const lines = [
-    `error: megg has no prebuilt binary installed for ${platform}`,
-    "hint: install megg another way:",
-    `  curl -fsSL ${INSTALL_SH_URL} | sh`,
-    `  brew install ${BREW_FORMULA}`,
-    "  cargo binstall megg",
-    "  cargo install --locked megg",
-  ];
+  const lines = [`error: megg has no prebuilt binary installed for ${platform}`];
   if (SUPPORTED.includes(platform)) {
     lines.push(
       `hint: npm installs megg-${platform} as an optional dependency: if megg was installed ` +
-        "with --omit=optional (or --no-optional), reinstall it without that option"
+        "with --omit=optional (or --no-optional), reinstall it without that option",
+      "hint: or install megg another way:",
+      `  curl -fsSL ${INSTALL_SH_URL} | sh`,
+      `  brew install ${BREW_FORMULA}`,
+      "  cargo binstall megg"
+    );
+  } else if (process.platform === "win32") {
+    lines.push(
+      "hint: on Windows, run megg inside WSL (wsl --install), where `npm i -g megg` works"
     );
   } else {
-    lines.push(`hint: megg's npm package has binaries for ${SUPPORTED.join(", ")}`);
-    if (process.platform === "win32") {
-      lines.push("hint: on Windows, run megg inside WSL");
-    }
+    lines.push(
+      `hint: prebuilt binaries exist for ${SUPPORTED.join(", ")}; elsewhere, build it from ` +
+        "source: cargo install --locked megg"
+    );
   }
   process.stderr.write(lines.join("\n") + "\n");
   process.exit(1);
