@@ -519,7 +519,11 @@ fn install_sh_takes_the_tar_gz_without_xz_and_says_nothing_about_path_when_on_it
     let out = s.install(&server.base(), &path, &[("MEGG_INSTALL_DIR", &dir)]);
     assert_installed(&out, &dir.join("megg"), VERSION);
     // macOS's tar reads xz itself, without an `xz` program: there it stays the archive.
-    let format = if cfg!(target_os = "macos") { "xz" } else { "gz" };
+    let format = if cfg!(target_os = "macos") {
+        "xz"
+    } else {
+        "gz"
+    };
     assert_eq!(
         server.requests(),
         [
@@ -695,7 +699,11 @@ fn install_sh_refuses_a_tampered_archive_and_installs_nothing() {
     fs::create_dir(&fresh).unwrap();
     let tools = path_without(&s.path("tools"), &["xz"]);
     let out = s.install(&server.base(), &tools, &[("MEGG_INSTALL_DIR", &fresh)]);
-    let format = if cfg!(target_os = "macos") { "xz" } else { "gz" };
+    let format = if cfg!(target_os = "macos") {
+        "xz"
+    } else {
+        "gz"
+    };
     assert_refused(
         &out,
         &format!("checksum mismatch for {}", dist.archive(format)),
