@@ -8,7 +8,7 @@
 #   MEGG_INSTALL_DIR   where `megg` goes (default: $HOME/.local/bin)
 #   MEGG_VERSION       a release to install, e.g. 1.2.3 (default: the latest)
 #   MEGG_INSTALL_BASE  the URL holding SHA256SUMS and the archives (default: the release;
-#                      when set, MEGG_VERSION is ignored)
+#                      a mirror holding several versions gets MEGG_VERSION's, else the first)
 #
 # It installs the binary only: the man page and shell completions are in the same archive
 # (man/, completions/) for whoever wants them, and `megg man` / `megg completions <shell>`
@@ -182,12 +182,14 @@ sha256() {
 pick_archive() {
 	archive=""
 	expected=""
+	want=${MEGG_VERSION:-}
+	want=${want#v}
 	for format in $formats; do
 		while read -r sum name || [ -n "$sum" ]; do
 			name=${name#\*}
 			case "$name" in
 				*/* | *..*) continue ;;
-				megg-*-"$target".tar."$format") ;;
+				megg-${want:-*}-"$target".tar."$format") ;;
 				*) continue ;;
 			esac
 			case "$sum" in

@@ -646,6 +646,40 @@ fn install_sh_upgrades_in_place() {
     s.assert_no_temp_files();
 }
 
+/// A mirror (`MEGG_INSTALL_BASE`) holding several versions: `MEGG_VERSION` picks its own, not
+/// whichever sorts first (1.10.0 sorts before 1.9.0).
+#[test]
+fn install_sh_takes_megg_version_from_a_mirror_of_several() {
+    let Some(dist) = release() else {
+        return;
+    };
+    let s = Sandbox::new();
+    let mirror = s.path("mirror");
+    let mut sums = String::new();
+    for version in ["1.10.0", "1.9.0"] {
+        let one = s.path(version);
+        fake_release(dist, &one, version);
+        for entry in fs::read_dir(&one).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name() != "SHA256SUMS" {
+                fs::create_dir_all(&mirror).unwrap();
+                fs::copy(entry.path(), mirror.join(entry.file_name())).unwrap();
+            }
+        }
+        sums.push_str(&fs::read_to_string(one.join("SHA256SUMS")).unwrap());
+    }
+    fs::write(mirror.join("SHA256SUMS"), sums).unwrap();
+    let server = Server::start(&mirror);
+    let megg = s.bin().join("megg");
+    let out = s.install(
+        &server.base(),
+        &system_path(),
+        &[("MEGG_VERSION", Path::new("1.9.0"))],
+    );
+    assert_installed(&out, &megg, "1.9.0");
+    s.assert_no_temp_files();
+}
+
 #[test]
 fn install_sh_refuses_a_tampered_archive_and_installs_nothing() {
     let Some(dist) = release() else {
