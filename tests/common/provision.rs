@@ -8,6 +8,7 @@
 //! | Gemini CLI (e2e) | [`GEMINI`] from npm | `gemini/` |
 //! | Copilot CLI (e2e) | [`COPILOT`] from npm | `copilot/` |
 //! | the MCP Python SDK | [`MCP_PYTHON`] with pip | a venv, `mcp-venv/` |
+//! | zig (`install` e2e, when `MEGG_DIST_DIR` is unset and `musl-gcc` is missing) | [`ZIGLANG`] with pip | a venv, `zig-venv/` |
 //! | the MCP TypeScript SDK | `tests/mcp/ts/package-lock.json`, `npm ci` | `mcp-ts/` |
 //! | verdaccio, a local npm registry (e2e) | `tests/e2e/verdaccio/package-lock.json`, `npm ci` | `verdaccio/` |
 //!
@@ -32,6 +33,9 @@ use std::sync::OnceLock;
 
 /// The Claude Code release the end-to-end tests are written against.
 pub const CLAUDE_VERSION: &str = "2.1.330";
+/// zig, from PyPI, for the static musl release build when `musl-gcc` is missing (the `install`
+/// e2e tests, when `MEGG_DIST_DIR` is unset).
+pub const ZIGLANG: &str = "ziglang==0.17.1";
 /// The MCP Python SDK the Python client (`tests/mcp/client.py`) is written against.
 pub const MCP_PYTHON: &str = "mcp==2.3.0";
 
@@ -296,6 +300,55 @@ pub fn mcp_python() -> Option<&'static Path> {
             if !pip.status.success() {
                 return Err(Missing(format!(
                     "`pip install {MCP_PYTHON}` failed ({}): check that pypi.org is reachable",
+                    error_line(&pip)
+                )));
+            }
+            Ok(())
+        });
+        match installed {
+            Ready(dir) => Ready(dir.join("bin/python")),
+            other => other,
+        }
+    }))
+}
+
+/// The zig C compiler `cargo xtask dist` builds the static musl release's C code with when
+/// `musl-gcc` is missing: PyPI's `ziglang` ([`ZIGLANG`]) in a venv, `<target>/zig-venv`; the
+/// venv's python (dist runs `$PYTHON -m ziglang`).
+pub fn ziglang() -> Option<&'static Path> {
+    static VENV: OnceLock<Outcome> = OnceLock::new();
+    ready(VENV.get_or_init(|| {
+        let what = format!("zig, a C compiler for the musl release build ({ZIGLANG})");
+        let installed = once("zig-venv", ZIGLANG, &what, &Manager::python3(), |dir| {
+            let venv = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(dir)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| Broken(format!("python3 -m venv does not run: {e}")))?;
+            if !venv.status.success() {
+                return Err(Missing(format!(
+                    "python3 cannot create a venv ({}): install venv support \
+                     (apt-get install python3-venv)",
+                    error_line(&venv)
+                )));
+            }
+            let pip = Command::new(dir.join("bin/python"))
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .arg(ZIGLANG)
+                .env("PIP_CACHE_DIR", cache("pip"))
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| Broken(format!("the venv's python does not run: {e}")))?;
+            if !pip.status.success() {
+                return Err(Missing(format!(
+                    "`pip install {ZIGLANG}` failed ({}): check that pypi.org is reachable",
                     error_line(&pip)
                 )));
             }

@@ -115,11 +115,32 @@ fn make_dist() -> (PathBuf, File) {
         out.display()
     ));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let made = Command::new(cargo)
-        .args([
-            "run", "--locked", "--quiet", "-p", "xtask", "--", "dist", "--out",
-        ])
-        .arg(&out)
+    let mut dist = Command::new(cargo);
+    dist.args([
+        "run", "--locked", "--quiet", "-p", "xtask", "--", "dist", "--out",
+    ])
+    .arg(&out);
+    // What a fresh machine lacks for the static build: rustup's musl target, and a C compiler
+    // for it (musl-gcc, else zig from PyPI).
+    let target = host_target();
+    if found("rustup") {
+        let added = Command::new("rustup")
+            .args(["target", "add", &target])
+            .stdin(Stdio::null())
+            .output()
+            .expect("rustup runs");
+        assert!(
+            added.status.success(),
+            "rustup target add {target}: {}",
+            String::from_utf8_lossy(&added.stderr)
+        );
+    }
+    if !found("musl-gcc")
+        && let Some(python) = crate::common::provision::ziglang()
+    {
+        dist.env("PYTHON", python);
+    }
+    let made = dist
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
