@@ -356,23 +356,37 @@ pub fn files(domain: Option<&Domain>, mut refused: Vec<String>) -> Check {
     )
 }
 
-/// No expired `state.md` is left.
+/// No `state.md` is left that megg does not load: expired (done, too old, undated), or one
+/// whose frontmatter does not parse — each named as what it is, with the fix that fits.
 pub fn expired_state(domain: &Domain, now: DateTime<Utc>) -> Check {
-    let expired = fsx::read_text(&domain.boundary, &domain.state_path(), MAX_STATE_BYTES)
+    let doc = fsx::read_text(&domain.boundary, &domain.state_path(), MAX_STATE_BYTES)
         .ok()
         .flatten()
-        .map(|t| state::parse(&t.text, "state.md"))
-        .is_some_and(|doc| !state::expiry(&doc, now).is_active());
-    check(
-        "state",
-        !expired,
-        if expired {
-            "state.md is expired (done or over 48 h old)"
-        } else {
-            "no expired state"
-        },
-        Some("megg state clear"),
-    )
+        .map(|t| state::parse(&t.text, "state.md"));
+    let Some(doc) = doc else {
+        return check("state", true, "no expired state", None);
+    };
+    // The parser's warning says what it could not read (no frontmatter, a YAML error and where).
+    if let Some(why) = doc.warnings.first() {
+        let why = why.trim_end_matches("; treating it as expired");
+        return check(
+            "state",
+            false,
+            format!("{why}, so it is not loaded"),
+            Some(
+                "repair the frontmatter between the `---` lines, or `megg state clear` to drop the handoff",
+            ),
+        );
+    }
+    match state::expiry(&doc, now).reason() {
+        None => check("state", true, "no expired state", None),
+        Some(reason) => check(
+            "state",
+            false,
+            format!("state.md is expired ({reason})"),
+            Some("megg state clear"),
+        ),
+    }
 }
 
 /// Knowledge is small enough to load.

@@ -391,6 +391,43 @@ fn doctor_reports_a_broken_setup_with_fixes() {
     );
 }
 
+/// Issue 38 item 4: a `state.md` whose frontmatter does not parse is not "expired": doctor names
+/// the parse error and a fix that keeps the text; an expired one says why (its age, done).
+#[test]
+fn doctor_names_why_the_state_is_not_loaded() {
+    let p = project();
+    p.domain("", "P");
+    setup(&p, &["setup"]);
+    p.write(
+        ".megg/state.md",
+        "---\nupdated: [2026-11-20\nstatus: active\n---\n## Working On\nthe refund webhook\n",
+    );
+    let (_, v) = doctor(&p);
+    let state = check(&v, "state");
+    assert_eq!(state["ok"], false, "{v}");
+    let detail = state["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("invalid frontmatter") && !detail.contains("expired"),
+        "{detail}"
+    );
+    assert!(
+        state["fix"].as_str().unwrap().contains("frontmatter"),
+        "{state}"
+    );
+
+    p.write(
+        ".megg/state.md",
+        "---\nupdated: 2026-11-19T12:00:00Z\nstatus: active\n---\nold\n",
+    );
+    let (_, v) = doctor(&p);
+    let detail = check(&v, "state")["detail"].as_str().unwrap().to_string();
+    assert!(
+        detail.contains("h old; states expire after 48 h"),
+        "the age, not a guess between done and old: {detail}"
+    );
+    assert_eq!(check(&v, "state")["fix"], "megg state clear");
+}
+
 #[test]
 fn doctor_flags_a_hook_whose_binary_is_missing() {
     let p = project();
