@@ -270,45 +270,7 @@ pub fn mcp_python() -> Option<&'static Path> {
     static VENV: OnceLock<Outcome> = OnceLock::new();
     ready(VENV.get_or_init(|| {
         let what = format!("the MCP Python SDK ({MCP_PYTHON})");
-        let installed = once("mcp-venv", MCP_PYTHON, &what, &Manager::python3(), |dir| {
-            let venv = Command::new("python3")
-                .args(["-m", "venv"])
-                .arg(dir)
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| Broken(format!("python3 -m venv does not run: {e}")))?;
-            if !venv.status.success() {
-                return Err(Missing(format!(
-                    "python3 cannot create a venv ({}): install venv support \
-                     (apt-get install python3-venv)",
-                    error_line(&venv)
-                )));
-            }
-            let pip = Command::new(dir.join("bin/python"))
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .arg(MCP_PYTHON)
-                .env("PIP_CACHE_DIR", cache("pip"))
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| Broken(format!("the venv's python does not run: {e}")))?;
-            if !pip.status.success() {
-                return Err(Missing(format!(
-                    "`pip install {MCP_PYTHON}` failed ({}): check that pypi.org is reachable",
-                    error_line(&pip)
-                )));
-            }
-            Ok(())
-        });
-        match installed {
-            Ready(dir) => Ready(dir.join("bin/python")),
-            other => other,
-        }
+        python_venv("mcp-venv", MCP_PYTHON, &what)
     }))
 }
 
@@ -319,46 +281,51 @@ pub fn ziglang() -> Option<&'static Path> {
     static VENV: OnceLock<Outcome> = OnceLock::new();
     ready(VENV.get_or_init(|| {
         let what = format!("zig, a C compiler for the musl release build ({ZIGLANG})");
-        let installed = once("zig-venv", ZIGLANG, &what, &Manager::python3(), |dir| {
-            let venv = Command::new("python3")
-                .args(["-m", "venv"])
-                .arg(dir)
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| Broken(format!("python3 -m venv does not run: {e}")))?;
-            if !venv.status.success() {
-                return Err(Missing(format!(
-                    "python3 cannot create a venv ({}): install venv support \
-                     (apt-get install python3-venv)",
-                    error_line(&venv)
-                )));
-            }
-            let pip = Command::new(dir.join("bin/python"))
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .arg(ZIGLANG)
-                .env("PIP_CACHE_DIR", cache("pip"))
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| Broken(format!("the venv's python does not run: {e}")))?;
-            if !pip.status.success() {
-                return Err(Missing(format!(
-                    "`pip install {ZIGLANG}` failed ({}): check that pypi.org is reachable",
-                    error_line(&pip)
-                )));
-            }
-            Ok(())
-        });
-        match installed {
-            Ready(dir) => Ready(dir.join("bin/python")),
-            other => other,
-        }
+        python_venv("zig-venv", ZIGLANG, &what)
     }))
+}
+
+/// A venv `<target>/<dir>` holding the pip requirement `pin`, installed once; its python.
+fn python_venv(dir: &str, pin: &str, what: &str) -> Outcome {
+    let installed = once(dir, pin, what, &Manager::python3(), |dir| {
+        let venv = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Broken(format!("python3 -m venv does not run: {e}")))?;
+        if !venv.status.success() {
+            return Err(Missing(format!(
+                "python3 cannot create a venv ({}): install venv support \
+                 (apt-get install python3-venv)",
+                error_line(&venv)
+            )));
+        }
+        let pip = Command::new(dir.join("bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg(pin)
+            .env("PIP_CACHE_DIR", cache("pip"))
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Broken(format!("the venv's python does not run: {e}")))?;
+        if !pip.status.success() {
+            return Err(Missing(format!(
+                "`pip install {pin}` failed ({}): check that pypi.org is reachable",
+                error_line(&pip)
+            )));
+        }
+        Ok(())
+    });
+    match installed {
+        Ready(dir) => Ready(dir.join("bin/python")),
+        other => other,
+    }
 }
 
 /// A directory holding `tests/mcp/ts`'s client next to the dependencies its

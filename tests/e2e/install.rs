@@ -295,6 +295,16 @@ fn preferred() -> &'static str {
     }
 }
 
+/// The archive install.sh takes where no `xz` program is found: the `.tar.gz`, but on macOS,
+/// whose tar reads xz itself, still the `.tar.xz`.
+fn without_xz() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "xz"
+    } else {
+        "gz"
+    }
+}
+
 /// The repository's `install.sh`.
 fn install_sh() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("install.sh")
@@ -539,12 +549,7 @@ fn install_sh_takes_the_tar_gz_without_xz_and_says_nothing_about_path_when_on_it
     path.push(&tools);
     let out = s.install(&server.base(), &path, &[("MEGG_INSTALL_DIR", &dir)]);
     assert_installed(&out, &dir.join("megg"), VERSION);
-    // macOS's tar reads xz itself, without an `xz` program: there it stays the archive.
-    let format = if cfg!(target_os = "macos") {
-        "xz"
-    } else {
-        "gz"
-    };
+    let format = without_xz();
     assert_eq!(
         server.requests(),
         [
@@ -754,11 +759,7 @@ fn install_sh_refuses_a_tampered_archive_and_installs_nothing() {
     fs::create_dir(&fresh).unwrap();
     let tools = path_without(&s.path("tools"), &["xz"]);
     let out = s.install(&server.base(), &tools, &[("MEGG_INSTALL_DIR", &fresh)]);
-    let format = if cfg!(target_os = "macos") {
-        "xz"
-    } else {
-        "gz"
-    };
+    let format = without_xz();
     assert_refused(
         &out,
         &format!("checksum mismatch for {}", dist.archive(format)),
