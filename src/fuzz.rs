@@ -227,15 +227,15 @@ pub fn frontmatter(data: &[u8]) {
 fn block_style(yaml: &str) -> bool {
     // Top-level keys at the start of their lines, as megg and people write frontmatter: a
     // mapping indented as a whole (` key: v`) is out of scope too.
-    let first = yaml
-        .lines()
-        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    // Lines as YAML reads them: a lone `\r` breaks a line too (found by the fuzz gate:
+    // `\r  key: v` is an indented mapping, not a top-level key).
+    let lines = || yaml.split(['\n', '\r']);
+    let first = lines().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     // Anchors and aliases (`&a`, `*a`) are out of scope too: setting the key that holds an
     // anchor leaves its aliases pointing nowhere.
     !yaml.contains(['&', '*'])
         && first.is_none_or(|l| !l.starts_with([' ', '\t']))
-        && yaml
-            .lines()
+        && lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']))
             .all(|l| !l.starts_with(['{', '[', '?', '%', '!', '&', '*', '|', '>', '-', ':', ',']))
 }
