@@ -261,6 +261,9 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             .unwrap_or_default();
         }
         let own = own.filter(|s| !s.expired);
+        // An expired handoff is not loaded, yet still says what the last session was about:
+        // the index ranks by it (issue 38 item 1).
+        let last_handoff = own.as_ref().or(on_disk.as_ref()).map(|s| s.content.clone());
         state = own.or(on_disk).filter(|s| !s.expired);
         let file = d.knowledge_path();
         knowledge = part("knowledge", &file, &mut warnings, |w| {
@@ -273,7 +276,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             // (`with_index` sets the index last: a failure leaves none.)
             part("index", &file, &mut warnings, |_| {
                 with_index(k, (deps, d, &chain_domains), || {
-                    session_words(state.as_ref(), &top, repo.as_ref())
+                    super::recall::session::words(last_handoff.as_deref(), &top, repo.as_ref())
                 });
             });
         }
@@ -580,50 +583,6 @@ fn load_knowledge(
         conflicted,
         index: None,
     })
-}
-
-/// What megg knows of the session a context is for, as words to rank the index by: the active
-/// handoff's Working On and Next (what the session is about, not what it did), the branch, the
-/// newest workflow checkpoint's feature and plan title, and the paths the last commits changed.
-fn session_words(state: Option<&StateView>, top: &Path, repo: Option<&crate::git::Repo>) -> String {
-    let mut words = String::new();
-    if let Some(found) = super::checkpoint::store::scan(&[top.to_path_buf()])
-        .checkpoints
-        .first()
-    {
-        let c = &found.checkpoint;
-        words.push_str(&c.feature.replace(['-', '_'], " "));
-        words.push('\n');
-        let plan = top.join(&c.plan_file);
-        if let Ok(Some(t)) =
-            fsx::read_text(&fsx::Boundary::new(top, "the project"), &plan, 64 * 1024)
-            && let Some(title) = t.text.lines().find(|l| l.starts_with("# "))
-        {
-            words.push_str(title.trim_start_matches("# "));
-            words.push('\n');
-        }
-    }
-    if let Some(s) = state {
-        words.push_str(&session_sections(&s.content));
-    }
-    if let Some(r) = repo {
-        if let Some(b) = r.current_branch() {
-            words.push_str(&b.replace(['/', '-', '_'], " "));
-            words.push('\n');
-        }
-        for p in r.recent_paths(3, 50) {
-            words.push_str(&p.replace(['/', '.', '-', '_'], " "));
-            words.push('\n');
-        }
-    }
-    words
-}
-
-/// The lines of a handoff's `## Working On` and `## Next` sections.
-fn session_sections(content: &str) -> String {
-    super::recall::handoff_sections(content, &["Working On", "Next"])
-        .flat_map(|line| [line, "\n"])
-        .collect()
 }
 
 /// In summary and blocked mode, the index (SPEC §13.5) replaces the digest; in full mode, a

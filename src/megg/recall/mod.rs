@@ -17,6 +17,7 @@ pub mod ids;
 pub mod index;
 pub mod postings;
 pub mod search;
+pub mod session;
 mod shared;
 pub mod text;
 
