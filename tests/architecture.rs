@@ -33,6 +33,10 @@ const MAX_COMMAND_LINES: usize = 300;
 /// Most code lines a file of `src/git/` may have.
 const MAX_GIT_LINES: usize = 400;
 
+/// Most code lines a file of `src/render/` may have (its tests apart): a renderer past it is
+/// split by what it renders.
+const MAX_RENDER_LINES: usize = 400;
+
 /// The edge layers: presentation, the commands and the CLI, the MCP server, prompts. The
 /// domain (`src/megg/`) takes plain values and gives plain values back; it never imports them.
 const EDGE_LAYERS: [&str; 5] = ["render/", "commands/", "cli.rs", "mcp/", "prompt.rs"];
@@ -180,6 +184,26 @@ fn no_command_module_is_long() {
     assert!(
         long.is_empty(),
         "command modules over {MAX_COMMAND_LINES} code lines:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn no_renderer_is_long() {
+    let root = src();
+    let mut long = Vec::new();
+    for file in rust_files(&root.join("render")) {
+        if file.to_string_lossy().ends_with("tests.rs") {
+            continue;
+        }
+        let n = code_lines(&std::fs::read_to_string(&file).unwrap());
+        if n > MAX_RENDER_LINES {
+            long.push(format!("  {} ({n})", rel(&root, &file)));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "renderers over {MAX_RENDER_LINES} code lines:\n{}",
         long.join("\n")
     );
 }

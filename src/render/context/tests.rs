@@ -29,6 +29,7 @@ mod index {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::megg::context::Knowledge;
     use crate::megg::recall::index::{Index, Line, Why};
 
     fn line(id: &str, why: Why, topics: &[&str], archived: bool) -> Line {
