@@ -36,6 +36,10 @@ pub struct Context {
     pub info: Option<String>,
     pub knowledge: Option<Knowledge>,
     pub state: Option<StateView>,
+    /// The domain's `state.md` when it expired by age or date rather than by being marked
+    /// done: not loaded, yet said in one line with how to read it (a Friday handoff on Monday
+    /// is still worth a look).
+    pub expired_state: Option<StateView>,
     /// Other sessions' captures newer than the state shown: parallel sessions whose handoff
     /// stayed in their own file (SPEC §10).
     pub newer_captures: Vec<super::capture::Newer>,
@@ -139,6 +143,8 @@ pub struct StateView {
     pub content: String,
     /// Why it is expired, for people.
     pub expired_reason: Option<String>,
+    /// Its recall id (SPEC §13.2): `megg show <id>` reads it, expired or not.
+    pub id: String,
     pub age_seconds: Option<i64>,
     /// `updated` as a time, for comparisons.
     pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -224,7 +230,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
     }
 
     let (mut knowledge, mut state, mut files, mut siblings) = (None, None, Vec::new(), Vec::new());
-    let mut newer_captures = Vec::new();
+    let (mut newer_captures, mut expired_state) = (Vec::new(), None);
     if let Some(d) = &domain {
         let repo = deps.repo(path);
         // The handoff first: whatever fails after it, it is already here (SPEC §16).
@@ -260,6 +266,10 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             })
             .unwrap_or_default();
         }
+        expired_state = on_disk
+            .as_ref()
+            .filter(|s| s.expired && s.status != "done")
+            .cloned();
         let own = own.filter(|s| !s.expired);
         // An expired handoff is not loaded, yet still says what the last session was about:
         // the index ranks by it (issue 38 item 1).
@@ -321,6 +331,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
         info,
         knowledge,
         state,
+        expired_state,
         newer_captures,
         files,
         siblings,
@@ -636,7 +647,7 @@ pub fn load_state(deps: &Deps<'_>, d: &Domain, warnings: &mut Vec<String>) -> Op
     let text = read_or_warn(&d.boundary, &path, MAX_STATE_BYTES, warnings)?;
     let doc = state::parse(&text, &path.display().to_string());
     warnings.extend(doc.warnings.iter().cloned());
-    let expiry = state::expiry(&doc, deps.now);
+    let expiry = state::expiry_within(&doc, deps.now, d.state_lifetime(warnings));
     if let state::Expiry::Future(_) = expiry
         && let Some(why) = expiry.reason()
     {
@@ -662,7 +673,7 @@ fn own_capture(
 ) -> Option<StateView> {
     let (file, text) = super::capture::own_capture(deps, path, id)?;
     let doc = state::parse(&text, &file.display().to_string());
-    let expiry = state::expiry(&doc, deps.now);
+    let expiry = state::expiry_within(&doc, deps.now, d.state_lifetime(warnings));
     let mut view = state_view(deps, file, &doc);
     view.expired = !expiry.is_active();
     view.expired_reason = expiry.reason();
@@ -686,6 +697,7 @@ fn state_view(deps: &Deps<'_>, path: PathBuf, doc: &StateDoc) -> StateView {
         expired: false,
         content: doc.content.clone(),
         expired_reason: None,
+        id: super::recall::ids::base_id(super::recall::Kind::Handoff, &doc.recall_key()),
         age_seconds: doc.updated.map(|u| (deps.now - u).num_seconds()),
         updated_at: doc.updated,
     }

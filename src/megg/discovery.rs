@@ -6,6 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::config;
 use crate::fsx::{self, Boundary, Kind};
+use crate::megg::state;
 
 /// Directories never descended into when looking for domains.
 pub const HEAVY_DIRS: [&str; 11] = [
@@ -49,6 +50,27 @@ impl Domain {
     }
     pub fn state_path(&self) -> PathBuf {
         self.megg.join("state.md")
+    }
+
+    /// How long this domain's handoffs stay active: its `info.md` frontmatter's
+    /// `state_expires_after` (SPEC §2.3's 48 h when absent or unreadable; a warning and 48 h
+    /// when it is not a lifetime megg accepts).
+    pub fn state_lifetime(&self, warnings: &mut Vec<String>) -> state::Lifetime {
+        let path = self.info_path();
+        let Ok(Some(t)) = fsx::read_text(&self.boundary, &path, MAX_INFO_BYTES) else {
+            return state::Lifetime::default();
+        };
+        let Some(value) = crate::frontmatter::split(&t.text)
+            .yaml
+            .and_then(|yaml| crate::frontmatter::parse(yaml).ok())
+            .and_then(|f| f.get_str(state::LIFETIME_KEY))
+        else {
+            return state::Lifetime::default();
+        };
+        state::Lifetime::parse(&value).unwrap_or_else(|why| {
+            warnings.push(format!("{}: {why}", path.display()));
+            state::Lifetime::default()
+        })
     }
 }
 

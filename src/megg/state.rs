@@ -11,8 +11,72 @@ use crate::frontmatter;
 pub const MAX_STATE_BYTES: u64 = 64 * 1024;
 /// Most tokens a state's content may have.
 pub const MAX_TOKENS: usize = 2_000;
-/// A state older than this is expired; exactly this old is still active.
+/// A state older than this is expired; exactly this old is still active (SPEC §2.3), unless
+/// the domain sets its own [`Lifetime`].
 pub const EXPIRES_AFTER: Duration = Duration::hours(48);
+
+/// The `info.md` frontmatter key a domain sets its handoffs' lifetime with
+/// (`state_expires_after: 7d`).
+pub const LIFETIME_KEY: &str = "state_expires_after";
+
+/// How long a handoff stays active: [`EXPIRES_AFTER`] unless the domain's `info.md` says
+/// otherwise ([`LIFETIME_KEY`]), within [`Lifetime::SHORTEST`] and [`Lifetime::LONGEST`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetime(Duration);
+
+impl Default for Lifetime {
+    fn default() -> Self {
+        Self(EXPIRES_AFTER)
+    }
+}
+
+impl Lifetime {
+    /// An hour: a handoff is for the next session, not the next minute.
+    pub const SHORTEST: Duration = Duration::hours(1);
+    /// Ninety days: past that, what a handoff says is history (`megg show` still reads it).
+    pub const LONGEST: Duration = Duration::days(90);
+
+    /// `72h`, `7d` (a whole number of hours or days, spaces and case aside), within
+    /// [`Self::SHORTEST`]..=[`Self::LONGEST`]; `Err` says what is accepted.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim().to_ascii_lowercase();
+        let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+        let n: i64 = digits.parse().map_err(|_| Self::accepted(text))?;
+        let d = match unit.trim() {
+            "h" => Duration::try_hours(n),
+            "d" => Duration::try_days(n),
+            _ => None,
+        }
+        .ok_or_else(|| Self::accepted(text))?;
+        if d < Self::SHORTEST || d > Self::LONGEST {
+            return Err(Self::accepted(text));
+        }
+        Ok(Self(d))
+    }
+
+    fn accepted(text: &str) -> String {
+        format!(
+            "`{LIFETIME_KEY}: {}` is not a lifetime megg accepts (whole hours or days from 1h to 90d, like 72h or 7d); handoffs expire after {}",
+            text.trim(),
+            Self::default()
+        )
+    }
+
+    pub fn duration(self) -> Duration {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Lifetime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hours = self.0.num_hours();
+        if hours % 24 == 0 && hours > 48 {
+            write!(f, "{} days", hours / 24)
+        } else {
+            write!(f, "{hours} h")
+        }
+    }
+}
 
 /// A `state.md` as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,13 +98,25 @@ pub struct StateDoc {
     pub warnings: Vec<String>,
 }
 
+impl StateDoc {
+    /// What recall knows this handoff by (SPEC §13.2): its time and session, so `megg show`
+    /// finds it under the same id wherever a copy of it is kept.
+    pub fn recall_key(&self) -> String {
+        format!(
+            "{}\n{}",
+            self.updated_raw.as_deref().unwrap_or(""),
+            self.session.as_deref().unwrap_or("")
+        )
+    }
+}
+
 /// Why a state is not active.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expiry {
     Active,
     Done,
-    /// Older than 48 h; the age in seconds.
-    Stale(i64),
+    /// Older than its lifetime: the age in seconds, and the lifetime.
+    Stale(i64, Lifetime),
     /// `updated` missing or unreadable.
     Undated,
     /// `updated` more than [`FUTURE_TOLERANCE`] after now (a clock or edit error); the date.
@@ -61,7 +137,9 @@ impl Expiry {
         match self {
             Expiry::Active => None,
             Expiry::Done => Some("marked done".into()),
-            Expiry::Stale(age) => Some(format!("{} h old; states expire after 48 h", age / 3600)),
+            Expiry::Stale(age, after) => {
+                Some(format!("{} h old; states expire after {after}", age / 3600))
+            }
             Expiry::Undated => Some("it has no valid `updated` timestamp".into()),
             Expiry::Future(at) => Some(format!(
                 "its `updated` ({}) is more than an hour in the future, a clock or edit error",
@@ -140,8 +218,15 @@ pub fn parse(text: &str, path: &str) -> StateDoc {
     doc
 }
 
-/// The expiry rule: done, undated, more than 48 hours old, or more than an hour ahead.
+/// The expiry rule with SPEC §2.3's 48 hours: done, undated, more than 48 hours old, or more
+/// than an hour ahead.
 pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
+    expiry_within(doc, now, Lifetime::default())
+}
+
+/// The expiry rule for a domain whose handoffs live `lifetime`: done, undated, older than it,
+/// or more than an hour ahead.
+pub fn expiry_within(doc: &StateDoc, now: DateTime<Utc>, lifetime: Lifetime) -> Expiry {
     if doc.status.as_deref() == Some("done") {
         return Expiry::Done;
     }
@@ -149,8 +234,8 @@ pub fn expiry(doc: &StateDoc, now: DateTime<Utc>) -> Expiry {
         return Expiry::Undated;
     };
     let age = now - updated;
-    if age > EXPIRES_AFTER {
-        Expiry::Stale(age.num_seconds())
+    if age > lifetime.0 {
+        Expiry::Stale(age.num_seconds(), lifetime)
     } else if -age > FUTURE_TOLERANCE {
         Expiry::Future(updated)
     } else {
@@ -229,7 +314,7 @@ mod tests {
         assert_eq!(expiry(&d, at("2026-01-19T10:30:00Z")), Expiry::Active);
         assert_eq!(
             expiry(&d, at("2026-01-19T10:30:01Z")),
-            Expiry::Stale(48 * 3600 + 1)
+            Expiry::Stale(48 * 3600 + 1, Lifetime::default())
         );
         assert_eq!(expiry(&d, at("2026-01-17T10:30:00Z")), Expiry::Active);
     }

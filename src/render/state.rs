@@ -28,7 +28,11 @@ pub fn shown_text(view: Option<&StateView>) -> String {
     };
     if s.expired {
         let why = s.expired_reason.as_deref().unwrap_or("expired");
-        return format!("No active state ({why}: {})\n", s.path.display());
+        return format!(
+            "No active state ({why}: {})\nRead it anyway with `megg show {}`; `megg state clear` removes it.\n",
+            s.path.display(),
+            s.id
+        );
     }
     let mut out = String::new();
     let _ = write!(out, "Active state: {}", s.path.display());

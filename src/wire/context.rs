@@ -15,6 +15,10 @@ pub struct ContextDoc {
     pub info: Option<String>,
     pub knowledge: Option<KnowledgeDoc>,
     pub state: Option<StateDoc>,
+    /// Present only when `state` is null and the domain's `state.md` expired by age or date
+    /// (not marked done): where it is, why, and the id `megg show` reads it by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired_state: Option<ExpiredStateDoc>,
     /// Other sessions' captures newer than `state`, newest first.
     pub newer_captures: Vec<NewerCaptureDoc>,
     pub files: Vec<FileDoc>,
@@ -92,6 +96,17 @@ pub struct StateDoc {
     pub content: String,
 }
 
+/// A handoff that expired by age or date: not loaded, said.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ExpiredStateDoc {
+    pub path: PathBuf,
+    pub updated: Option<String>,
+    /// Why it is not loaded (`63 h old; states expire after 48 h`).
+    pub reason: String,
+    /// Its recall id: `megg show <id>` reads it.
+    pub id: String,
+}
+
 /// Another session's capture, newer than the state shown (SPEC §10: parallel sessions).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NewerCaptureDoc {
@@ -122,6 +137,16 @@ impl From<&Context> for ContextDoc {
             info: c.info.clone(),
             knowledge: c.knowledge.as_ref().map(Into::into),
             state: c.state.as_ref().map(Into::into),
+            expired_state: c
+                .expired_state
+                .as_ref()
+                .filter(|_| c.state.is_none())
+                .map(|s| ExpiredStateDoc {
+                    path: s.path.clone(),
+                    updated: s.updated.clone(),
+                    reason: s.expired_reason.clone().unwrap_or_default(),
+                    id: s.id.clone(),
+                }),
             newer_captures: c
                 .newer_captures
                 .iter()

@@ -565,3 +565,114 @@ fn markdown_respects_max_chars_when_given() {
     let out = p.run("", &["context", "--max-chars", "100"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+fn handoff(updated: &str, status: &str) -> String {
+    format!(
+        "---\nupdated: {updated}\nstatus: {status}\n---\n\n## Working On\nRefund webhook: duplicate deliveries\n\n## Next\n- dedupe by event id\n"
+    )
+}
+
+fn context_at(p: &Project, now: &str, args: &[&str]) -> std::process::Output {
+    p.megg("").env("MEGG_NOW", now).args(args).output().unwrap()
+}
+
+/// Issue 38 item 1: a Friday handoff on Monday vanished without a word. The context says in
+/// one line that it expired, how old it is, what it was about and how to read it; the id it
+/// names opens it; a handoff marked done is not mentioned.
+#[test]
+fn an_expired_handoff_is_said_in_one_line_with_how_to_read_it() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(".megg/state.md", handoff("2026-11-20T17:00:00Z", "active"));
+    let monday = "2026-11-23T08:00:00Z";
+    let md = String::from_utf8(context_at(&p, monday, &["context"]).stdout).unwrap();
+    let line = md
+        .lines()
+        .find(|l| l.contains("The last handoff expired"))
+        .unwrap_or_else(|| panic!("no line about the expired handoff:\n{md}"));
+    assert!(
+        line.contains("63 h old; states expire after 48 h"),
+        "{line}"
+    );
+    assert!(
+        line.contains("Refund webhook: duplicate deliveries"),
+        "{line}"
+    );
+    assert!(!md.contains("## Session State"), "{md}");
+    let v: Value =
+        serde_json::from_slice(&context_at(&p, monday, &["context", "--format", "json"]).stdout)
+            .unwrap();
+    assert!(v["state"].is_null());
+    let id = v["expired_state"]["id"].as_str().unwrap().to_string();
+    assert!(line.contains(&format!("`megg show {id}`")), "{line}");
+    assert_eq!(
+        v["expired_state"]["reason"],
+        "63 h old; states expire after 48 h"
+    );
+    let shown = String::from_utf8(context_at(&p, monday, &["show", &id]).stdout).unwrap();
+    assert!(shown.contains("dedupe by event id"), "{shown}");
+    // The hook carries the same line to the model, and the user sees why it was not loaded.
+    let hook: Value =
+        serde_json::from_slice(&context_at(&p, monday, &["context", "--json"]).stdout).unwrap();
+    let ctx = hook["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(ctx.contains(&format!("`megg show {id}`")), "{ctx}");
+    let msg = hook["systemMessage"].as_str().unwrap();
+    assert!(msg.contains("state.md (expired handoff: 63 h old"), "{msg}");
+    // `megg state` says how to read it too.
+    let state = String::from_utf8(context_at(&p, monday, &["state"]).stdout).unwrap();
+    assert!(state.contains(&format!("megg show {id}")), "{state}");
+
+    // Marked done: finished on purpose, not worth a line.
+    p.write(".megg/state.md", handoff("2026-11-20T17:00:00Z", "done"));
+    let v: Value =
+        serde_json::from_slice(&context_at(&p, monday, &["context", "--format", "json"]).stdout)
+            .unwrap();
+    assert!(v.get("expired_state").is_none(), "{v}");
+}
+
+/// Issue 38 item 1: a project sets how long its handoffs live, in its info.md frontmatter
+/// (`state_expires_after`); 48 h stays the default, and a value megg does not accept is a
+/// warning, not a silent default.
+#[test]
+fn a_domain_sets_how_long_its_handoffs_live() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    let info = p.read(".megg/info.md");
+    let with =
+        |value: &str| info.replacen("---\n", &format!("---\nstate_expires_after: {value}\n"), 1);
+    p.write(".megg/state.md", handoff("2026-11-20T17:00:00Z", "active"));
+    p.write(".megg/info.md", with("7d"));
+    let state_at = |now: &str| -> Value {
+        serde_json::from_slice(&context_at(&p, now, &["context", "--format", "json"]).stdout)
+            .unwrap()
+    };
+    // Monday, 63 h later: still active under a 7-day lifetime.
+    let v = state_at("2026-11-23T08:00:00Z");
+    assert_eq!(v["state"]["expired"], false, "{v}");
+    // Exactly 7 days: active; a second later: expired, and said so with the project's rule.
+    assert_eq!(state_at("2026-11-27T17:00:00Z")["state"]["expired"], false);
+    let v = state_at("2026-11-27T17:00:01Z");
+    assert!(v["state"].is_null(), "{v}");
+    assert_eq!(
+        v["expired_state"]["reason"],
+        "168 h old; states expire after 7 days"
+    );
+    // Hours work too; `megg state` follows the same rule.
+    p.write(".megg/info.md", with("12h"));
+    let out = context_at(&p, "2026-11-21T05:00:01Z", &["state", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["state"]["expired"], true, "{v}");
+    // Not a lifetime: a warning naming the file and what is accepted, and the 48 h default.
+    for bad in ["forever", "0h", "91d", "2w"] {
+        p.write(".megg/info.md", with(bad));
+        let v = state_at("2026-11-22T08:00:00Z");
+        assert_eq!(v["state"]["expired"], false, "{bad}: {v}");
+        let warnings = v["warnings"].to_string();
+        assert!(
+            warnings.contains("state_expires_after") && warnings.contains("like 72h or 7d"),
+            "{bad}: {warnings}"
+        );
+    }
+}

@@ -325,6 +325,7 @@ pub fn newer_captures(
     exclude: &[&str],
 ) -> Vec<Newer> {
     let mut out = Vec::new();
+    let lifetime = domain.state_lifetime(&mut Vec::new());
     for (id, path) in sessions.captures().into_iter().take(store::KEEP_CAPTURES) {
         if exclude.contains(&id.as_str()) {
             continue;
@@ -342,7 +343,9 @@ pub fn newer_captures(
         {
             continue;
         }
-        if !state::expiry(&doc, deps.now).is_active() || than.is_some_and(|t| updated < t) {
+        if !state::expiry_within(&doc, deps.now, lifetime).is_active()
+            || than.is_some_and(|t| updated < t)
+        {
             continue;
         }
         out.push(Newer {

@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 use super::index::index_text;
 use super::plan::{KnowledgeLevel, Plan, cut_notes};
-use super::text::{first_lines, info_marker, push_block, push_cut, state_marker, tokens_text};
+use super::text::{
+    expired_handoff, first_lines, info_marker, push_block, push_cut, state_marker, tokens_text,
+};
 use crate::megg::context::Context;
 
 pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
@@ -172,6 +174,12 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
                 out.push_str(&state_marker(left, &s.path.display().to_string()));
             }
         }
+    }
+
+    if ctx.state.is_none()
+        && let Some(s) = &ctx.expired_state
+    {
+        let _ = writeln!(out, "{}\n", expired_handoff(s));
     }
 
     if let Some(n) = ctx.newer_captures.first() {

@@ -67,7 +67,14 @@ pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
         .files
         .iter()
         .filter(|f| !f.loaded)
-        .map(|f| format!("  {}", f.path.display()))
+        .map(|f| match &ctx.expired_state {
+            Some(s) if s.path == f.path && ctx.state.is_none() => format!(
+                "  {} (expired handoff: {})",
+                f.path.display(),
+                s.expired_reason.as_deref().unwrap_or("expired")
+            ),
+            _ => format!("  {}", f.path.display()),
+        })
         .collect();
     if !unloaded.is_empty() {
         sections.push((Some("Available (not loaded):".into()), unloaded));

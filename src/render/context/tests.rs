@@ -217,6 +217,7 @@ mod budget {
                 lines("- step", c.state_lines.saturating_sub(1), c.width, c.wide)
             ),
             expired_reason: None,
+            id: "h1234567".into(),
             age_seconds: Some(7200),
             updated_at: None,
         };
@@ -238,6 +239,7 @@ mod budget {
             info,
             knowledge,
             state: Some(state),
+            expired_state: None,
             newer_captures: Vec::new(),
             files: vec![FileEntry {
                 name: "notes.md".into(),

@@ -2,7 +2,7 @@
 //! them, the knowledge's token count in words, blocks, line cuts and the markers that say where
 //! a block was cut.
 
-use crate::megg::context::Knowledge;
+use crate::megg::context::{Knowledge, StateView};
 
 /// Characters as Claude Code counts them: UTF-16 code units.
 pub fn char_len(s: &str) -> usize {
@@ -49,3 +49,28 @@ pub(super) fn tokens_text(k: &Knowledge) -> String {
         "over 16,000 tokens".to_string()
     }
 }
+
+/// The one line a context says about a handoff that expired by age or date (issue 38): where
+/// it is, why it is not loaded, what it was about, and how to read it.
+pub(super) fn expired_handoff(s: &StateView) -> String {
+    let about = crate::megg::recall::handoff_sections(&s.content, &["Working On"])
+        .map(|l| l.trim().trim_start_matches("- ").trim())
+        .find(|l| !l.is_empty())
+        .map(|l| {
+            let mut short: String = l.chars().take(MAX_ABOUT).collect();
+            if l.chars().count() > MAX_ABOUT {
+                short.push('…');
+            }
+            format!(" It was about: {short}.")
+        })
+        .unwrap_or_default();
+    format!(
+        "**The last handoff expired and is not loaded:** {} ({}).{about} If it still applies, read it with `megg show {}`; `megg state clear` removes it.",
+        s.path.display(),
+        s.expired_reason.as_deref().unwrap_or("expired"),
+        s.id,
+    )
+}
+
+/// Most characters of the Working On line quoted by [`expired_handoff`].
+const MAX_ABOUT: usize = 160;
