@@ -424,7 +424,7 @@ mod tests {
             [
                 "warning: This state is 10 days old and may be outdated".to_string(),
                 format!("warning: Plan file not found: {PLAN}"),
-                "warning: State file shows phase 'plan-complete'. You may want /workflows:work"
+                "warning: Checkpoint shows phase 'plan-complete'. You may want /workflows:work"
                     .to_string(),
             ]
         );

@@ -264,7 +264,7 @@ mod tests {
         let json = serde_json::to_string(&ResumeDocument::from(&report)).unwrap();
         assert_eq!(
             json,
-            r#"{"status":"none","checkpoint":null,"candidates":[],"question":null,"options":[],"warnings":[],"corrupt":[],"action":null,"message":"No saved state; starting fresh"}"#
+            r#"{"status":"none","checkpoint":null,"candidates":[],"question":null,"options":[],"warnings":[],"corrupt":[],"action":null,"message":"No saved checkpoint; starting fresh"}"#
         );
         let listing = Listing {
             checkpoints: Vec::new(),

@@ -344,7 +344,8 @@ fn rewritten_and_deleted_branches_warn() {
     let v = resume_json(&p, NOW);
     assert_eq!(v["checkpoint"]["divergence"]["rewritten"], true);
     assert!(
-        warnings(&v).contains(&"Branch 'feat/x' was rewritten since state was saved".to_string())
+        warnings(&v)
+            .contains(&"Branch 'feat/x' was rewritten since the checkpoint was saved".to_string())
     );
     // A recorded head this clone does not have (shallow clone, missing objects): unknown,
     // never a wrong "rewritten" (SPEC §9).
@@ -562,7 +563,7 @@ fn corrupt_files_are_quarantined_with_their_bytes() {
     let v = resume_json(&p, NOW);
     let w = warnings(&v);
     assert!(
-        w[0].starts_with("State file '.broken.local.md' is corrupt (invalid YAML) — moved to "),
+        w[0].starts_with("Checkpoint '.broken.local.md' is corrupt (invalid YAML) — moved to "),
         "{w:?}"
     );
     assert!(w[0].ends_with("; starting fresh"));
@@ -638,17 +639,17 @@ fn multiple_checkpoints_newest_first() {
 }
 
 #[test]
-fn no_saved_state_for_a_plan() {
+fn no_saved_checkpoint_for_a_plan() {
     let (p, _git) = repo();
     let v = resume_json(&p, NOW);
     assert_eq!(v["status"], "none");
     assert!(v["checkpoint"].is_null());
     assert_eq!(
         v["message"],
-        format!("No saved state for {PLAN}; starting fresh")
+        format!("No saved checkpoint for {PLAN}; starting fresh")
     );
     let out = p.ok("", &["checkpoint", "resume", PLAN]);
-    assert!(out.starts_with("No saved state for"));
+    assert!(out.starts_with("No saved checkpoint for"));
 }
 
 #[test]
@@ -699,7 +700,7 @@ fn phase_mismatch_warns_but_never_blocks() {
     );
     assert!(
         warnings(&v).contains(
-            &"State file shows phase 'review'. You may want /workflows:review".to_string()
+            &"Checkpoint shows phase 'review'. You may want /workflows:review".to_string()
         )
     );
     assert_eq!(v["status"], "found");
@@ -886,4 +887,156 @@ fn outside_git_the_project_root_is_the_starting_directory() {
     let out = p.ok("", &["checkpoint", "save", "plan.md"]);
     assert!(out.contains("(not in a git repository)"), "{out}");
     assert!(p.path(".plan.local.md").exists());
+}
+
+/// Issue 38 item 7: what megg says about a workflow checkpoint called it "state", next to
+/// `state.md`, which is another file. Every message of its own says "checkpoint"; only the two
+/// seed 004 prescribes word for word keep "state" ("This state is N days old and may be
+/// outdated", "Branch 'B' has N new commits since state was saved.").
+#[test]
+fn checkpoint_messages_say_checkpoint_not_state() {
+    let (p, git) = repo();
+    let said = |v: &Value| -> Vec<String> {
+        let mut all = warnings(v);
+        all.extend(v["message"].as_str().map(str::to_string));
+        for o in v["options"].as_array().into_iter().flatten() {
+            all.push(o["description"].as_str().unwrap().to_string());
+        }
+        all
+    };
+    let seed_prescribed = |m: &str| {
+        m.starts_with("This state is ") && m.ends_with(" days old and may be outdated")
+            || m.contains(" since state was saved.")
+    };
+    let mut messages = Vec::new();
+    // Nothing saved, with and without a target.
+    messages.extend(said(&resume_json(&p, NOW)));
+    messages.extend(said(&json_at(&p, NOW, &["checkpoint", "resume", "--json"])));
+    let out = at(&p, NOW, &["checkpoint", "resume", PLAN]);
+    messages.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    // A corrupt one.
+    p.write(".broken.local.md", "---\nfeature: b\nplan_file: [x\n---\n");
+    messages.extend(said(&resume_json(&p, NOW)));
+    // Saved on a rewritten branch, asked by another command, its plan gone, no `updated`.
+    git.commit("feat/x", epoch("2026-11-21T00:00:00Z"), "x");
+    p.ok(
+        "",
+        &[
+            "checkpoint",
+            "save",
+            PLAN,
+            "--branch",
+            "feat/x",
+            "--phase",
+            "review",
+        ],
+    );
+    let head = d_head(&p);
+    let elsewhere = git.commit("other", epoch("2026-11-20T00:00:00Z"), "other");
+    let text = p.read(FILE).replace(&head, &elsewhere);
+    p.write(FILE, &text);
+    messages.extend(said(&resume_json(&p, NOW)));
+    std::fs::remove_file(p.path(PLAN)).unwrap();
+    let no_updated: String = text
+        .lines()
+        .filter(|l| !l.starts_with("updated:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    p.write(FILE, no_updated);
+    let v = resume_json(&p, NOW);
+    messages.extend(said(&v));
+    let out = at(&p, NOW, &["checkpoint", "resume", PLAN, "--for", "work"]);
+    messages.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    messages.push(String::from_utf8_lossy(&out.stderr).into_owned());
+
+    let all = messages.join("\n");
+    for needed in [
+        "No saved checkpoint; starting fresh",
+        &format!("No saved checkpoint for {PLAN}; starting fresh"),
+        "Checkpoint '.broken.local.md' is corrupt (invalid YAML) — moved to ",
+        "Branch 'feat/x' was rewritten since the checkpoint was saved",
+        "Checkpoint shows phase 'review'. You may want /workflows:review",
+        &format!("This checkpoint has no valid `updated` time ('{FILE}') and may be outdated"),
+        "View the checkpoint before deciding",
+        "Point the checkpoint at the plan's new location",
+    ] {
+        assert!(all.contains(needed), "{needed:?} in:\n{all}");
+    }
+    for line in all.lines() {
+        let words = line.to_lowercase();
+        let state_word = words
+            .split(|c: char| !c.is_alphanumeric() && c != '.' && c != '_')
+            .any(|w| w == "state");
+        assert!(
+            !state_word || seed_prescribed(line.trim_start_matches("warning: ")),
+            "says 'state' about a checkpoint: {line:?}"
+        );
+    }
+}
+
+/// Issue 38 item 7: `megg context` warns when `state.md` was saved on another branch, but
+/// resuming a checkpoint saved on another branch said nothing.
+#[test]
+fn resuming_a_checkpoint_saved_on_another_branch_warns() {
+    let (p, git) = repo();
+    git.commit("feat/auth", epoch("2026-11-21T00:00:00Z"), "auth");
+    p.ok("", &["checkpoint", "save", PLAN, "--branch", "feat/auth"]);
+    let expected =
+        "Checkpoint was saved on branch 'feat/auth' but 'main' is checked out".to_string();
+    // JSON, when only asked.
+    let v = resume_json(&p, NOW);
+    assert!(warnings(&v).contains(&expected), "{:?}", warnings(&v));
+    // Text: on stderr, as every warning.
+    let out = at(&p, NOW, &["checkpoint", "resume", PLAN, "--for", "work"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("warning: {expected}\n")), "{err}");
+    // Resuming anyway still says so, once.
+    let v = json_at(
+        &p,
+        NOW,
+        &["checkpoint", "resume", PLAN, "--choice", "resume", "--json"],
+    );
+    assert_eq!(v["action"], "resumed");
+    assert_eq!(
+        warnings(&v).iter().filter(|w| **w == expected).count(),
+        1,
+        "{v}"
+    );
+    // On its own branch: no such warning.
+    git.checkout("feat/auth");
+    let v = resume_json(&p, NOW);
+    assert!(
+        !warnings(&v).iter().any(|w| w.contains("is checked out")),
+        "{:?}",
+        warnings(&v)
+    );
+    // A detached HEAD is on no branch at all.
+    let tip = git
+        .repo
+        .find_reference("refs/heads/feat/auth")
+        .unwrap()
+        .target()
+        .unwrap();
+    git.repo.set_head_detached(tip).unwrap();
+    let v = resume_json(&p, NOW);
+    assert!(
+        warnings(&v).contains(
+            &"Checkpoint was saved on branch 'feat/auth' but no branch is checked out (detached HEAD)"
+                .to_string()
+        ),
+        "{:?}",
+        warnings(&v)
+    );
+    // A checkpoint without a branch names none to compare.
+    git.checkout("main");
+    p.ok("", &["checkpoint", "save", PLAN, "--branch", ""]);
+    let v = resume_json(&p, NOW);
+    assert!(
+        !warnings(&v)
+            .iter()
+            .any(|w| w.contains("was saved on branch")),
+        "{:?}",
+        warnings(&v)
+    );
 }

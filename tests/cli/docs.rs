@@ -563,12 +563,12 @@ pub(crate) fn matches_template(text: &str, template: &str) -> bool {
 
 #[test]
 fn a_template_matches_what_it_stands_for() {
-    let t = "State file shows phase '<phase>'. You may want /workflows:<cmd>";
+    let t = "Checkpoint shows phase '<phase>'. You may want /workflows:<cmd>";
     assert!(matches_template(
-        "State file shows phase 'work'. You may want /workflows:work",
+        "Checkpoint shows phase 'work'. You may want /workflows:work",
         t
     ));
-    assert!(!matches_template("State file shows phase 'work'.", t));
+    assert!(!matches_template("Checkpoint shows phase 'work'.", t));
     assert!(matches_template(
         "Plan file not found: a.md",
         "Plan file not found: <path>"
@@ -598,7 +598,7 @@ fn plan_runs_discovery_for_plan_before_writing_a_plan_and_handles_a_phase_mismat
     );
     let found = bullet(section(&plan, "State Discovery"), "**`status: \"found\"`**");
     for phrase in [
-        "State file shows phase '<phase>'. You may want /workflows:<cmd>",
+        "Checkpoint shows phase '<phase>'. You may want /workflows:<cmd>",
         "`Use /workflows:<cmd>`",
         "write no plan",
         "`/workflows:<cmd> <checkpoint.plan_file>`",
@@ -647,7 +647,7 @@ fn every_workflow_command_handles_found_none_multiple_and_errors() {
             "`question`",
             "`options`",
             "`Use /workflows:<cmd>`",
-            "State file shows phase '<phase>'. You may want /workflows:<cmd>",
+            "Checkpoint shows phase '<phase>'. You may want /workflows:<cmd>",
             &format!("megg checkpoint resume <SLUG> --for {name} --choice fresh --json"),
             &format!("megg checkpoint resume <SLUG> --for {name} --choice view"),
             "dismisses",
@@ -667,7 +667,7 @@ fn every_workflow_command_handles_found_none_multiple_and_errors() {
         let corrupt = bullet(discovery, "**`corrupt`**");
         assert!(
             corrupt.contains(
-                "State file '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh"
+                "Checkpoint '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh"
             ),
             "{name}.md: corrupt"
         );
@@ -846,7 +846,7 @@ fn the_json_megg_returns_is_what_the_command_files_tell_the_agent_to_read() {
         ("review-complete", "compound"),
         ("compound", "compound"),
     ];
-    let template = "State file shows phase '<phase>'. You may want /workflows:<cmd>";
+    let template = "Checkpoint shows phase '<phase>'. You may want /workflows:<cmd>";
     for (phase, owner) in phases {
         let f = Fixture::new();
         f.save(PLAN, phase);
@@ -863,7 +863,7 @@ fn the_json_megg_returns_is_what_the_command_files_tell_the_agent_to_read() {
                 let w = warning_like(&v, template);
                 assert_eq!(
                     w,
-                    format!("State file shows phase '{phase}'. You may want /workflows:{owner}")
+                    format!("Checkpoint shows phase '{phase}'. You may want /workflows:{owner}")
                 );
             }
         }
@@ -950,7 +950,7 @@ fn the_json_megg_returns_is_what_the_command_files_tell_the_agent_to_read() {
         assert_eq!(v["corrupt"][0]["file"], ".x.local.md");
         warning_like(
             &v,
-            "State file '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh",
+            "Checkpoint '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh",
         );
         assert!(!f.p.path(".x.local.md").exists());
     }

@@ -353,7 +353,7 @@ fn every_gemini_workflow_handles_found_none_multiple_corrupt_and_errors() {
             "`question`",
             "`options`",
             "`Use /workflows:<cmd>`",
-            "State file shows phase '<phase>'. You may want /workflows:<cmd>",
+            "Checkpoint shows phase '<phase>'. You may want /workflows:<cmd>",
             &format!("megg checkpoint resume <SLUG> --for {name} --choice fresh --json"),
             &format!("megg checkpoint resume <SLUG> --for {name} --choice view"),
             "dismisses",
@@ -379,7 +379,7 @@ fn every_gemini_workflow_handles_found_none_multiple_corrupt_and_errors() {
         let corrupt = bullet(discovery, "**`corrupt`**");
         assert!(
             corrupt.contains(
-                "State file '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh"
+                "Checkpoint '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh"
             ),
             "{name}.toml: corrupt"
         );
@@ -461,8 +461,8 @@ fn the_json_megg_returns_is_what_the_gemini_prompts_tell_the_agent_to_read() {
     let quoted = [
         "This state is <N> days old and may be outdated",
         "Plan file not found: <path>",
-        "State file shows phase '<phase>'. You may want /workflows:<cmd>",
-        "State file '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh",
+        "Checkpoint shows phase '<phase>'. You may want /workflows:<cmd>",
+        "Checkpoint '<name>' is corrupt (invalid YAML) — moved to <where>; starting fresh",
     ];
     let check = |name: &str, text: &str, v: &serde_json::Value| {
         let discovery = section(text, "### State Discovery");
@@ -484,7 +484,7 @@ fn the_json_megg_returns_is_what_the_gemini_prompts_tell_the_agent_to_read() {
                 .find(|t| matches_template(&w, t))
                 .unwrap_or_else(|| panic!("unexpected warning {w:?}"));
             // plan leaves a moved plan to the command the phase names; work quotes them all.
-            if name == "work" || template.starts_with("State file") {
+            if name == "work" || template.starts_with("Checkpoint ") {
                 assert!(text.contains(template), "{name}.toml: {template}");
             }
         }

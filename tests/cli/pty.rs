@@ -304,6 +304,33 @@ fn pty_resume_prompt_shows_the_warnings_before_asking_and_no_follow_up_commands(
     assert_eq!(end.matches("Plan file not found").count(), 1, "{end}");
 }
 
+/// Issue 38 item 7: a checkpoint saved on another branch than the one checked out was
+/// offered for resuming without a word; the warning is above the prompt, before the choice.
+#[test]
+fn pty_resume_prompt_warns_of_a_checkpoint_saved_on_another_branch() {
+    let p = Project::new();
+    let git = Git::init(p.root(), "main");
+    git.commit("main", crate::epoch(NOW) - 7200, "init");
+    git.commit("feat/auth", crate::epoch(NOW) - 3600, "auth");
+    p.write(PLAN, "# PTY flow\n");
+    p.ok("", &["checkpoint", "save", PLAN, "--branch", "feat/auth"]);
+    let before = checkpoint(&p);
+
+    let Some(t) = Tmux::start(&p, "checkpoint resume --for work") else {
+        return;
+    };
+    let screen = t.wait_for("Found previous session for 'pty-flow' ›");
+    let prompt = line_of(&screen, "Found previous session for 'pty-flow' ›");
+    let warning = line_of(
+        &screen,
+        "warning: Checkpoint was saved on branch 'feat/auth' but 'main' is checked out",
+    );
+    assert!(warning < prompt, "{screen}");
+    t.keys(&["Escape"]);
+    assert_eq!(exit_code(&p), 130);
+    assert_eq!(checkpoint(&p), before);
+}
+
 /// Issue 14: the picker for several checkpoints showed no age, phase or progress.
 #[test]
 fn pty_picker_for_several_checkpoints_shows_age_phase_and_progress() {

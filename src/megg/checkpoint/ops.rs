@@ -291,8 +291,8 @@ impl ResumeReport {
     /// No checkpoint to resume.
     pub fn nothing(mut self, target: Option<&str>) -> Self {
         self.message = Some(match target {
-            Some(t) => format!("No saved state for {t}; starting fresh"),
-            None => "No saved state; starting fresh".into(),
+            Some(t) => format!("No saved checkpoint for {t}; starting fresh"),
+            None => "No saved checkpoint; starting fresh".into(),
         });
         self
     }
@@ -317,7 +317,8 @@ impl ResumeReport {
     }
 
     /// The question about one checkpoint: its description, the warnings it earns for the
-    /// command `asking`, and the options for its tier.
+    /// command `asking` (and for another branch being checked out), and the options for its
+    /// tier.
     pub fn found(
         mut self,
         found: &Found,
@@ -327,6 +328,12 @@ impl ResumeReport {
     ) -> Self {
         let d = store::describe(found, now, repo);
         self.warnings.extend(d.warnings.iter().cloned());
+        if let Some(r) = repo {
+            self.warnings.extend(policy::branch_note(
+                d.checkpoint.branch.as_deref(),
+                r.current_branch().as_deref(),
+            ));
+        }
         self.warnings.extend(policy::resume_notes(
             &d.checkpoint.plan_file,
             d.plan_exists,

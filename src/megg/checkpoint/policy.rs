@@ -1,6 +1,7 @@
 //! The rules of SPEC §4.4, as pure functions of data: staleness tiers, the resume options,
-//! the warnings a checkpoint earns (age, unknown phase, branch divergence, missing plan, phase
-//! mismatch) and what a resume changes. Nothing here reads a file or the clock.
+//! the warnings a checkpoint earns (age, unknown phase, branch divergence, another branch
+//! checked out, missing plan, phase mismatch) and what a resume changes. Nothing here reads a
+//! file or the clock.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -230,14 +231,14 @@ pub fn options(tier: Staleness, plan_exists: bool) -> Vec<ResumeOption> {
     use OptionId::{Fresh, NewPath, Resume, View};
     let resume = "Resume from where you left off";
     let fresh = "Discard the saved progress and start over";
-    let view = "View the saved state before deciding";
+    let view = "View the checkpoint before deciding";
     if !plan_exists {
         return vec![
             opt(Fresh, "Start fresh", fresh, true),
             opt(
                 NewPath,
                 "Enter a new path",
-                "Point the saved state at the plan's new location",
+                "Point the checkpoint at the plan's new location",
                 false,
             ),
             opt(View, "View", view, false),
@@ -291,13 +292,17 @@ pub fn assess(
     let age = raw_age.map(|a| a.max(Duration::zero()));
     let staleness = Staleness::of(age);
     if matches!(staleness, Staleness::Stale | Staleness::Abandoned) {
+        // Seed 004 words this one ("This state is [N] days old…"): the only message here,
+        // with the divergence count's, that says "state" for a checkpoint.
         warnings.push(match age {
             Some(a) => format!(
                 "This state is {} days old and may be outdated",
                 a.num_days()
             ),
             None => {
-                format!("This state has no valid `updated` time ('{file}') and may be outdated")
+                format!(
+                    "This checkpoint has no valid `updated` time ('{file}') and may be outdated"
+                )
             }
         });
     }
@@ -329,7 +334,9 @@ pub fn divergence_notes(b: &str, d: &Divergence) -> Vec<String> {
         Some(true) => {}
     }
     match d.rewritten {
-        Some(true) => notes.push(format!("Branch '{b}' was rewritten since state was saved")),
+        Some(true) => notes.push(format!(
+            "Branch '{b}' was rewritten since the checkpoint was saved"
+        )),
         None if d.branch_exists == Some(true) => notes.push(format!(
             "cannot tell whether branch '{b}' was rewritten: the saved head is not in this clone's reach (shallow clone, missing objects or over the walk limit)"
         )),
@@ -342,11 +349,28 @@ pub fn divergence_notes(b: &str, d: &Divergence) -> Vec<String> {
             d.commits.to_string()
         };
         let s = if d.commits == 1 && !d.capped { "" } else { "s" };
+        // Seed 004's words, "state" included (manual test 5.7).
         notes.push(format!(
             "Branch '{b}' has {n} new commit{s} since state was saved."
         ));
     }
     notes
+}
+
+/// The warning when the checkpoint was saved on branch `saved` and another branch (or a
+/// detached HEAD, `None`) is checked out: resuming it here would carry on the work on the
+/// wrong branch. No warning for a checkpoint without a branch.
+pub fn branch_note(saved: Option<&str>, current: Option<&str>) -> Option<String> {
+    let saved = saved.filter(|b| !b.is_empty())?;
+    match current {
+        Some(current) if current == saved => None,
+        Some(current) => Some(format!(
+            "Checkpoint was saved on branch '{saved}' but '{current}' is checked out"
+        )),
+        None => Some(format!(
+            "Checkpoint was saved on branch '{saved}' but no branch is checked out (detached HEAD)"
+        )),
+    }
 }
 
 /// The warnings of the resume question beyond the checkpoint's own: a missing plan, and a
@@ -366,7 +390,7 @@ pub fn resume_notes(
         && expected != cmd
     {
         notes.push(format!(
-            "State file shows phase '{phase}'. You may want /workflows:{expected}"
+            "Checkpoint shows phase '{phase}'. You may want /workflows:{expected}"
         ));
     }
     notes
@@ -474,9 +498,17 @@ mod tests {
         assert_eq!(resumed_phase(Some(Phase::Review), Some(C::Work)), None);
         assert_eq!(
             resume_notes("p.md", true, Some("review"), Some(C::Work)),
-            ["State file shows phase 'review'. You may want /workflows:review"]
+            ["Checkpoint shows phase 'review'. You may want /workflows:review"]
         );
         assert!(resume_notes("p.md", true, Some("shipping"), Some(C::Work)).is_empty());
+        assert_eq!(
+            branch_note(Some("feat/x"), Some("main")).as_deref(),
+            Some("Checkpoint was saved on branch 'feat/x' but 'main' is checked out")
+        );
+        assert_eq!(branch_note(Some("main"), Some("main")), None);
+        assert_eq!(branch_note(None, Some("main")), None);
+        assert_eq!(branch_note(Some(""), None), None);
+        assert!(branch_note(Some("main"), None).is_some_and(|n| n.contains("detached HEAD")));
         assert_eq!(
             backwards_note(Some("review"), Phase::Work).as_deref(),
             Some("phase moves backwards from 'review' to 'work'")

@@ -147,13 +147,13 @@ pub fn quarantine_corrupt(scan: &mut Scan, repo: Option<&Repo>, now: DateTime<Ut
         match quarantine(&path, repo, now) {
             Ok(to) => {
                 out.warnings.push(format!(
-                    "State file '{name}' is corrupt (invalid YAML) — moved to {}; starting fresh",
+                    "Checkpoint '{name}' is corrupt (invalid YAML) — moved to {}; starting fresh",
                     to.display()
                 ));
                 out.moved.push(Quarantined { file: name, error });
             }
             Err(e) => out.warnings.push(format!(
-                "State file '{name}' is corrupt and could not be moved: {}",
+                "Checkpoint '{name}' is corrupt and could not be moved: {}",
                 e.message
             )),
         }
