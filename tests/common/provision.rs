@@ -32,7 +32,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 /// The Claude Code release the end-to-end tests are written against.
-pub const CLAUDE_VERSION: &str = "2.1.330";
+pub const CLAUDE_VERSION: &str = "2.1.332";
 /// zig, from PyPI, for the static musl release build when `musl-gcc` is missing (the `install`
 /// e2e tests, when `MEGG_DIST_DIR` is unset).
 pub const ZIGLANG: &str = "ziglang==0.17.1";
@@ -56,7 +56,7 @@ pub struct Cli {
 pub const CODEX: Cli = Cli {
     dir: "codex",
     package: "@openai/codex",
-    version: "0.169.0",
+    version: "0.171.0",
     bin: "codex",
     name: "Codex CLI",
     env: "MEGG_E2E_CODEX",

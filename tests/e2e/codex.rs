@@ -4,9 +4,10 @@
 //! server are installed by [`install`] (project or user scope); the tests assert on what the
 //! model actually receives.
 //!
-//! What Codex 0.169.0 needs, as measured (SPEC §12):
-//! - a stand-in model (`-m mock-model`): with its default model Codex offers the model one
-//!   JavaScript `exec` tool instead of `exec_command` and friends;
+//! What Codex needs, as measured with 0.169.0 and again with 0.171.0 (SPEC §12):
+//! - a stand-in model (`-m mock-model`): with its default model Codex does not offer
+//!   `exec_command` and friends (0.169.0 offered one JavaScript `exec` tool instead; 0.171.0's
+//!   requests for its default `gpt-6.2-sol` carry no `tools` at all);
 //! - project config (`.codex/config.toml`, `.codex/hooks.json`) loads only for a trusted
 //!   project: `[projects."<dir>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml` (what
 //!   `codex exec --trust` writes);
