@@ -7,6 +7,9 @@ use serde_json::json;
 use super::*;
 
 const REAL: &str = include_str!("../../../tests/fixtures/transcripts/claude-2.1.330-tasks.jsonl");
+/// The same script, recorded whole with Claude Code 2.1.332 (attachments, request shapes…).
+const REAL_2_1_332: &str =
+    include_str!("../../../tests/fixtures/transcripts/claude-2.1.332-tasks.jsonl");
 
 fn scan(lines: &[serde_json::Value]) -> Scan {
     let mut s = Scan::default();
@@ -36,8 +39,14 @@ fn said(text: &str) -> serde_json::Value {
 
 #[test]
 fn a_real_transcript_gives_tasks_with_ids_from_the_results_and_the_written_file() {
+    for real in [REAL, REAL_2_1_332] {
+        real_transcript_gives_tasks(real);
+    }
+}
+
+fn real_transcript_gives_tasks(real: &str) {
     let mut s = Scan::default();
-    for line in REAL.lines() {
+    for line in real.lines() {
         s.feed(line, Origin::Main);
     }
     assert_eq!(
