@@ -80,6 +80,136 @@ fn main() {
         "| the hook with the index, 300 entries (blocked) | {} | §8: ≤ 3 × --version |",
         ms(median(&mut hook_ms))
     );
+    hook_costs(megg, tmp.path());
+}
+
+/// SPEC §14 for the hook's recall parts (issue 38 item 10): the index hook on 500 entries
+/// beside `--version`; full mode with 50 archive files beside none; the index hook after a
+/// commit of 20,000 files beside one of 3 (the paths of the last commits rank the index).
+fn hook_costs(megg: &Path, tmp: &Path) {
+    let five = tmp.join("five-hundred");
+    fixture(&five, 500, 0);
+    let none = tmp.join("full-no-archive");
+    full(&none, 0);
+    let fifty = tmp.join("full-fifty-archives");
+    full(&fifty, 50);
+    let small = tmp.join("small-commit");
+    fixture(&small, 500, 0);
+    commits(&small, 3);
+    let big = tmp.join("big-commit");
+    fixture(&big, 500, 0);
+    commits(&big, 20_000);
+    let cases: [(&str, &Path, &[&str]); 6] = [
+        ("`megg --version`", &five, &["--version"]),
+        (
+            "index hook, 500 entries (blocked)",
+            &five,
+            &["context", "--json"],
+        ),
+        ("full-mode hook, no archive", &none, &["context", "--json"]),
+        (
+            "full-mode hook, 50 archive files",
+            &fifty,
+            &["context", "--json"],
+        ),
+        (
+            "index hook, last commit of 3 files",
+            &small,
+            &["context", "--json"],
+        ),
+        (
+            "index hook, last commit of 20,000 files",
+            &big,
+            &["context", "--json"],
+        ),
+    ];
+    let mut times: Vec<Vec<std::time::Duration>> = vec![Vec::new(); cases.len()];
+    for (_, dir, args) in &cases {
+        run(megg, dir, args);
+    }
+    for _ in 0..31 {
+        for (i, (_, dir, args)) in cases.iter().enumerate() {
+            times[i].push(time(|| run(megg, dir, args)));
+        }
+    }
+    let m: Vec<f64> = times.iter_mut().map(|t| median(t).as_secs_f64()).collect();
+    println!("\nhook costs (31 interleaved runs, medians)\n");
+    println!("| case | median | ratio |");
+    println!("|---|---|---|");
+    let row = |i: usize, of: usize, what: &str| {
+        println!(
+            "| {} | {:.1} ms | {:.2} × {what} |",
+            cases[i].0,
+            m[i] * 1000.0,
+            m[i] / m[of]
+        );
+    };
+    row(0, 0, "--version");
+    row(1, 0, "--version (§8: ≤ 3 ×)");
+    row(2, 0, "--version");
+    row(3, 2, "no archive (≤ 1.25 ×)");
+    row(4, 0, "--version");
+    row(5, 4, "3 files (flat: ≤ 1.25 ×)");
+}
+
+/// A git repository whose knowledge is small (full mode) with `archives` archive files of 40
+/// entries each.
+fn full(root: &Path, archives: usize) {
+    std::fs::create_dir_all(root.join(".megg/archive")).unwrap();
+    git2::Repository::init(root).unwrap();
+    std::fs::write(
+        root.join(".megg/info.md"),
+        "# Bench\n\n## Context\nA benchmark.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".megg/knowledge.md"),
+        "# Knowledge\n\n---\n\n## 2026-01-10 - Live\n**Type:** fact\n**Topics:** misc\n\nLive.\n",
+    )
+    .unwrap();
+    let entries: String = (0..40)
+        .map(|i| format!("\n---\n\n## 2025-01-{:02} - Old entry {i}\n**Type:** fact\n**Topics:** misc\n\nWhy this mattered then, and what replaced it.\n", i % 28 + 1))
+        .collect();
+    for f in 0..archives {
+        std::fs::write(
+            root.join(format!(".megg/archive/knowledge-{f:02}.md")),
+            format!("# Archive\n{entries}"),
+        )
+        .unwrap();
+    }
+}
+
+/// Two commits on HEAD: a root of one file, then one adding `files` files.
+fn commits(root: &Path, files: usize) {
+    let repo = git2::Repository::open(root).unwrap();
+    let sig =
+        git2::Signature::new("b", "b@example.com", &git2::Time::new(1_700_000_000, 0)).unwrap();
+    let blob = repo.blob(b"root\n").unwrap();
+    let mut tb = repo.treebuilder(None).unwrap();
+    tb.insert("README.md", blob, 0o100644).unwrap();
+    let root_tree = repo.find_tree(tb.write().unwrap()).unwrap();
+    let first = repo
+        .commit(Some("HEAD"), &sig, &sig, "root", &root_tree, &[])
+        .unwrap();
+    // `files` files, 100 to a directory.
+    let mut top = repo.treebuilder(Some(&root_tree)).unwrap();
+    let mut gen_tb = repo.treebuilder(None).unwrap();
+    for d in 0..files.div_ceil(100) {
+        let mut sub = repo.treebuilder(None).unwrap();
+        for f in 0..100.min(files - d * 100) {
+            let b = repo.blob(format!("file {d} {f}\n").as_bytes()).unwrap();
+            sub.insert(format!("f{f:03}.rs"), b, 0o100644).unwrap();
+        }
+        gen_tb
+            .insert(format!("d{d:04}"), sub.write().unwrap(), 0o040000)
+            .unwrap();
+    }
+    top.insert("gen", gen_tb.write().unwrap(), 0o040000)
+        .unwrap();
+    let tree = repo.find_tree(top.write().unwrap()).unwrap();
+    let parent = repo.find_commit(first).unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, "many files", &tree, &[&parent])
+        .unwrap();
 }
 
 fn run(megg: &Path, dir: &Path, args: &[&str]) {

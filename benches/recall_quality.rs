@@ -22,6 +22,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use megg::megg::recall::index::{self, Why};
 use megg::megg::recall::search::{Query, search};
 use megg::megg::recall::{Doc, Kind, Postings};
 use serde_json::Value;
@@ -119,6 +120,90 @@ fn main() {
         base_r5 / n,
         base_ndcg / n
     );
+    handoffs(&docs, queries, &postings);
+}
+
+/// SPEC §13.5's session-start index on the same set: handoffs of several items (the judged
+/// queries taken 2, 3 and 5 at a time, as a Working On and Next list), each case judged by
+/// its queries' judgments together. What the index lists for the session (at most 15 lines,
+/// `why: session`) is measured as recall (the share of the judged entries listed), answered
+/// (the share of items whose best answer, a 2, is listed) and nDCG@15 — ranked three ways:
+/// the handoff as one bag of words over titles and topics (the index before issue 38 item 12),
+/// the same bag over whole entries, and each item a query of its own, taken in turns.
+fn handoffs(docs: &[Doc], queries: &[Value], postings: &Postings) {
+    let titles = Postings::build(docs, true);
+    println!(
+        "\nsession-start index, handoffs of several items (the session's lines, at most 15):\n"
+    );
+    println!("| items per handoff | cases | ranking | recall | answered | nDCG@15 |");
+    println!("|---|---|---|---|---|---|");
+    for per in [2, 3, 5] {
+        let cases: Vec<&[Value]> = queries.chunks_exact(per).collect();
+        let rankings: [(&str, Ranking<'_>); 3] = [
+            ("one bag of words, titles and topics (before)", &|items| {
+                session(docs, &titles, &[items.join("\n")])
+            }),
+            ("one bag of words, whole entries", &|items| {
+                session(docs, postings, &[items.join("\n")])
+            }),
+            ("each item its own query, in turns (now)", &|items| {
+                session(docs, postings, items)
+            }),
+        ];
+        for (name, rank) in rankings {
+            let (mut recall, mut answered, mut ndcg) = (0.0, 0.0, 0.0);
+            for case in &cases {
+                let items: Vec<String> = case
+                    .iter()
+                    .map(|q| q["query"].as_str().unwrap().to_string())
+                    .collect();
+                let mut judged: BTreeMap<String, u32> = BTreeMap::new();
+                let mut best: Vec<Vec<String>> = Vec::new();
+                for q in *case {
+                    let rel = q["relevant"].as_object().unwrap();
+                    best.push(
+                        rel.iter()
+                            .filter(|(_, g)| g.as_u64() == Some(2))
+                            .map(|(id, _)| id.clone())
+                            .collect(),
+                    );
+                    for (id, g) in rel {
+                        let g = g.as_u64().unwrap() as u32;
+                        let e = judged.entry(id.clone()).or_default();
+                        *e = (*e).max(g);
+                    }
+                }
+                let listed = rank(&items);
+                recall += recall_at(&listed, &judged, listed.len());
+                answered += best
+                    .iter()
+                    .filter(|ids| ids.iter().any(|id| listed.contains(id)))
+                    .count() as f64
+                    / best.len() as f64;
+                ndcg += ndcg_at(&listed, &judged, 15);
+            }
+            let n = cases.len() as f64;
+            println!(
+                "| {per} | {} | {name} | {:.3} | {:.3} | {:.3} |",
+                cases.len(),
+                recall / n,
+                answered / n,
+                ndcg / n
+            );
+        }
+    }
+}
+
+/// The ids one way of ranking the index lists for a handoff's items.
+type Ranking<'a> = &'a dyn Fn(&[String]) -> Vec<String>;
+
+/// The ids the index lists for the session `items` describe.
+fn session(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<String> {
+    index::rank(docs, postings, items)
+        .into_iter()
+        .filter(|l| l.why == Why::Session)
+        .map(|l| l.id)
+        .collect()
 }
 
 /// The share of the relevant entries found in the first `k`.

@@ -77,6 +77,19 @@ pub struct HookInput {
     /// (in both its own and the Claude-format inputs it hands hooks).
     #[serde(skip)]
     pub copilot_fields: bool,
+    /// When the host sent this event (Gemini and Copilot CLI: text or milliseconds), as
+    /// written: two of megg's hooks run for one event share it, two starts of a session do not.
+    #[serde(default, deserialize_with = "timestamp_text")]
+    pub timestamp: Option<String>,
+}
+
+/// A `timestamp` field as text, whatever JSON it is (a string, a number, anything else).
+fn timestamp_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let v: Option<serde_json::Value> = serde::Deserialize::deserialize(d)?;
+    Ok(v.map(|v| match v {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }))
 }
 
 /// The fields that tell a Copilot CLI input apart (recorded from Copilot 1.0.102: its

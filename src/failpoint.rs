@@ -26,6 +26,10 @@
 //! - `no-lock` — [`crate::fsx::Lock::acquire`] takes no lock.
 //! - `no-atomic` — [`crate::fsx::write_atomic`] writes the file in place instead of through a
 //!   temp file and a rename.
+//! - `no-exclusive-claim` — a hook's claim of its session's run (`Sessions::claim`) looks for
+//!   the marker, then writes it, instead of creating it exclusively: two hooks of one session
+//!   that start together both answer (proves the exclusive create is what keeps it to one). With
+//!   `hold=<session>.once:DIR`, a hook waits inside its claim until the test lets it go.
 //! - `no-raw-listing` — directories are listed by the portable `readdir` path macOS uses
 //!   instead of Linux's `getdents64` ([`crate::fsx::Listing`]), so the tests run it on Linux.
 //!

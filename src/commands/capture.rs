@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use crate::claude::{self, HookInput};
 use crate::env::Env;
 use crate::host::{Agent, Homes};
-use crate::megg::capture::{self, SessionId};
+use crate::megg::capture::store::{Claim, Run};
+use crate::megg::capture::{self, SessionId, Sessions};
 use crate::render::capture as render;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -34,11 +35,17 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
         capture::take_snapshots(&env.deps(), &env.cwd, args.agent);
         return String::new();
     }
+    // `None`: stdin was empty, a terminal, or not one JSON object (hook.rs reads and parses it
+    // before this runs, and tells these apart for no one).
     let Some(input) = input else {
-        return render::note(
+        let mut text = render::note(
             args.dry_run,
-            "no hook input on stdin: `megg capture` is run by an agent's hooks (Claude Code's PreCompact, SessionEnd and Stop; see `megg setup --agent`), which pass it the session",
+            "stdin is not hook input (it is empty, or not JSON): `megg capture` expects the JSON object an agent's hook sends, such as {\"session_id\": \"…\", \"transcript_path\": \"/abs/….jsonl\", \"cwd\": \"/abs/dir\", \"hook_event_name\": \"Stop\"}",
         );
+        if args.dry_run {
+            text.push_str("hint: megg capture is run by the capture hooks `megg setup --agent <agent>` installs (Claude Code's PreCompact, SessionEnd and Stop); to try it by hand, pipe such an object in: echo '{\"session_id\": \"s1\", \"transcript_path\": \"/abs/t.jsonl\"}' | megg capture --dry-run\n");
+        }
+        return text;
     };
     let Some(session) = input
         .session_id
@@ -76,12 +83,35 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
             .or_else(|| input.prompt_response.clone()),
         dry_run: args.dry_run,
     };
+    // One megg per session (SPEC §7): of two of megg's hooks running this same event at once
+    // (user scope and a project's), only the first captures.
+    let claim = (!args.dry_run).then(|| claim(env, &req, input)).flatten();
+    if claim.as_ref().is_some_and(|(_, c)| !c.first) {
+        return String::new();
+    }
     let outcome = capture::capture(&env.deps(), &req);
+    if let Some((sessions, claim)) = claim {
+        sessions.release(claim);
+    }
     if args.dry_run {
         render::dry_run(&outcome)
     } else {
         String::new()
     }
+}
+
+/// This event of the session ([`Run`]) claimed for this capture, while it runs: a twin that
+/// starts meanwhile does nothing; one that starts after finds nothing new to write.
+fn claim(env: &Env, req: &capture::Request, input: &HookInput) -> Option<(Sessions, Claim)> {
+    let deps = env.deps();
+    let place = capture::place(&deps, &req.cwd);
+    let (Some(_), Some(sessions)) = (place.domain, place.sessions) else {
+        return None;
+    };
+    let fields = [req.last_message.as_deref(), input.trigger.as_deref()];
+    let run = Run::of(&req.event, &fields, req.transcript.as_deref());
+    let claim = sessions.claim(&req.session, run, deps.now);
+    Some((sessions, claim))
 }
 
 /// The session's transcript: the input's (absolute) path; for Copilot, whose `sessionEnd`

@@ -2,7 +2,7 @@
 //! SessionStart hook document — which is printed whatever happens.
 
 use std::panic::AssertUnwindSafe;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
@@ -11,6 +11,7 @@ use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
 use crate::host::Agent;
+use crate::megg::capture::store::Run;
 use crate::megg::capture::{self, SessionId};
 use crate::megg::context::{self as ctx, Request};
 use crate::output::Output;
@@ -130,6 +131,9 @@ pub struct Session {
     pub record: bool,
     /// The prompt the host handed the hook (Copilot's `initialPrompt`).
     pub prompt: Option<String>,
+    /// This run of the host's SessionStart: two of megg's hooks running it (user scope and a
+    /// project's, SPEC §7) share it, and only the first answers.
+    pub run: Run,
 }
 
 impl Session {
@@ -138,6 +142,21 @@ impl Session {
         Some(Self {
             id: SessionId::of(agent, input.session_id.as_deref()?)?,
             prompt: input.initial_prompt.clone(),
+            // The source matters: a `compact` or `clear` later in the session is another run,
+            // and so is one after the transcript grew.
+            run: {
+                let transcript = input.transcript_path.as_deref().filter(|p| p.is_absolute());
+                Run::of(
+                    agent.host().start_event,
+                    &[
+                        input.source.as_deref(),
+                        input.initial_prompt.as_deref(),
+                        input.timestamp.as_deref(),
+                    ],
+                    transcript,
+                )
+                .as_transcript_is(transcript)
+            },
             resumed: matches!(input.source.as_deref(), Some("compact" | "resume")),
             // A session's start is recorded when it starts; a compact or resume in the middle
             // of one must not make what it finds now look like what it found then.
@@ -155,6 +174,13 @@ pub fn hook(
     mut problems: Vec<String>,
     session: Option<&Session>,
 ) -> String {
+    if let Some(s) = session
+        && answered_already(env, args, s)
+    {
+        // Another of megg's hooks answers this same run: an empty document, so the model
+        // gets the context once.
+        return "{}".into();
+    }
     let max = hook_budget(args.max_chars, &mut problems);
     let request = args.request(env, true).map(|mut req| {
         if let Some(s) = session {
@@ -199,6 +225,30 @@ pub fn hook(
         args.agent,
         &format!("internal error ({last}); please report it"),
     )
+}
+
+/// Whether another invocation of megg's hook already claimed this run of the session (SPEC
+/// §7 "one megg per session"). Only where there is a `.megg` (nothing is written into a
+/// repository the user merely opened) and capture is on (`MEGG_CAPTURE=off` writes nothing in
+/// the session files); never a reason to fail. The claim is kept: a twin that starts while
+/// this one renders, or after, within the window, answers `{}`.
+fn answered_already(env: &Env, args: &Args, session: &Session) -> bool {
+    if env.capture_off {
+        return false;
+    }
+    let path: PathBuf = args
+        .path
+        .as_deref()
+        .map_or_else(|| env.cwd.clone(), |p: &Path| env.resolve(p));
+    std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let deps = env.deps();
+        let place = capture::place(&deps, &path);
+        match (place.domain, place.sessions) {
+            (Some(_), Some(sessions)) => !sessions.claim(&session.id, session.run, deps.now).first,
+            _ => false,
+        }
+    }))
+    .unwrap_or(false)
 }
 
 /// What the hook leaves out when rendering the whole context failed inside megg (SPEC §16):

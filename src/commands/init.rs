@@ -57,6 +57,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let project = Project::at(&dir, &env.repos);
     let detected = detect(project.repo.as_ref(), &dir);
     let body = init::body(&dir_name(&dir), args.info.as_deref(), &detected);
+    // What --force replaces is kept first, as `megg setup` keeps what it changes.
+    let stamp = env.clock.now().format("%Y%m%dT%H%M%SZ").to_string();
+    let backup = if existed {
+        init::backup(&project, &b, &path, &stamp)?
+    } else {
+        None
+    };
     fsx::create_dir_all(&Boundary::new(&dir, "the directory"), &megg)?;
     fsx::write_atomic(
         &b,
@@ -69,6 +76,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     };
     let verb = if existed { "Replaced" } else { "Created" };
     let mut text = format!("{verb} {}\n", result.path);
+    if let Some(kept) = &backup {
+        text.push_str(&format!("The previous one is kept in {}\n", kept.display()));
+    }
     // init registers nothing (SPEC §11); inside git it says what would.
     let knowledge = megg.join("knowledge.md");
     let global = crate::git::global_config_path();

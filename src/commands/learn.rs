@@ -9,13 +9,14 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::fsx;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
-use crate::megg::knowledge::{self, MAINTAIN_DUE};
+use crate::megg::knowledge::{self, BLOCKED_ABOVE, Entry, MAINTAIN_DUE, NewEntry};
 use crate::output::Output;
 use crate::wire::knowledge::Learned;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// A one-line title
+    /// A one-line title (one an entry already has, in any case or spacing, is learned with a
+    /// warning naming that entry)
     #[arg(required_unless_present = "file")]
     pub title: Option<String>,
     /// decision, pattern, gotcha, context, rule, fact or process
@@ -28,7 +29,9 @@ pub struct Args {
     #[arg(allow_hyphen_values = true, required_unless_present = "file")]
     pub content: Option<String>,
     /// Read the entry from F, written as megg writes one: `## Title`, `**Type:** t`,
-    /// `**Topics:** a, b`, a blank line, the text
+    /// `**Topics:** a, b`, a blank line, the text. Several entries in F (each with its own
+    /// `**Type:**` and `**Topics:**`, `---` between them optional) are each learned, or none
+    /// if one is incomplete
     #[arg(long, value_name = "F", conflicts_with_all = ["title", "kind", "topics", "content"])]
     pub file: Option<std::path::PathBuf>,
     /// Write the entry even though it looks like it holds a secret (a token, a key, a
@@ -42,53 +45,38 @@ pub struct Args {
 
 pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let domain = current_domain(env)?;
-    let (title, kind, topics, content) = match &args.file {
-        Some(f) => {
-            let path = env.resolve(f);
-            let text = fsx::read_named(&path, fsx::MAX_STDIN_BYTES)?;
-            if text.lossy {
-                return Err(Error::user(format!(
-                    "{} is not valid UTF-8; nothing written",
-                    path.display()
-                ))
-                .with_hint("save the entry file as UTF-8"));
-            }
-            let f = knowledge::entry_file(&text.text)
-                .map_err(|e| Error::user(format!("{}: {e}", path.display())).with_hint(e.hint()))?;
-            (f.title, f.kind, f.topics, f.content)
-        }
+    let now = env.clock.now();
+    let date = now.format("%Y-%m-%d").to_string();
+    let entries = match &args.file {
+        Some(f) => from_file(env, f, &date)?,
         None => {
             let arg = |a: &Option<String>| a.clone().unwrap_or_default();
             let content = match args.content.as_deref() {
                 Some("-") => read_stdin(env)?,
                 _ => arg(&args.content),
             };
-            (
-                arg(&args.title),
-                arg(&args.kind),
-                arg(&args.topics),
-                content,
-            )
+            vec![knowledge::new_entry(
+                &date,
+                &arg(&args.title),
+                &arg(&args.kind),
+                &arg(&args.topics),
+                &content,
+            )?]
         }
     };
-    let now = env.clock.now();
-    let entry = knowledge::new_entry(
-        &now.format("%Y-%m-%d").to_string(),
-        &title,
-        &kind,
-        &topics,
-        &content,
-    )?;
     // Entries are shared through git (SPEC §12): a secret is refused before anything is written.
-    if !args.allow_secrets
-        && let Some(found) = knowledge::secret_in(&entry)
-    {
-        return Err(found.into());
+    if !args.allow_secrets {
+        for (i, entry) in entries.iter().enumerate() {
+            if let Some(found) = knowledge::secret_in(entry) {
+                return Err(which(i, &entries, found.into()));
+            }
+        }
     }
 
     env.refuse_writing_up(&domain)?;
     let path = domain.knowledge_path();
     let repo = env.repo(&domain.dir);
+    let mut warnings = Vec::new();
     let text = {
         let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
         // Refuses invalid UTF-8: rewriting would turn those bytes into U+FFFD for good.
@@ -96,34 +84,154 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         if let Some(why) = existing.as_deref().and_then(knowledge::unparsable) {
             return Err(knowledge::refuse_unparsable(&path, &why));
         }
-        let text = knowledge::append(existing.as_deref(), &entry, &format_timestamp(now));
+        let known = existing.as_deref().map(knowledge::document);
+        warnings.extend(repeated_titles(
+            known.as_ref().map_or(&[][..], |d| &d.entries),
+            &entries,
+            &path,
+        ));
+        let mut text = existing.unwrap_or_default();
+        for entry in &entries {
+            text = knowledge::append(Some(&text), entry, &format_timestamp(now));
+        }
         fsx::write_atomic(&domain.boundary, &path, text.as_bytes())?;
         text
     };
     let tokens = env.tokens.count(&text);
-    let mut warnings = Vec::new();
-    if tokens > MAINTAIN_DUE {
+    if knowledge::maintain_due(tokens) {
+        let now_loads = if tokens > BLOCKED_ABOVE {
+            "none of it"
+        } else {
+            "only a summary"
+        };
         warnings.push(format!(
-            "{} is {tokens} tokens (over {MAINTAIN_DUE}): run `megg maintain` to archive or consolidate",
-            path.display()
+            "{} is {tokens} tokens, past the {MAINTAIN_DUE} at which `megg maintain` is due, and `megg context` loads {now_loads} ({}): run `megg maintain` to archive or consolidate",
+            path.display(),
+            knowledge::thresholds()
         ));
     }
+    let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+        return Err(crate::error::Error::internal("learn: no entry to write"));
+    };
     let result = Learned {
         path: path.display().to_string(),
-        entry: (&entry).into(),
+        entry: first.into(),
+        entries: entries.iter().map(Into::into).collect(),
         tokens,
         warnings,
     };
-    let text = format!(
-        "Learned '{}' ({}) in {} ({} tokens)\n",
-        result.entry.title, result.entry.kind, result.path, result.tokens
-    );
+    let mut human = String::new();
+    for entry in &entries {
+        human.push_str(&format!(
+            "Learned '{}' ({}, {} tokens) in {}",
+            entry.title,
+            entry.kind,
+            env.tokens.count(&knowledge::entry_text(entry)),
+            result.path
+        ));
+        if std::ptr::eq(entry, last) {
+            human.push_str(&format!(", now {tokens} tokens in all"));
+        }
+        human.push('\n');
+    }
     Ok(Output::pick(
         args.json,
         &result,
-        text,
+        human,
         result.warnings.clone(),
     ))
+}
+
+/// The entries of the entry file `f` (SPEC §6): one, or several written as `knowledge.md`
+/// holds them, each with its own type and topics, all dated `date`. One that cannot be an
+/// entry refuses the whole file, naming it.
+fn from_file(env: &Env, f: &std::path::Path, date: &str) -> Result<Vec<NewEntry>> {
+    let path = env.resolve(f);
+    let text = fsx::read_named(&path, fsx::MAX_STDIN_BYTES)?;
+    if text.lossy {
+        return Err(Error::user(format!(
+            "{} is not valid UTF-8; nothing written",
+            path.display()
+        ))
+        .with_hint("save the entry file as UTF-8"));
+    }
+    let mut pieces = knowledge::entry_file_pieces(&text.text);
+    if pieces.is_empty() {
+        pieces.push(&text.text);
+    }
+    let n = pieces.len();
+    let mut entries = Vec::with_capacity(n);
+    for (i, piece) in pieces.into_iter().enumerate() {
+        let named = |e: knowledge::EntryError| {
+            let whose = match knowledge::piece_title(piece) {
+                Some(title) if n > 1 => format!("entry {} of {n} ('{title}')", i + 1),
+                _ if n > 1 => format!("entry {} of {n}", i + 1),
+                _ => String::new(),
+            };
+            let message = if whose.is_empty() {
+                format!("{}: {e}", path.display())
+            } else {
+                format!("{}: {whose}: {e}; nothing written", path.display())
+            };
+            Error::user(message).with_hint(e.hint())
+        };
+        let f = knowledge::entry_file(piece).map_err(named)?;
+        let entry = knowledge::new_entry(date, &f.title, &f.kind, &f.topics, &f.content);
+        entries.push(match entry {
+            Ok(entry) => entry,
+            // One entry: the message learn gives its arguments.
+            Err(e) if n == 1 => return Err(e.into()),
+            Err(e) => return Err(named(e)),
+        });
+    }
+    Ok(entries)
+}
+
+/// `err` naming the entry it is about, when the file held several.
+fn which(i: usize, entries: &[NewEntry], err: Error) -> Error {
+    match entries.get(i) {
+        Some(e) if entries.len() > 1 => Error {
+            message: format!(
+                "entry {} of {} ('{}'): {}",
+                i + 1,
+                entries.len(),
+                e.title,
+                err.message
+            ),
+            ..err
+        },
+        _ => err,
+    }
+}
+
+/// A warning for each new entry whose title an entry already has (SPEC §17 will add
+/// `--supersedes`; until then a word, never a prompt): the entries in the file, then the new
+/// ones before it.
+fn repeated_titles(known: &[Entry<'_>], new: &[NewEntry], path: &std::path::Path) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (i, entry) in new.iter().enumerate() {
+        if let Some(old) = knowledge::same_title(known, &entry.title) {
+            let named = match old.date {
+                Some(date) => format!("{date} - {}", old.title),
+                None => old.title.to_string(),
+            };
+            warnings.push(format!(
+                "'{}' has the title of an entry already in {}: '{named}'; learned anyway (if they say the same, edit or remove one)",
+                entry.title,
+                path.display()
+            ));
+        } else if new
+            .iter()
+            .take(i)
+            .any(|e| knowledge::title_key(&e.title) == knowledge::title_key(&entry.title))
+        {
+            warnings.push(format!(
+                "'{}' is the title of two of the entries learned now; both learned",
+                entry.title
+            ));
+        }
+    }
+    warnings
 }
 
 fn read_stdin(env: &Env) -> Result<String> {

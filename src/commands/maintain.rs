@@ -29,6 +29,9 @@ pub struct Args {
     /// Print one JSON document
     #[arg(long)]
     pub json: bool,
+    /// With --archive-before: print only the summary (how many entries moved, where, what remains)
+    #[arg(long, requires = "archive_before")]
+    pub quiet: bool,
 }
 
 /// A `YYYY-MM-DD` day (also the MCP `archiveBefore` parameter).
@@ -84,7 +87,10 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         total: None,
         truncated: None,
     };
-    let human = crate::render::maintain::text(&result);
+    let human = match args.archive_before {
+        Some(before) => crate::render::maintain::archived_text(&result, before, args.quiet),
+        None => crate::render::maintain::text(&result),
+    };
     Ok(Output::pick(
         args.json,
         &result,
@@ -119,7 +125,8 @@ fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -
     }
     if let Ok(Some(t)) = fsx::read_text(&d.boundary, &d.state_path(), state::MAX_STATE_BYTES) {
         let doc = state::parse(&t.text, &d.state_path().display().to_string());
-        r.expired_state = !state::expiry(&doc, env.clock.now()).is_active();
+        r.expired_state =
+            !state::expiry_within(&doc, env.clock.now(), d.state_lifetime(warnings)).is_active();
     }
     r
 }

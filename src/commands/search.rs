@@ -94,9 +94,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     .trim()
     .to_string();
     if text.is_empty() {
-        return Err(Error::usage(
-            "the query is empty: give the words to look for",
-        ));
+        return Err(
+            Error::usage("the query is empty: give the words to look for").with_hint(
+                "megg search <words>, e.g. megg search \"retry uploads\"; or --query-file F",
+            ),
+        );
     }
     if text.chars().count() > search::MAX_QUERY_CHARS {
         text = text.chars().take(search::MAX_QUERY_CHARS).collect();

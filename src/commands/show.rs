@@ -109,6 +109,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         Some(page) => page.of(&asked, warnings)?,
         None => bounded(&asked, warnings, args.max_chars),
     };
+    // Nothing to show at all: in text, a failure (SPEC §1) whose hints say how to find an id;
+    // the JSON document (SPEC §13.4) lists the missing ids with the same hints.
+    if !args.json && args.page.is_none() && shown.documents.is_empty() && !shown.missing.is_empty()
+    {
+        return Err(nothing_found(&shown.missing));
+    }
     let human = crate::render::recall::shown(&shown);
     let mut out = Output::pick(args.json, &shown, human, shown.warnings.clone());
     if !shown.missing.is_empty() {
@@ -158,6 +164,29 @@ fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usi
         warnings,
         next_cursor: None,
     }
+}
+
+/// The error when none of the ids resolves: a hint for each kind of id, as
+/// [`missing_hints`] tells them apart, then how to find one.
+fn nothing_found(missing: &[String]) -> Error {
+    let (ids, others): (Vec<&str>, Vec<&str>) = missing
+        .iter()
+        .map(String::as_str)
+        .partition(|id| recall::ids::is_id(id));
+    let mut e = Error::user(match missing {
+        [one] => format!("no document with id {one}"),
+        _ => format!("no document with any of the ids {}", missing.join(", ")),
+    });
+    if !ids.is_empty() {
+        e = e.with_hint(format!(
+            "{}: its title or date changed, or it is in a domain below another directory (--path)?",
+            ids.join(", ")
+        ));
+    }
+    if !others.is_empty() {
+        e = e.with_hint(format!("{}: ids look like k3f9a2xq", others.join(", ")));
+    }
+    e.with_hint("find ids with `megg search <words>`")
 }
 
 /// An id as `missing` and the hints echo it: cut, marked `…`, when long.

@@ -256,9 +256,13 @@ pub fn create_new(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<bool> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
         Err(e) => return Err(Error::io("create", path, &e)),
     };
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("write", path, &e))?;
+    if let Err(e) = file.write_all(bytes).and_then(|()| file.sync_all()) {
+        // Not left half written (a full disk): a file that exists claims its name for good
+        // (a hook's claim, a backup's name).
+        drop(file);
+        let _ = dir.remove_file(&name);
+        return Err(Error::io("write", path, &e));
+    }
     Ok(true)
 }
 

@@ -267,12 +267,17 @@ pub(super) fn count_capped<T>(items: impl Iterator<Item = T>, cap: usize) -> (us
 
 impl Repo {
     /// The paths the last `commits` commits on HEAD changed (first parents; at most `max`,
-    /// newest first): what the session's branch has been about.
+    /// newest first): what the session's branch has been about. Bounded whatever the commits
+    /// hold (SPEC §14): the trees are compared level by level, a subtree both sides share
+    /// skipped unread, and at most [`TREE_ENTRIES`] entries looked at across all of them — a
+    /// commit that added 100,000 files costs what one of a few files does, and names the first
+    /// of them.
     pub fn recent_paths(&self, commits: usize, max: usize) -> Vec<String> {
         let mut out = Vec::new();
         let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else {
             return out;
         };
+        let mut budget = TREE_ENTRIES;
         let mut commit = Some(head);
         for _ in 0..commits {
             let Some(c) = commit.take() else { break };
@@ -281,23 +286,117 @@ impl Repo {
             let (Ok(tree), Ok(parent_tree)) = (c.tree(), parent.tree()) else {
                 break;
             };
-            if let Ok(diff) = self
-                .repo
-                .diff_tree_to_tree(Some(&parent_tree), Some(&tree), None)
-            {
-                for delta in diff.deltas() {
-                    if let Some(p) = delta.new_file().path().and_then(|p| p.to_str())
-                        && !out.iter().any(|o| o == p)
-                    {
-                        out.push(p.to_string());
-                        if out.len() >= max {
-                            return out;
-                        }
-                    }
-                }
+            let mut walk = TreeWalk {
+                repo: &self.repo,
+                out: &mut out,
+                max,
+                budget: &mut budget,
+            };
+            walk.changed(Some(&parent_tree), &tree, "");
+            if out.len() >= max || budget == 0 {
+                break;
             }
             commit = Some(parent);
         }
         out
+    }
+}
+
+/// Most tree entries [`Repo::recent_paths`] looks at, over all the commits it compares.
+pub const TREE_ENTRIES: usize = 4_096;
+/// Deepest directory [`TreeWalk`] goes into.
+const MAX_TREE_DEPTH: usize = 64;
+
+/// Two trees compared level by level, within a budget of entries.
+struct TreeWalk<'r, 'o> {
+    repo: &'r git2::Repository,
+    out: &'o mut Vec<String>,
+    max: usize,
+    budget: &'o mut usize,
+}
+
+impl TreeWalk<'_, '_> {
+    /// Appends to `out` the paths (under `prefix`) of the files `new` has that `old` has not,
+    /// or has otherwise; a file only `old` has (deleted) is not named.
+    fn changed(&mut self, old: Option<&git2::Tree<'_>>, new: &git2::Tree<'_>, prefix: &str) {
+        // A path nested deeper than any work tree has is a hostile repository's: not followed,
+        // so the walk's stack stays small on every thread it runs on.
+        if prefix.matches('/').count() >= MAX_TREE_DEPTH {
+            return;
+        }
+        for entry in new.iter() {
+            if self.out.len() >= self.max || *self.budget == 0 {
+                return;
+            }
+            *self.budget -= 1;
+            let Ok(name) = std::str::from_utf8(entry.name_bytes()) else {
+                continue;
+            };
+            let before = old.and_then(|o| o.get_name(name));
+            if before.as_ref().is_some_and(|b| b.id() == entry.id()) {
+                continue;
+            }
+            let path = if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if entry.kind() == Some(git2::ObjectType::Tree) {
+                let Ok(sub) = self.repo.find_tree(entry.id()) else {
+                    continue;
+                };
+                let old_sub = before
+                    .filter(|b| b.kind() == Some(git2::ObjectType::Tree))
+                    .and_then(|b| self.repo.find_tree(b.id()).ok());
+                self.changed(old_sub.as_ref(), &sub, &path);
+            } else if !self.out.contains(&path) {
+                self.out.push(path);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 38 item 10: the paths of the last commits came from whole-tree diffs — a commit of
+    /// 5,000 files was read whole at every session start. At most TREE_ENTRIES are looked at.
+    #[test]
+    fn recent_paths_look_at_a_bounded_part_of_a_huge_commit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(tmp.path()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let empty = repo
+            .find_tree(repo.treebuilder(None).unwrap().write().unwrap())
+            .unwrap();
+        let root = repo
+            .commit(Some("HEAD"), &sig, &sig, "root", &empty, &[])
+            .unwrap();
+        let mut top = repo.treebuilder(None).unwrap();
+        for d in 0..50 {
+            let mut sub = repo.treebuilder(None).unwrap();
+            for f in 0..100 {
+                let blob = repo.blob(format!("{d} {f}").as_bytes()).unwrap();
+                sub.insert(format!("f{f}.rs"), blob, 0o100644).unwrap();
+            }
+            top.insert(format!("d{d:02}"), sub.write().unwrap(), 0o040000)
+                .unwrap();
+        }
+        let tree = repo.find_tree(top.write().unwrap()).unwrap();
+        let parent = repo.find_commit(root).unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "big", &tree, &[&parent])
+            .unwrap();
+        let r = Repo::discover(tmp.path(), &[]).unwrap();
+        assert_eq!(
+            r.recent_paths(3, 50).first().map(String::as_str),
+            Some("d00/f0.rs")
+        );
+        let all = r.recent_paths(3, usize::MAX);
+        assert!(
+            all.len() < TREE_ENTRIES && all.len() > 3_000,
+            "{}",
+            all.len()
+        );
     }
 }

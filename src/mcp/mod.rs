@@ -9,12 +9,14 @@
 //! is one, else its text. So `context` and `state` return text only — the markdown an agent
 //! reads, `context` within its character budget — and `context` adds `structuredContent` only
 //! when asked for `format: "json"`. Every other tool declares an `outputSchema` (its wire
-//! type) and returns `structuredContent` = the command's `--json` document with the same JSON
-//! as text. Failures are results with `isError: true` and megg's `error:` / `hint:` text.
+//! type's keys and closed sets, `schema.rs`) and returns `structuredContent` = the command's
+//! `--json` document with the same JSON as text. Failures are results with `isError: true`
+//! and megg's `error:` / `hint:` text.
 //! Calls run on the blocking pool, off the protocol loop, so `ping` and cancellation are
 //! answered while one works. stdout carries the protocol only.
 
 mod params;
+mod schema;
 mod transport;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -288,58 +290,6 @@ fn refuse(e: Error) -> CallToolResult {
     respond(Err(e), Shape::Text)
 }
 
-/// The `format`s JSON Schema defines (2020-12, §7.3); schemars adds Rust's own (`uint`,
-/// `int64`, `double`…), which hosts' validators do not know and warn about at every start
-/// (Gemini CLI: `unknown format "uint" ignored in schema`). `minimum` already says what
-/// `uint` meant.
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
-
-/// `schema` with every non-standard `format` removed, at every depth (SPEC §12).
-fn standard_schema(schema: &rmcp::model::JsonObject) -> rmcp::model::JsonObject {
-    fn clean(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(map) => {
-                if map
-                    .get("format")
-                    .and_then(|f| f.as_str())
-                    .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
-                {
-                    map.remove("format");
-                }
-                map.values_mut().for_each(clean);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(clean),
-            _ => {}
-        }
-    }
-    let mut v = serde_json::Value::Object(schema.clone());
-    clean(&mut v);
-    match v {
-        serde_json::Value::Object(map) => map,
-        _ => schema.clone(),
-    }
-}
-
 /// The `outputSchema` of a tool whose result is the wire type `T`.
 fn output<T: schemars::JsonSchema + 'static>() -> std::sync::Arc<rmcp::model::JsonObject> {
     rmcp::handler::server::common::schema_for_output::<T>()
@@ -351,9 +301,9 @@ impl Megg {
         let mut tool_router = Self::tool_router();
         for route in tool_router.map.values_mut() {
             let tool = &mut route.attr;
-            tool.input_schema = std::sync::Arc::new(standard_schema(&tool.input_schema));
+            tool.input_schema = std::sync::Arc::new(schema::input(&tool.input_schema));
             if let Some(out) = &tool.output_schema {
-                tool.output_schema = Some(std::sync::Arc::new(standard_schema(out)));
+                tool.output_schema = Some(std::sync::Arc::new(schema::output(out)));
             }
         }
         Self { tool_router }
@@ -361,12 +311,11 @@ impl Megg {
 
     #[tool(
         title = "Load project context",
-        description = "Load the project context: the .megg chain (info.md root to deepest), knowledge (full, summary or blocked by size; a topic in full), the active session state, and nearby domains. Call at the start of a task or to look up a knowledge topic.",
+        description = "Project context: the .megg chain's info.md, knowledge (a digest when large), the session handoff, nearby domains. Call at the start of a task, or with topic for one topic's entries.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
+            idempotent_hint = true
         )
     )]
     async fn context(
@@ -400,12 +349,11 @@ impl Megg {
 
     #[tool(
         title = "Read, save or clear the session handoff",
-        description = "The session handoff in .megg/state.md. No arguments: read it (an expired one comes back with expired: true). content: save it (at most 2,000 tokens; longer content is cut). status \"done\": clear it. Call with content before a session ends mid-task; with status done when the task is finished.",
+        description = "The session handoff (.megg/state.md). No arguments: read it. content: save it (at most 2,000 tokens), before a session ends mid-task. status done: clear it, when the task is finished.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
-            idempotent_hint = false,
-            open_world_hint = false
+            idempotent_hint = false
         )
     )]
     async fn state(
@@ -434,8 +382,8 @@ impl Megg {
 
     #[tool(
         title = "Save a knowledge entry",
-        description = "Save a permanent knowledge entry (a decision, pattern, gotcha, context, rule, fact or process) to the current domain's knowledge.md. Ask the user before saving.",
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
+        description = "Save a lasting lesson (a decision, gotcha, rule…) to knowledge.md, shared with the team. Ask the user first; `search` for an existing entry first.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false),
         output_schema = output::<wire::knowledge::Learned>()
     )]
     async fn learn(
@@ -461,8 +409,8 @@ impl Megg {
 
     #[tool(
         title = "Create a .megg domain",
-        description = "Create .megg/info.md for a directory (a template prefilled from Cargo.toml / package.json / pyproject.toml and the git remote, or the given info). Never overwrites without force.",
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        description = "Create .megg/info.md for a directory: the given info, or a template prefilled from the project manifest and git remote. Never overwrites without force.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false),
         output_schema = output::<wire::misc::Initialized>()
     )]
     async fn init(
@@ -480,8 +428,8 @@ impl Megg {
 
     #[tool(
         title = "Check knowledge health",
-        description = "Report on knowledge health at and below a directory (size, stale entries, topics to consolidate, unknown types, parse problems, expired state) with suggested actions; archiveBefore moves older entries into .megg/archive/.",
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "Report knowledge health at and below a directory (size, stale entries, topics to merge, parse problems, expired state) with suggested actions; archiveBefore archives older entries.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true),
         output_schema = output::<wire::knowledge::Maintained>()
     )]
     async fn maintain(
@@ -497,6 +445,7 @@ impl Megg {
             path: None,
             archive_before,
             json: true,
+            quiet: false,
         };
         let page = Page::new("domains", p.limit, p.offset);
         Ok(call(p.path, Command::Maintain(args), Shape::Paged(page)).await)
@@ -504,8 +453,8 @@ impl Megg {
 
     #[tool(
         title = "Save a workflow checkpoint",
-        description = "Save a workflow checkpoint (.<slug>.local.md in the project root) when a plan is finished, so a later session can resume the work. Returns the announcement to repeat to the user.",
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        description = "Save a workflow checkpoint when a plan is finished, so a later session can resume the work. Repeat the announcement it returns to the user.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false),
         output_schema = output::<wire::checkpoint::SaveDocument>()
     )]
     async fn checkpoint_save(
@@ -523,8 +472,8 @@ impl Megg {
 
     #[tool(
         title = "List workflow checkpoints",
-        description = "List every workflow checkpoint, newest first, with phase, progress, age and branch; corrupt and other tools' .local.md files are reported apart.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "List the workflow checkpoints, newest first, with phase, progress, age and branch; corrupt ones apart.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true),
         output_schema = output::<wire::checkpoint::ListDocument>()
     )]
     async fn checkpoint_list(
@@ -542,8 +491,8 @@ impl Megg {
 
     #[tool(
         title = "Resume a workflow session",
-        description = "Find a saved workflow session and offer to resume it. Without choice: returns status (found / none / multiple), the question, the options (shaped for AskUserQuestion) and warnings; changes nothing. Ask the user, then call again with choice resume, fresh or view.",
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        description = "Find a saved workflow checkpoint to resume. Without choice it changes nothing and returns a question and options: ask the user, then call again with their choice.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false),
         output_schema = output::<wire::checkpoint::ResumeDocument>()
     )]
     async fn checkpoint_resume(
@@ -561,8 +510,8 @@ impl Megg {
 
     #[tool(
         title = "Update a workflow checkpoint",
-        description = "Update a workflow checkpoint: phase, branch, and checklist items to check or uncheck (matched by the start of their text). Call after each meaningful step of the work.",
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "Update a workflow checkpoint: phase, branch, checklist items to check or uncheck. Call after each meaningful step of the work.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true),
         output_schema = output::<wire::checkpoint::UpdateDocument>()
     )]
     async fn checkpoint_update(
@@ -581,8 +530,8 @@ impl Megg {
 
     #[tool(
         title = "Finish a workflow",
-        description = "The plan → work → review → compound lifecycle is complete: delete the checkpoint.",
-        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
+        description = "Delete the checkpoint when the plan → work → review → compound lifecycle is complete.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false),
         output_schema = output::<wire::checkpoint::FinishDocument>()
     )]
     async fn checkpoint_finish(
@@ -599,8 +548,8 @@ impl Megg {
 
     #[tool(
         title = "Search what the team knows",
-        description = "Search every knowledge entry (also past the session-start summary, and archived ones), past session handoffs and info.md sections by words (BM25; stemmed; identifiers split; \"quoted phrases\"). Search before re-deciding something the team may already have decided, before `learn` (no duplicate entries), and when the session-start index names an entry you need. Returns ids, titles and snippets (pages with next_cursor); read one in full with `show`.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "Search all knowledge (archived too, and what the session-start digest leaves out), past handoffs and info.md by words. Use before deciding what the team may already have decided, before `learn`, and for an entry the session-start index names. Returns ids and snippets; `show` reads one whole.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true),
         output_schema = output::<wire::recall::Searched>()
     )]
     async fn search(
@@ -644,8 +593,8 @@ impl Megg {
 
     #[tool(
         title = "Show entries by id",
-        description = "Show documents whole, as they stand in their files, by the ids `search` or the session-start index gave (knowledge and archived entries, handoffs, info sections). Call after `search` to read an entry before acting on it. Long results page with next_cursor.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "Read documents whole by the ids `search` or the session-start index gave. Call after `search`, before acting on an entry.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true),
         output_schema = output::<wire::recall::Shown>()
     )]
     async fn show(
@@ -674,8 +623,8 @@ impl Megg {
 
     #[tool(
         title = "Make git ignore checkpoints",
-        description = "Make git ignore checkpoints and the per-developer state (adds only missing lines of a small block to .gitignore); check: only report whether they are ignored.",
-        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        description = "Make git ignore checkpoints and the per-developer state (adds the missing lines to .gitignore); check: only report.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true),
         output_schema = output::<wire::misc::Gitignored>()
     )]
     async fn gitignore(

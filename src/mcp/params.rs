@@ -11,23 +11,23 @@ use crate::megg::knowledge::KnowledgeType;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ContextFormat {
-    /// The markdown an agent reads, within `max_chars` (the default).
+    /// What an agent reads (the default).
     Markdown,
-    /// The markdown plus the structured `megg context --format json` document.
+    /// That plus the structured document.
     Json,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ContextParams {
-    /// Directory to load context for (default: the server's working directory)
+    /// Directory to load context for (default: cwd)
     pub path: Option<String>,
-    /// Only knowledge entries with this topic (whole word, any case), in full
+    /// Only knowledge entries with this topic, in full
     pub topic: Option<String>,
-    /// Character budget of the markdown, cut in the hook's order (default 9500, at most 10000)
+    /// Character budget (default 9500)
     #[schemars(range(min = 1000, max = 10000))]
     pub max_chars: Option<usize>,
-    /// `markdown` (default) or `json`
+    /// What to return
     pub format: Option<ContextFormat>,
 }
 
@@ -35,7 +35,7 @@ pub struct ContextParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum StateStatus {
-    /// Read (or, with `content`, write) the handoff.
+    /// Read or (with `content`) save the handoff.
     Active,
     /// The task is finished: delete the handoff.
     Done,
@@ -44,38 +44,38 @@ pub enum StateStatus {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StateParams {
-    /// Directory to act in; its nearest .megg is used (default: the server's working directory)
+    /// Directory whose nearest .megg is used (default: cwd)
     pub path: Option<String>,
-    /// The handoff to save (markdown: Working On / Progress / Next / Context); omit to read
+    /// The handoff to save (markdown: Working On / Progress / Next / Context)
     pub content: Option<String>,
-    /// `done` clears the state; omit (or `active`) to read or write
+    /// Omit to read or save
     pub status: Option<StateStatus>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LearnParams {
-    /// Directory whose nearest .megg receives the entry (default: the server's working directory)
+    /// Directory whose nearest .megg gets it (default: cwd)
     pub path: Option<String>,
     /// One-line title
     pub title: String,
-    /// What kind of knowledge it is
+    /// What kind of knowledge
     #[serde(rename = "type")]
     pub kind: KnowledgeType,
     /// Topics, e.g. ["auth", "security"]
     pub topics: Vec<String>,
     /// The entry's markdown (no line that is exactly `---`)
     pub content: String,
-    /// Save it even though it looks like a secret (refused otherwise), when the user says it is not one
+    /// Save what looks like a secret (refused otherwise) when the user says it is none
     pub allow_secrets: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InitParams {
-    /// The directory to make a domain (default: the server's working directory)
+    /// Directory to make a domain (default: cwd)
     pub path: Option<String>,
-    /// The directory to make a domain (alias of path)
+    /// Alias of path
     pub project_root: Option<String>,
     /// The info.md text instead of the template
     pub info: Option<String>,
@@ -86,11 +86,11 @@ pub struct InitParams {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MaintainParams {
-    /// Directory to report on, with everything below it (default: the current domain)
+    /// Directory to report on, and below (default: the current domain)
     pub path: Option<String>,
-    /// Move entries dated before this day (YYYY-MM-DD) into .megg/archive/
+    /// Move entries dated before this day (YYYY-MM-DD) to .megg/archive/
     pub archive_before: Option<String>,
-    /// Domains per page (default 20)
+    /// Domains per page (default 10)
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
     /// Domains to skip (default 0)
@@ -100,13 +100,13 @@ pub struct MaintainParams {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SaveParams {
-    /// The project directory (default: the server's working directory)
+    /// Project directory (default: cwd)
     pub path: Option<String>,
     /// The plan file, relative to `path`
     pub plan_file: String,
-    /// The phase to record (default: plan-complete)
+    /// Default plan-complete; then work, work-complete, review, review-complete, compound
     pub phase: Option<Phase>,
-    /// The branch the work happens on (default: the current branch)
+    /// The work's branch (default: the current one)
     pub branch: Option<String>,
     /// Replace another plan's checkpoint with the same slug
     pub force: Option<bool>,
@@ -115,9 +115,9 @@ pub struct SaveParams {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
-    /// The project directory (default: the server's working directory)
+    /// Project directory (default: cwd)
     pub path: Option<String>,
-    /// Checkpoints per page, newest first (default 20)
+    /// Checkpoints per page (default 10)
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
     /// Checkpoints to skip (default 0)
@@ -127,31 +127,33 @@ pub struct ListParams {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeParams {
-    /// The project directory (default: the server's working directory)
+    /// Project directory (default: cwd)
     pub path: Option<String>,
-    /// Slug or plan file (default: any checkpoint)
+    /// Slug or plan file (default: any)
     pub target: Option<String>,
-    /// The workflow command asking (warns on a phase mismatch)
+    /// The /workflows command asking: plan, work, review or compound (warns on a phase
+    /// mismatch)
     #[serde(rename = "for")]
     pub for_command: Option<WorkflowCommand>,
-    /// Carry out the user's answer; omit to get the question and options
+    /// The user's answer, carried out; omit to get the question
     pub choice: Option<Choice>,
-    /// With choice `resume`: the plan's new path
+    /// With choice resume: the plan's new path
     pub new_plan_file: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateParams {
-    /// The project directory (default: the server's working directory)
+    /// Project directory (default: cwd)
     pub path: Option<String>,
     /// Slug or plan file
     pub target: String,
-    /// The phase to record
+    /// The phase reached: plan-complete, work, work-complete, review, review-complete or
+    /// compound
     pub phase: Option<Phase>,
-    /// The branch the work happens on
+    /// The work's branch
     pub branch: Option<String>,
-    /// Items to check, matched case-insensitively by the start of their text
+    /// Items to check, matched by the start of their text (any case)
     pub check: Option<Vec<String>>,
     /// Items to uncheck, matched the same way
     pub uncheck: Option<Vec<String>>,
@@ -160,7 +162,7 @@ pub struct UpdateParams {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetParams {
-    /// The project directory (default: the server's working directory)
+    /// Project directory (default: cwd)
     pub path: Option<String>,
     /// Slug or plan file
     pub target: String,
@@ -169,36 +171,36 @@ pub struct TargetParams {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GitignoreParams {
-    /// The project directory (default: the server's working directory)
+    /// Project directory (default: cwd)
     pub path: Option<String>,
-    /// Change nothing; report whether checkpoints are ignored
+    /// Change nothing; report whether they are ignored
     pub check: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
-    /// Words to look for, as you would ask (stemmed; identifiers split; "quoted phrases" must
-    /// occur as phrases)
+    /// Words, as you would ask; "quoted phrases" must occur as phrases
     pub query: String,
-    /// Directory whose chain is searched (default: the server's working directory)
+    /// Directory whose chain is searched (default: cwd)
     pub path: Option<String>,
-    /// Kinds of document to search (default: all)
+    /// Kinds of document (default: all): knowledge, archive (archived entries), handoff
+    /// (session handoffs), info (info.md sections)
     #[serde(rename = "in")]
     pub kinds: Option<Vec<crate::megg::recall::Kind>>,
-    /// Only knowledge entries of this type
+    /// Only entries of this type: decision, pattern, gotcha, context, rule, fact or process
     #[serde(rename = "type")]
     pub entry_type: Option<KnowledgeType>,
-    /// Only entries with this topic (whole word, any case)
+    /// Only entries with this topic
     pub topic: Option<String>,
     /// Only documents dated on or after this day (YYYY-MM-DD)
     pub since: Option<String>,
     /// Also search the domains below `path`
     pub below: Option<bool>,
-    /// The most results to page through, best first (default: every match)
+    /// The most results to page through, best first (default: all)
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
-    /// `next_cursor` of the previous page, to get the next (same query, filters and limit)
+    /// The last page's next_cursor (same query, filters, limit)
     pub cursor: Option<String>,
 }
 
@@ -207,9 +209,8 @@ pub struct SearchParams {
 pub struct ShowParams {
     /// Ids from `search` or the session-start index
     pub ids: Vec<String>,
-    /// Directory whose chain (and the domains below it) holds them (default: the server's
-    /// working directory)
+    /// Directory whose chain or domains below hold them (default: cwd)
     pub path: Option<String>,
-    /// `next_cursor` of the previous call, to get the next page (same ids)
+    /// The last page's next_cursor (same ids)
     pub cursor: Option<String>,
 }

@@ -286,7 +286,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             // (`with_index` sets the index last: a failure leaves none.)
             part("index", &file, &mut warnings, |_| {
                 with_index(k, (deps, d, &chain_domains), || {
-                    super::recall::session::words(last_handoff.as_deref(), &top, repo.as_ref())
+                    super::recall::session::items(last_handoff.as_deref(), &top, repo.as_ref())
                 });
             });
         }
@@ -506,9 +506,9 @@ fn load_knowledge(
             entries: entries.len(),
             topic: req.topic.clone(),
             content,
-            warning: Some(
-                "knowledge is over 16,000 tokens: loading blocked; run `megg maintain`".into(),
-            ),
+            warning: Some(format!(
+                "knowledge is over {BLOCKED_ABOVE} tokens: loading blocked; run `megg maintain`"
+            )),
             topics: knowledge::topic_counts(&entries),
             digest: None,
             conflicted: false,
@@ -564,14 +564,14 @@ fn load_knowledge(
         Mode::Summary => (
             knowledge::summary(&entries, tokens, deps.tokens),
             Some(format!(
-                "knowledge is {tokens} tokens (8000-16000): showing a summary; load a topic in full with `megg context --topic <topic>`"
+                "knowledge is {tokens} tokens ({FULL_BELOW}-{BLOCKED_ABOVE}): showing a summary; load a topic in full with `megg context --topic <topic>`"
             )),
             None,
         ),
         Mode::Blocked => (
             knowledge::blocked_message(&entries, tokens, &shown, true),
             Some(format!(
-                "knowledge is {tokens} tokens (over 16000): loading blocked; run `megg maintain`"
+                "knowledge is {tokens} tokens (over {BLOCKED_ABOVE}): loading blocked; run `megg maintain`"
             )),
             None,
         ),
@@ -601,26 +601,47 @@ fn load_knowledge(
 fn with_index(
     k: &mut Knowledge,
     (deps, d, chain): (&Deps<'_>, &Domain, &[Domain]),
-    session: impl FnOnce() -> String,
+    session: impl FnOnce() -> Vec<String>,
 ) {
     use super::recall::{self, index};
     if k.mode == Mode::Full {
         let archived = recall::archived_entries(d);
-        if archived > 0 {
+        // Counted within a bound (SPEC §14): past it, a lower bound and the number of files.
+        let named = match archived {
+            recall::Archived {
+                entries: 0,
+                complete: true,
+                ..
+            } => None,
+            recall::Archived {
+                entries,
+                complete: true,
+                ..
+            } => Some(if entries == 1 {
+                "1 archived entry is".to_string()
+            } else {
+                format!("{entries} archived entries are")
+            }),
+            recall::Archived { entries, files, .. } => Some(format!(
+                "{entries}+ archived entries, in {files} archive files, are"
+            )),
+        };
+        if let Some(named) = named {
             k.content.push_str(&format!(
-                "\n\n({archived} archived entries are not loaded: `megg search <words> --in archive`, then `megg show <id>`.)"
+                "\n\n({named} not loaded: `megg search <words> --in archive`, then `megg show <id>`.)"
             ));
         }
         return;
     }
-    let corpus = recall::domain_entries(deps, d, chain);
+    let cache = crate::fsx::user_cache_dir();
+    let (corpus, postings) = recall::domain_index(deps, d, chain, cache.as_deref());
     let archived = corpus
         .docs
         .iter()
         .filter(|doc| doc.kind == recall::Kind::Archive)
         .count();
     k.index = Some(index::Index {
-        lines: index::build(&corpus.docs, &session()),
+        lines: index::rank(&corpus.docs, &postings, &session()),
         live: corpus.docs.len() - archived,
         archived,
         blocked: k.mode == Mode::Blocked,

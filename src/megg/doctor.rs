@@ -85,34 +85,34 @@ pub fn hook(
     active: &[setup::active::Source],
     which: impl Fn(&str) -> Option<PathBuf>,
 ) -> Check {
-    // One megg per session (SPEC §7): two registrations give the model the context twice.
-    if active.len() > 1 {
-        let names: Vec<String> = active.iter().map(ToString::to_string).collect();
-        return check(
-            "hook",
-            false,
-            format!(
-                "megg's SessionStart hook runs {} times: {} — the model gets megg's context twice",
-                active.len(),
-                names.join(" and ")
-            ),
-            Some(
-                "keep one: `megg setup --uninstall`, `megg setup --scope user --uninstall`, or disable the megg plugin",
-            ),
-        );
-    }
-    let first = settings.iter().find_map(|(p, v)| {
-        setup::hook_commands(v, Hook::Context)
-            .into_iter()
-            .next()
-            .map(|c| (p.clone(), c))
-    });
-    match first {
-        Some((path, command)) => {
+    // Every registration with the program it runs: the first that finds its program is the
+    // one that answers (a project's guarded `megg` is a no-op where a user hook runs megg's
+    // absolute path).
+    let all: Vec<(PathBuf, String, Option<PathBuf>)> = settings
+        .iter()
+        .flat_map(|(p, v)| {
+            setup::hook_commands(v, Hook::Context)
+                .into_iter()
+                .map(|c| (p.clone(), c))
+        })
+        .map(|(p, command)| {
             let program = Hook::Context
                 .program(&command)
                 .unwrap_or_else(|| "megg".into());
             let found = which(&program);
+            (p, command, found)
+        })
+        .collect();
+    let first = all
+        .iter()
+        .find(|(_, _, found)| found.is_some())
+        .or(all.first())
+        .cloned();
+    let c = match first {
+        Some((path, command, found)) => {
+            let program = Hook::Context
+                .program(&command)
+                .unwrap_or_else(|| "megg".into());
             check(
                 "hook",
                 found.is_some(),
@@ -135,7 +135,28 @@ pub fn hook(
             "no SessionStart hook runs `megg context --json`",
             Some("megg setup"),
         ),
+    };
+    twice(c, active, KEEP_ONE_HOOK)
+}
+
+/// The fix for megg's hook registered in two places.
+const KEEP_ONE_HOOK: &str = "keep one: `megg setup --uninstall`, `megg setup --scope user --uninstall`, or disable the megg plugin";
+
+/// One megg per session (SPEC §7): registered in two places (the user's scope and a
+/// project's, the plugin), megg's hooks both run; the hook answers each session once, so this
+/// is a warning with its fix, not a failure.
+fn twice(mut c: Check, active: &[setup::active::Source], fix: &str) -> Check {
+    if active.len() > 1 && c.ok {
+        let names: Vec<String> = active.iter().map(ToString::to_string).collect();
+        c.detail = format!(
+            "{}; registered {} times: {} — both run, and megg answers each session once",
+            c.detail,
+            active.len(),
+            names.join(" and ")
+        );
+        c.fix = Some(fix.into());
     }
+    c
 }
 
 /// What doctor says when no capture hook is registered.
@@ -200,22 +221,20 @@ pub fn capture(
             )
         }
         [_] => check("capture", true, "provided by the megg plugin", None),
-        // Two registrations: every capture runs twice (SPEC §7, like the SessionStart hook).
-        _ => {
-            let names: Vec<String> = active.iter().map(ToString::to_string).collect();
-            check(
-                "capture",
-                false,
-                format!(
-                    "megg's capture hooks run {} times: {} — every capture runs twice",
-                    active.len(),
-                    names.join(" and ")
+        // Two registrations: both run; the capture answers each event once (SPEC §7).
+        [first, ..] => twice(
+            match first {
+                Source::Settings(path) => check(
+                    "capture",
+                    true,
+                    format!("megg's capture hooks in {}", path.display()),
+                    None,
                 ),
-                Some(
-                    "keep one: `megg setup --no-capture`, `megg setup --scope user --no-capture`, or disable the megg plugin",
-                ),
-            )
-        }
+                _ => check("capture", true, "provided by the megg plugin", None),
+            },
+            active,
+            "keep one: `megg setup --no-capture`, `megg setup --scope user --no-capture`, or disable the megg plugin",
+        ),
     };
     if let Some(line) = last_capture {
         c.detail.push_str(&format!("; last capture: {line}"));
@@ -223,33 +242,62 @@ pub fn capture(
     c
 }
 
-/// The skill and the workflow commands are installed in one of `claude_dirs`.
+/// The skill and the workflow commands are installed in one of `claude_dirs`. A file at one
+/// of their paths that megg did not install (the user's own `plan.md`, which setup leaves
+/// alone) is not megg's command: a warning naming it, with its fix.
 pub fn installed(project: &Project, claude_dirs: &[PathBuf], plugin: bool) -> Vec<Check> {
     let mut checks = Vec::new();
     for (name, prefix) in [("skill", "skills/"), ("commands", "commands/")] {
-        let missing: Vec<&str> = CLAUDE_FILES
-            .iter()
-            .filter(|(rel, _)| rel.starts_with(prefix))
-            .filter(|(rel, _)| {
-                !claude_dirs
-                    .iter()
-                    .any(|d| fsx::is_file(&claude_boundary(project, d), &d.join(rel)))
-            })
-            .map(|(rel, _)| *rel)
-            .collect();
+        let mut missing: Vec<&str> = Vec::new();
+        let mut foreign: Vec<PathBuf> = Vec::new();
+        for (rel, template) in CLAUDE_FILES.iter().filter(|(r, _)| r.starts_with(prefix)) {
+            let mut theirs = None;
+            let ours = claude_dirs.iter().any(|d| {
+                let b = claude_boundary(project, d);
+                let path = d.join(rel);
+                match fsx::read_text(&b, &path, MAX_JSON_BYTES) {
+                    Ok(Some(t)) => {
+                        let mine = setup::classify_installed(&t.text, template)
+                            != setup::Installed::Foreign;
+                        if !mine {
+                            theirs.get_or_insert(path);
+                        }
+                        mine
+                    }
+                    _ => false,
+                }
+            });
+            match (ours, theirs) {
+                (true, _) => {}
+                (false, Some(path)) => foreign.push(path),
+                (false, None) => missing.push(rel),
+            }
+        }
         checks.push(if plugin {
             check(name, true, "provided by the megg plugin", None)
-        } else {
+        } else if !missing.is_empty() {
             check(
                 name,
-                missing.is_empty(),
-                if missing.is_empty() {
-                    "installed".to_string()
-                } else {
-                    format!("missing: {}", missing.join(", "))
-                },
+                false,
+                format!("missing: {}", missing.join(", ")),
                 Some("megg setup"),
             )
+        } else if !foreign.is_empty() {
+            let files: Vec<String> = foreign.iter().map(|p| p.display().to_string()).collect();
+            Check {
+                name,
+                ok: true,
+                detail: format!(
+                    "installed, except where a file megg did not install is in the way (setup left it alone): {}",
+                    files.join(", ")
+                ),
+                fix: Some(format!(
+                    "to get megg's, move {} aside and run `megg setup` (in the scope it is in) again",
+                    files.join(" and ")
+                )),
+            }
+        } else {
+            check(name, true, "installed", None)
         });
     }
     checks
@@ -378,7 +426,7 @@ pub fn expired_state(domain: &Domain, now: DateTime<Utc>) -> Check {
             ),
         );
     }
-    match state::expiry(&doc, now).reason() {
+    match state::expiry_within(&doc, now, domain.state_lifetime(&mut Vec::new())).reason() {
         None => check("state", true, "no expired state", None),
         Some(reason) => check(
             "state",
@@ -411,7 +459,11 @@ pub fn knowledge(domain: &Domain, tokens: &Counter) -> Check {
         !over,
         format!(
             "knowledge.md is {count} tokens{}",
-            if over { " (over 16000: blocked)" } else { "" }
+            if over {
+                format!(" (over {}: blocked)", crate::megg::knowledge::BLOCKED_ABOVE)
+            } else {
+                String::new()
+            }
         ),
         Some("megg maintain"),
     )

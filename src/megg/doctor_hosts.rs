@@ -95,22 +95,36 @@ fn capture_check(host: &'static Host, captures: &Captures, fix_setup: &str) -> C
             None,
         );
     }
-    let wrong: Vec<String> = captures
+    let missing: Vec<String> = captures
         .events
         .iter()
-        .filter_map(|(event, files)| match files.len() {
-            1 => None,
-            0 => Some(format!("{event} missing")),
-            n => Some(format!(
-                "{event} {n} times ({}) — captured twice",
-                files
-                    .iter()
-                    .map(|f| f.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            )),
+        .filter(|(_, files)| files.is_empty())
+        .map(|(event, _)| format!("{event} missing"))
+        .collect();
+    // Registered twice: both run, and the capture answers each event once (SPEC §7).
+    let twice: Vec<String> = captures
+        .events
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(event, files)| {
+            let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            format!("{event} {} times ({})", files.len(), files.join(" and "))
         })
         .collect();
+    if missing.is_empty() && !twice.is_empty() {
+        return warning(
+            name,
+            format!(
+                "megg's {} capture hooks: {} — both run, and megg captures each event once",
+                host.name,
+                twice.join(", ")
+            ),
+            format!(
+                "keep one: `{fix_setup} --no-capture` in one of the scopes (add `--scope user` for user scope)"
+            ),
+        );
+    }
+    let wrong = missing;
     if wrong.is_empty() {
         let files: Vec<String> = registered
             .iter()
@@ -298,22 +312,32 @@ fn hook_check(
                 ),
             }
         }
+        // Both run; the hook answers each session once (SPEC §7): a warning with its fix.
         many => {
             let places: Vec<String> = many.iter().map(|f| f.file.display().to_string()).collect();
-            check(
+            warning(
                 name,
-                false,
                 format!(
-                    "megg's {} hook runs {} times: {} — the model gets megg's context twice",
+                    "megg's {} hook is registered {} times: {} — both run, and megg answers each session once",
                     host.name,
                     many.len(),
                     places.join(" and ")
                 ),
-                Some(format!(
+                format!(
                     "keep one: `{fix_setup} --uninstall` or `{fix_setup} --scope user --uninstall`"
-                )),
+                ),
             )
         }
+    }
+}
+
+/// A check that passes with something to fix all the same.
+fn warning(name: &'static str, detail: String, fix: String) -> Check {
+    Check {
+        name,
+        ok: true,
+        detail,
+        fix: Some(fix),
     }
 }
 

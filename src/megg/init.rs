@@ -1,6 +1,45 @@
 //! The `info.md` `megg init` writes (SPEC §6): a template prefilled with what the project
 //! says about itself.
 
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::fsx;
+use crate::megg::project::Project;
+use crate::megg::setup::{Scope, shared};
+
+/// Most bytes of an `info.md` kept as a backup.
+const MAX_INFO_BYTES: u64 = 1024 * 1024;
+
+/// Keeps the `info.md` at `path` (inside `b`) that `init --force` is about to replace, the way
+/// `megg setup` keeps what it changes (SPEC §1: user data is never destroyed by surprise):
+/// in the project's backup directory (`.git/megg/backups/` in a repository, else megg's
+/// cache), named by its path under the project with `/` as `__`, then `.<stamp>`, never
+/// replacing another backup. Returns where it went; `None` when there was no file.
+pub fn backup(
+    project: &Project,
+    b: &fsx::Boundary,
+    path: &Path,
+    stamp: &str,
+) -> Result<Option<PathBuf>> {
+    let Some(bytes) = fsx::read_bytes(b, path, MAX_INFO_BYTES)? else {
+        return Ok(None);
+    };
+    let Some((bb, dir)) = shared::backups(project, Scope::Project, &project.root) else {
+        return Err(Error::user(format!(
+            "nowhere to keep a backup of {}; nothing replaced",
+            path.display()
+        ))
+        .with_hint("set MEGG_CACHE_DIR (or HOME) to a directory megg can write, or copy the file aside and remove it before `megg init`"));
+    };
+    let rel = path.strip_prefix(&project.root).unwrap_or(path);
+    let base = rel
+        .to_string_lossy()
+        .trim_start_matches('/')
+        .replace('/', "__");
+    fsx::create_unique(&bb, &dir, &format!("{base}.{stamp}"), &bytes).map(Some)
+}
+
 /// What could be detected about a project.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Detected {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use chrono::{Duration, NaiveDate};
 
-use super::knowledge::{self, Entry, FULL_BELOW, KnowledgeType};
+use super::knowledge::{self, Entry, KnowledgeType};
 
 /// Entries older than this are reported as stale.
 pub const STALE_AFTER_DAYS: i64 = 90;
@@ -53,7 +53,7 @@ pub fn analyse(report: &mut DomainReport, text: &str, tokens: usize, today: Naiv
     let entries = knowledge::parse(split.body);
     report.tokens = tokens;
     report.entries = entries.len();
-    report.bloated = tokens > FULL_BELOW;
+    report.bloated = knowledge::bloated(tokens);
     let cutoff = today - Duration::days(STALE_AFTER_DAYS);
     for e in &entries {
         if let Some(d) = e

@@ -1,10 +1,11 @@
 //! Words for `megg maintain`'s findings.
 
-use crate::megg::knowledge::{FULL_BELOW, KnowledgeType};
+use crate::megg::knowledge::{self, KnowledgeType, entries_count};
 use crate::megg::maintain::{Advice, STALE_AFTER_DAYS};
 use crate::shell::shell_quote;
 use crate::wire::knowledge::Maintained;
 
+use chrono::NaiveDate;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -19,19 +20,24 @@ pub fn advice(a: &Advice) -> String {
         } => {
             let dir = quoted(dir);
             format!(
-                "{dir}: knowledge is {tokens} tokens (over {FULL_BELOW}): archive old entries with `megg maintain {dir} --archive-before {before}` or consolidate topics"
+                "{dir}: knowledge is {tokens} tokens, too many to load in full ({}): archive old entries with `megg maintain {dir} --archive-before {before}` or consolidate topics",
+                knowledge::thresholds()
             )
         }
         Advice::Review { dir, count, before } => {
             let dir = quoted(dir);
             format!(
-                "{dir}: {count} entries are older than {STALE_AFTER_DAYS} days: review them, or archive with `megg maintain {dir} --archive-before {before}`"
+                "{dir}: {} {} older than {STALE_AFTER_DAYS} days: review {}, or archive with `megg maintain {dir} --archive-before {before}`",
+                entries_count(*count),
+                if *count == 1 { "is" } else { "are" },
+                if *count == 1 { "it" } else { "them" }
             )
         }
         Advice::Consolidate { dir, topic, count } => {
             let dir = quoted(dir);
             format!(
-                "{dir}: consolidate the {count} entries on '{topic}' (`megg context {dir} --topic {}`)",
+                "{dir}: consolidate the {} on '{topic}' (`megg context {dir} --topic {}`)",
+                entries_count(*count),
                 shell_quote(topic)
             )
         }
@@ -54,6 +60,101 @@ pub fn advice(a: &Advice) -> String {
 
 /// `maintain`'s report for people.
 pub fn text(r: &Maintained) -> String {
+    report(r, None)
+}
+
+/// `maintain --archive-before DATE`'s report: the usual one with a summary line per domain
+/// after the archived entries; with `quiet`, the summary alone (a large file archives
+/// thousands of entries, one line each).
+pub fn archived_text(r: &Maintained, before: NaiveDate, quiet: bool) -> String {
+    let summary = archive_summary(r, before);
+    if quiet {
+        summary
+    } else {
+        report(r, Some(&summary))
+    }
+}
+
+/// One line per domain that archived something: how many entries, to which files, and what
+/// its knowledge keeps; one line saying so when nothing moved.
+fn archive_summary(r: &Maintained, before: NaiveDate) -> String {
+    // The archive files of one domain share a directory, `.megg/archive`.
+    let mut by_dir: Vec<(&Path, Vec<&Path>, usize)> = Vec::new();
+    for a in &r.archived {
+        let to = Path::new(&a.to);
+        let dir = to.parent().unwrap_or(Path::new(""));
+        match by_dir.iter_mut().find(|(d, _, _)| *d == dir) {
+            Some((_, files, n)) => {
+                if !files.contains(&to) {
+                    files.push(to);
+                }
+                *n += 1;
+            }
+            None => by_dir.push((dir, vec![to], 1)),
+        }
+    }
+    if by_dir.is_empty() {
+        return if r.domains.is_empty() {
+            "Archived nothing: no .megg directories found\n".into()
+        } else {
+            format!("Archived nothing: no entry is dated before {before}\n")
+        };
+    }
+    let mut out = String::new();
+    for (dir, mut files, n) in by_dir {
+        files.sort();
+        let _ = write!(out, "Archived {} {} to ", grouped(n), entry_noun(n));
+        for (i, f) in files.iter().enumerate() {
+            let name = if i == 0 {
+                f.display().to_string()
+            } else {
+                f.file_name()
+                    .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into())
+            };
+            let sep = match i {
+                0 => "",
+                i if i + 1 == files.len() => " and ",
+                _ => ", ",
+            };
+            let _ = write!(out, "{sep}{name}");
+        }
+        let live = r.domains.iter().find_map(|d| {
+            let k = d.knowledge.as_deref()?;
+            (k.parent().map(|m| m.join("archive")).as_deref() == Some(dir)).then_some((k, d))
+        });
+        if let Some((k, d)) = live {
+            let _ = write!(
+                out,
+                "; {} tokens remain in {} ({} {})",
+                grouped(d.tokens),
+                k.display(),
+                grouped(d.entries),
+                entry_noun(d.entries)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn entry_noun(n: usize) -> &'static str {
+    if n == 1 { "entry" } else { "entries" }
+}
+
+/// `7535` as `7,535`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn report(r: &Maintained, archive_summary: Option<&str>) -> String {
     let mut out = String::new();
     if r.domains.is_empty() {
         out.push_str("No .megg directories found\n");
@@ -62,7 +163,7 @@ pub fn text(r: &Maintained) -> String {
         let _ = write!(out, "{}: ", d.dir.display());
         match &d.knowledge {
             Some(_) => {
-                let _ = write!(out, "{} entries, {} tokens", d.entries, d.tokens);
+                let _ = write!(out, "{}, {} tokens", entries_count(d.entries), d.tokens);
                 if d.bloated {
                     out.push_str(" (bloated)");
                 }
@@ -89,6 +190,9 @@ pub fn text(r: &Maintained) -> String {
             Path::new(&a.to).display()
         );
     }
+    if let Some(summary) = archive_summary {
+        out.push_str(summary);
+    }
     if !r.archived.is_empty() {
         out.push_str(
             "archived entries stay searchable: megg search WORDS --in archive, then megg show ID\n",
@@ -109,6 +213,15 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
+    fn counts_are_grouped_by_thousands() {
+        let cases = [(0, "0"), (999, "999"), (1_000, "1,000"), (7_535, "7,535")];
+        for (n, text) in cases {
+            assert_eq!(grouped(n), text);
+        }
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
     fn advice_names_the_command_that_acts_on_it() {
         let before = chrono::NaiveDate::from_ymd_opt(2026, 8, 24).unwrap();
         let dir = PathBuf::from("/p/my shop");
@@ -118,7 +231,7 @@ mod tests {
                 tokens: 9000,
                 before
             }),
-            "'/p/my shop': knowledge is 9000 tokens (over 8000): archive old entries with `megg maintain '/p/my shop' --archive-before 2026-08-24` or consolidate topics"
+            "'/p/my shop': knowledge is 9000 tokens, too many to load in full (`megg context` loads knowledge in full below 8000 tokens, only a summary from 8000 to 16000, and none of it over 16000; `megg maintain` calls it bloated over 8000, and `megg learn` says maintenance is due past 12000): archive old entries with `megg maintain '/p/my shop' --archive-before 2026-08-24` or consolidate topics"
         );
         assert_eq!(
             advice(&Advice::Consolidate {

@@ -13,7 +13,10 @@ use crate::megg::maintain::{DomainReport, Stale};
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Learned {
     pub path: String,
+    /// The first entry written (SPEC §6).
     pub entry: EntryDoc,
+    /// Every entry written, in order: more than one when `--file` held several.
+    pub entries: Vec<EntryDoc>,
     pub tokens: usize,
     pub warnings: Vec<String>,
 }

@@ -160,11 +160,12 @@ fn a_claude_format_call_from_copilot_gives_the_context_once() {
     let out = with_input(&p, &["context", "--json"], &copilot_input(&p));
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(crate::stdout_json(&out), serde_json::json!({}));
-    // ...and Copilot's own hook still answers.
+    // ...and Copilot's own hook still answers (a new session: the call above, before setup,
+    // already answered this one, and megg answers each start of a session once).
     let own = with_input(
         &p,
         &["context", "--format", "hook", "--agent", "copilot"],
-        &copilot_input(&p),
+        &copilot_input(&p).replace("0f4c2a8e-1111", "0f4c2a8e-9999"),
     );
     assert_eq!(keys(&crate::stdout_json(&own)), ["additionalContext"]);
 

@@ -651,6 +651,13 @@ fn a_domain_sets_how_long_its_handoffs_live() {
     // Monday, 63 h later: still active under a 7-day lifetime.
     let v = state_at("2026-11-23T08:00:00Z");
     assert_eq!(v["state"]["expired"], false, "{v}");
+    // maintain and doctor go by the same rule: no advice to clear a live handoff.
+    let monday = "2026-11-23T08:00:00Z";
+    let m: Value =
+        serde_json::from_slice(&context_at(&p, monday, &["maintain", "--json"]).stdout).unwrap();
+    assert_eq!(m["domains"][0]["expired_state"], false, "{m}");
+    let doctor = String::from_utf8(context_at(&p, monday, &["doctor"]).stdout).unwrap();
+    assert!(doctor.contains("no expired state"), "{doctor}");
     // Exactly 7 days: active; a second later: expired, and said so with the project's rule.
     assert_eq!(state_at("2026-11-27T17:00:00Z")["state"]["expired"], false);
     let v = state_at("2026-11-27T17:00:01Z");

@@ -40,6 +40,19 @@ fn the_official_python_sdk_calls_every_tool() {
 
 /// Sends `lines` to a fresh `megg mcp`, closes stdin, and returns every JSON message it wrote.
 fn exchange(p: &Project, lines: &[&str]) -> (Vec<Value>, String) {
+    let (stdout, stderr) = exchange_raw(p, lines);
+    let messages = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout is protocol only ({e}): {l}"))
+        })
+        .collect();
+    (messages, stderr)
+}
+
+/// Sends `lines` to a fresh `megg mcp`, closes stdin, and returns its stdout and stderr as
+/// written (a reply's bytes, as a host receives them).
+fn exchange_raw(p: &Project, lines: &[&str]) -> (String, String) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("megg"))
         .arg("mcp")
         .current_dir(p.root())
@@ -62,14 +75,10 @@ fn exchange(p: &Project, lines: &[&str]) -> (Vec<Value>, String) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let messages = stdout
-        .lines()
-        .map(|l| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout is protocol only ({e}): {l}"))
-        })
-        .collect();
-    (messages, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn reply(messages: &[Value], id: u64) -> &Value {
@@ -442,4 +451,105 @@ fn a_cursor_that_does_not_parse_gets_a_hint_line() {
         assert!(!error.contains("start again"), "{text}");
         assert_eq!(hint, "start again without a cursor", "{text}");
     }
+}
+
+/// What every session pays for megg's tools (issue 38): a host that does not defer MCP tools
+/// puts the whole `tools/list` result in the model's context at every start. It was 40,320
+/// characters, 9,533 cl100k tokens, half of them output schemas; now the list is at most 3,000
+/// tokens and no tool over 450 (docs/mcp.md has the numbers and what was kept).
+#[test]
+#[allow(clippy::print_stderr)] // prints the table docs/mcp.md quotes (`-- --nocapture`)
+fn the_tool_list_costs_at_most_three_thousand_tokens() {
+    const MAX_TOTAL: usize = 3_000;
+    const MAX_TOOL: usize = 450;
+    let p = Project::new();
+    p.domain("", "P");
+    let (stdout, _) = exchange_raw(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ],
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(r#""id":2"#))
+        .unwrap_or_else(|| panic!("no tools/list reply: {stdout}"));
+    let reply: Value = serde_json::from_str(line).unwrap();
+    // The result as the server wrote it: from `"result":` to the reply's closing brace.
+    let result = line
+        .split_once(r#""result":"#)
+        .and_then(|(_, rest)| rest.strip_suffix('}'))
+        .unwrap_or_else(|| panic!("the result is not last: {line}"));
+    assert_eq!(
+        serde_json::from_str::<Value>(result).unwrap(),
+        reply["result"]
+    );
+    let tokens = megg::tokens::Counter::new(None);
+    let mut table = String::new();
+    let mut over = Vec::new();
+    for tool in reply["result"]["tools"].as_array().unwrap() {
+        let text = serde_json::to_string(tool).unwrap();
+        let output = serde_json::to_string(&tool["outputSchema"]).unwrap();
+        let n = tokens.count(&text);
+        table.push_str(&format!(
+            "{:<18} {:>6} chars {:>5} tokens (outputSchema {} chars, {} tokens)\n",
+            tool["name"].as_str().unwrap(),
+            text.chars().count(),
+            n,
+            output.chars().count(),
+            tokens.count(&output),
+        ));
+        if n > MAX_TOOL {
+            over.push(tool["name"].clone());
+        }
+    }
+    let total = tokens.count(result);
+    table.push_str(&format!(
+        "{:<18} {:>6} chars {total:>5} tokens\n",
+        "tools/list",
+        result.chars().count()
+    ));
+    eprint!("{table}");
+    assert!(total <= MAX_TOTAL, "tools/list is {total} tokens:\n{table}");
+    assert!(over.is_empty(), "over {MAX_TOOL} tokens: {over:?}\n{table}");
+}
+
+/// SPEC §7: every closed set is an `enum` whose values are each explained in the parameter's
+/// description — in the parameter's own words, or one line per value from the domain's doc
+/// comments — now that the schemas are cut to fit the tool list's budget.
+#[test]
+fn every_enum_value_is_explained_in_its_parameters_description() {
+    let p = Project::new();
+    p.domain("", "P");
+    let (messages, _) = exchange(
+        &p,
+        &[
+            INIT,
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ],
+    );
+    let mut sets = 0;
+    for tool in reply(&messages, 2)["result"]["tools"].as_array().unwrap() {
+        let schema = &tool["inputSchema"];
+        assert!(schema.get("$defs").is_none(), "{tool}");
+        for (name, param) in schema["properties"].as_object().unwrap() {
+            let description = param["description"].as_str().unwrap_or_default();
+            assert!(!description.is_empty(), "{}.{name}", tool["name"]);
+            let values = param["enum"]
+                .as_array()
+                .or(param["items"]["enum"].as_array());
+            for value in values.into_iter().flatten() {
+                let value = value.as_str().unwrap();
+                let word = |c: char| c.is_alphanumeric() || c == '-';
+                let named = description.split(|c: char| !word(c)).any(|w| w == value);
+                assert!(named, "{}.{name}: {value} in {description:?}", tool["name"]);
+            }
+            sets += usize::from(values.is_some());
+        }
+    }
+    // type ×2, phase ×2, for, choice, status, format, in
+    assert_eq!(sets, 9);
 }

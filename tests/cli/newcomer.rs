@@ -453,3 +453,338 @@ fn quarantine_lists_where_files_came_from_and_restores_only_a_fixed_one() {
     );
     assert!(p.path(".broken.local.md").exists());
 }
+
+// ------------------------------------------------------------------------------------------
+// Issue 38: knowledge commands from a newcomer's chair (items 3, 5, 6 and 7's learn parts).
+
+/// A git project with a domain at its root (its `info.md` committed nowhere).
+fn knowledge_repo() -> Project {
+    let p = Project::new();
+    Git::init(p.root(), "main");
+    p.domain("", "Shop");
+    p
+}
+
+fn headings(text: &str) -> usize {
+    text.lines().filter(|l| l.starts_with("## ")).count()
+}
+
+#[test]
+fn learn_file_with_two_entries_writes_each_as_its_own_entry() {
+    let p = knowledge_repo();
+    p.write(
+        "two.md",
+        "## 2026-01-17 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth, security\n\nTokens never reach JavaScript.\n\n## 2026-01-18 - Retry flaky uploads\n**Type:** gotcha\n**Topics:** uploads\n\nThe CDN drops one upload in fifty.\n",
+    );
+    let text = p.ok("", &["learn", "--file", "two.md"]);
+    assert!(
+        text.contains("Use JWT in httpOnly cookies") && text.contains("Retry flaky uploads"),
+        "{text}"
+    );
+    let file = p.read(".megg/knowledge.md");
+    let v = p.json("", &["maintain", "--json"]);
+    assert_eq!(
+        v["domains"][0]["entries"],
+        headings(&file),
+        "it glued the second entry onto the first: {file}"
+    );
+    assert_eq!(v["domains"][0]["entries"], 2, "{file}");
+    // Each keeps its own type and topics, dated today like any learned entry.
+    assert!(
+        file.contains(
+            "## 2026-11-22 - Retry flaky uploads\n**Type:** gotcha\n**Topics:** uploads\n"
+        ),
+        "{file}"
+    );
+    assert!(
+        file.contains("**Topics:** auth, security\n\nTokens never reach JavaScript.\n\n---\n"),
+        "{file}"
+    );
+    // `--json` lists every entry written (`entry` stays the first, as SPEC §6 has it).
+    p.write(
+        "two-more.md",
+        "## Cache invoices\n**Type:** pattern\n**Topics:** billing\n\nA.\n\n## Cache refunds\n**Type:** pattern\n**Topics:** billing\n\nB.\n",
+    );
+    let v = p.json("", &["learn", "--file", "two-more.md", "--json"]);
+    assert_eq!(v["entry"]["title"], "Cache invoices", "{v}");
+    let titles: Vec<&str> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Cache invoices", "Cache refunds"], "{v}");
+}
+
+#[test]
+fn learn_file_with_two_entries_writes_nothing_when_one_is_incomplete() {
+    let p = knowledge_repo();
+    p.write(
+        "two.md",
+        "## 2026-01-17 - Use JWT\n**Type:** decision\n**Topics:** auth\n\nWhy.\n\n## 2026-01-18 - Retry uploads\n**Topics:** uploads\n\nNo type here.\n",
+    );
+    let out = p.run("", &["learn", "--file", "two.md"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error:") && err.contains("Retry uploads") && err.contains("hint:"),
+        "{err}"
+    );
+    assert!(!p.path(".megg/knowledge.md").exists());
+}
+
+#[test]
+fn learn_a_title_already_known_warns_naming_the_entry_and_still_writes() {
+    let p = knowledge_repo();
+    p.write(
+        ".megg/knowledge.md",
+        "---\ntype: knowledge\n---\n# Knowledge\n\n---\n\n## 2026-01-17 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** auth\n\nWhy.\n",
+    );
+    let out = p.run(
+        "",
+        &[
+            "learn",
+            "  use JWT in   HTTPONLY cookies ",
+            "fact",
+            "auth",
+            "Again.",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning:")
+            && err.contains("2026-01-17")
+            && err.contains("Use JWT in httpOnly cookies"),
+        "no word about the entry it repeats: {err}"
+    );
+    assert_eq!(headings(&p.read(".megg/knowledge.md")), 2);
+    // The JSON document carries it too.
+    let v = p.json(
+        "",
+        &[
+            "learn",
+            "Use JWT in httpOnly cookies",
+            "fact",
+            "auth",
+            "Thrice.",
+            "--json",
+        ],
+    );
+    assert!(v["warnings"].to_string().contains("2026-01-17"), "{v}");
+}
+
+#[test]
+fn learn_says_the_entrys_tokens_and_labels_the_files_total() {
+    let p = knowledge_repo();
+    p.write(".megg/knowledge.md", crate::knowledge_file(3_000));
+    let text = p.ok("", &["learn", "Small", "fact", "x", "One line."]);
+    let total = crate::reference_tokens(&p.read(".megg/knowledge.md"));
+    assert!(
+        !text.contains(&format!("({total} tokens)")),
+        "the file's size reads as the entry's: {text}"
+    );
+    assert!(
+        text.contains(&format!("{total} tokens in all")),
+        "the file's total, labelled: {text}"
+    );
+    let entry = text
+        .split("(fact, ")
+        .nth(1)
+        .and_then(|r| r.split(" tokens)").next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no entry token count: {text}"));
+    assert!((5..60).contains(&entry), "{text}");
+}
+
+#[test]
+fn learn_and_maintain_state_the_context_thresholds_alike() {
+    let p = knowledge_repo();
+    p.write(".megg/knowledge.md", crate::knowledge_file(13_000));
+    let out = p.run("", &["learn", "One more", "fact", "x", "c"]);
+    let learn = stderr(&out);
+    let maintain = p.ok("", &["maintain"]);
+    for said in [&learn, &maintain] {
+        assert!(
+            said.contains("8000")
+                && said.contains("summary")
+                && said.contains("16000")
+                && said.contains("maintenance is due past 12000"),
+            "learn and maintain must name the same thresholds, with what they do:\nlearn: {learn}\nmaintain: {maintain}"
+        );
+    }
+}
+
+#[test]
+fn maintain_says_1_entry() {
+    let p = knowledge_repo();
+    p.ok("", &["learn", "Only", "fact", "x", "One."]);
+    let text = p.ok("", &["maintain"]);
+    assert!(text.contains(": 1 entry, "), "{text}");
+}
+
+#[test]
+fn init_force_keeps_a_backup_of_the_info_it_replaces() {
+    let p = knowledge_repo();
+    p.write(
+        ".megg/info.md",
+        "# Shop\n\nHand-written notes nobody else has.\n",
+    );
+    let text = p.ok("", &["init", "--force"]);
+    let backup = p.path(".git/megg/backups/.megg__info.md.20261122T120000Z");
+    assert!(
+        backup.exists(),
+        "no backup like setup's (.git/megg/backups/<path>.<time>): {text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&backup).unwrap(),
+        "# Shop\n\nHand-written notes nobody else has.\n"
+    );
+    assert!(text.contains(backup.to_str().unwrap()), "say where: {text}");
+    let v = p.json("", &["init", "--force", "--json"]);
+    assert_eq!(v["created"], false);
+}
+
+#[test]
+fn show_of_only_unknown_ids_is_an_error_with_a_hint() {
+    let p = knowledge_repo();
+    let out = p.run("", &["show", "kzzzzzzz"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: ") && err.contains("kzzzzzzz"),
+        "only a warning: {err}"
+    );
+    assert!(
+        err.contains("hint: ") && err.contains("megg search"),
+        "{err}"
+    );
+}
+
+#[test]
+fn search_for_nothing_is_an_error_with_a_hint() {
+    let p = knowledge_repo();
+    for query in ["", "   "] {
+        let out = p.run("", &["search", query]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(err.contains("hint: megg search"), "no hint: {err}");
+    }
+}
+
+#[test]
+fn capture_dry_run_of_input_that_is_not_hook_json_says_so() {
+    let p = knowledge_repo();
+    let out = p
+        .megg("")
+        .args(["capture", "--dry-run"])
+        .write_stdin("garbage\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("no hook input on stdin"),
+        "there was input: {text}"
+    );
+    assert!(
+        text.contains("not") && text.contains("JSON") && text.contains("session_id"),
+        "say what was expected: {text}"
+    );
+    assert!(text.contains("hint: "), "{text}");
+}
+
+/// Runs `args` in `p` as a user the file permissions apply to: this one, or `nobody` (through
+/// `setpriv`, the tree handed to it) when the tests run as root. `None`: no such user here.
+fn run_unprivileged(p: &Project, args: &[&str]) -> Option<std::process::Output> {
+    if !rustix::process::geteuid().is_root() {
+        return Some(p.run("", args));
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|s| std::path::Path::new(s).exists())?;
+    fn chown_all(dir: &std::path::Path) {
+        std::os::unix::fs::lchown(dir, Some(65534), Some(65534)).unwrap();
+        if dir.is_dir() && !dir.is_symlink() {
+            for e in std::fs::read_dir(dir).unwrap() {
+                chown_all(&e.unwrap().path());
+            }
+        }
+    }
+    chown_all(p.root());
+    chown_all(p.cache.path());
+    let megg = assert_cmd::cargo::cargo_bin("megg");
+    // `Project::megg`'s environment, for megg started through setpriv.
+    let out = std::process::Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&megg)
+        .args(args)
+        .current_dir(p.root())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("MEGG_NOW", NOW)
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("MEGG_CACHE_DIR", p.cache.path())
+        .env("HOME", p.cache.path())
+        .env("MEGG_CEILING_DIRS", p.root().parent().unwrap())
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+#[test]
+#[allow(clippy::print_stderr)] // a skipped test says why
+fn learn_in_a_read_only_checkout_says_the_directory_is_read_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = knowledge_repo();
+    // The whole checkout read-only, .git included: where the lock would be made.
+    fn read_only(dir: &std::path::Path) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() && !path.is_symlink() {
+                read_only(&path);
+            }
+        }
+        let mode = std::fs::metadata(dir).unwrap().permissions().mode();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & !0o222)).unwrap();
+    }
+    read_only(p.root());
+    let out = run_unprivileged(&p, &["learn", "T", "fact", "x", "Body."]);
+    // Let the temp directory go.
+    let _ = std::process::Command::new("chmod")
+        .args(["-R", "u+w"])
+        .arg(p.root())
+        .status();
+    let Some(out) = out else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        !err.contains("locks") && !err.contains(".lock"),
+        "it names a lock file: {err}"
+    );
+    assert!(
+        err.contains(&format!("error: {} is read-only", p.root().display())),
+        "{err}"
+    );
+    assert!(err.contains("hint: "), "{err}");
+}
+
+#[test]
+fn man_lists_only_pages_it_can_print() {
+    let p = Project::new();
+    let man = p.ok("", &["man"]);
+    let out = p.run("", &["man", "context"]);
+    let printable =
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("megg\\-context");
+    assert!(
+        printable || !man.contains("megg\\-context(1)"),
+        "`megg man` names megg-context(1), which `megg man context` cannot print: {}",
+        stderr(&out)
+    );
+}

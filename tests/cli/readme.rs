@@ -1,5 +1,5 @@
 //! README's tour is a test: every `$ …` line in its console block runs against the real
-//! binary in a fixture built here, and its output must be exactly what README shows (with the
+//! binary (or `cat`s a file) in a fixture built here, and its output must be exactly what README shows (with the
 //! fixture's root spelled `/tmp/tour` and the binary's directory `~/.cargo/bin`). `MEGG_README_BLESS=1 cargo test --test cli readme`
 //! rewrites the block from a real run, for review in the diff.
 
@@ -21,18 +21,11 @@ fn readme_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")
 }
 
-/// The tour's fixture: a company domain, a project (a git repository) with knowledge and a
-/// plan, a sibling project, and the files the tour passes with `--file`.
+/// The tour's fixture: what a user has before megg — a company directory holding the shop, a
+/// git repository with a plan, and the files the tour shows with `cat` and passes with
+/// `--file`. Every `.megg` is made by the tour itself.
 fn fixture() -> Project {
     let p = Project::new();
-    p.write(
-        "acme/.megg/info.md",
-        "---\ncreated: 2026-11-01T00:00:00Z\nupdated: 2026-11-01T00:00:00Z\ntype: context\n---\n\n# Acme\n\nCompany-wide conventions for Acme services.\n",
-    );
-    p.write(
-        "acme/billing/.megg/info.md",
-        "---\ntype: context\n---\n\n# Billing\n",
-    );
     let git = Git::init(&p.path("acme/shop"), "main");
     p.write(
         "acme/shop/docs/plans/2026-11-20-feat-user-auth-plan.md",
@@ -99,10 +92,14 @@ fn run_tour(commands: &[String]) -> String {
             })
             .collect();
         let args = &w[env.len()..];
-        assert_eq!(
-            args[0], "megg",
-            "only megg commands run in the tour: {line}"
-        );
+        if args[0] == "cat" {
+            // What a file the tour passes holds, as the user would see it.
+            let text = std::fs::read_to_string(cwd.join(&args[1])).unwrap();
+            block.push_str(&text);
+            block.push('\n');
+            continue;
+        }
+        assert_eq!(args[0], "megg", "only megg and cat run in the tour: {line}");
         let out = p
             .megg("")
             .current_dir(&cwd)

@@ -221,8 +221,8 @@ fn state(updated: &str, status: &str, body: &str) -> String {
     format!("---\nupdated: {updated}\nstatus: {status}\n---\n\n{body}")
 }
 
-/// Issue: the session query read every section of `state.md`, and even a state that had
-/// expired. Only the active state's Working On and Next say what this session is about.
+/// Issue: the session query read every section of `state.md`. Only the last handoff's Working
+/// On and Next say what this session is about — an expired or done one's too (issue 38 item 1).
 #[test]
 fn the_session_query_is_the_active_handoffs_working_on_and_next() {
     let p = invoice_project();
@@ -255,17 +255,18 @@ fn the_session_query_is_the_active_handoffs_working_on_and_next() {
         ),
     );
     assert_ne!(first_why(&p, now)[0], "session");
-    // Done, or older than 48 hours: no session at all.
+    // Done, or older than 48 hours: not loaded, yet still what the last session was about —
+    // the index is ranked by it (issue 38 item 1).
     p.write(
         ".megg/state.md",
         state("2026-11-22T11:00:00Z", "done", about_invoices),
     );
-    assert_ne!(first_why(&p, now)[0], "session");
+    assert_eq!(first_why(&p, now), session);
     p.write(
         ".megg/state.md",
         state("2026-11-22T11:00:00Z", "active", about_invoices),
     );
-    assert_ne!(first_why(&p, "2026-11-24T12:00:00Z")[0], "session");
+    assert_eq!(first_why(&p, "2026-11-24T12:00:00Z"), session);
 }
 
 /// A tree of `n` top-level directories with a domain at `d000` (found) and one at `deep`.
@@ -669,4 +670,169 @@ fn quotes_in_the_handoff_never_empty_the_sessions_ranking() {
         );
         assert_eq!(first_why(&p, now), session, "{working_on}");
     }
+}
+
+/// A blocked knowledge of 500 entries: 60 about payment webhooks (refunds, duplicates), 60
+/// about the checkout form, one retry policy for the shipping API, the rest about nothing
+/// this session does.
+fn webhooks_and_checkout() -> String {
+    let mut k = String::from("# Knowledge\n");
+    for i in 0..500 {
+        let (title, topics, body) = match i {
+            0..60 => (
+                format!("Stripe webhook: duplicate refund events, case {i}"),
+                "payments, webhooks",
+                "The refund webhook may arrive twice; handlers dedupe on the event id.",
+            ),
+            60..120 => (
+                format!("checkout form: field {i} is validated on blur"),
+                "checkout, frontend",
+                "The form shows the error under the field; the submit button stays enabled.",
+            ),
+            120 => (
+                "Retry policy for the shipping API".to_string(),
+                "shipping, http",
+                "When the carrier API answers 429 (rate limited) during checkout, wait for its Retry-After, then back off exponentially; never more than 3 tries.",
+            ),
+            _ => (
+                format!("Entry {i} about the platform"),
+                "misc",
+                "Why this matters and how it was decided, with the details a newcomer needs.",
+            ),
+        };
+        k.push_str(&format!(
+            "\n---\n\n## 2025-{:02}-{:02} - {title}\n**Type:** decision\n**Topics:** {topics}\n\n{body}\n",
+            i % 12 + 1,
+            i % 28 + 1,
+        ));
+    }
+    k
+}
+
+/// Issue 38 item 12: the session was one bag of words. With a handoff whose Working On is a
+/// duplicate-refund webhook and whose Next is the carrier API answering 429 during checkout,
+/// the webhook entries (their words the most frequent in the handoff) took every line of the
+/// session, and the retry policy `megg search` ranks first for the Next line alone was never
+/// listed. Each item of the handoff now brings its own best entries, in turns.
+#[test]
+fn each_item_of_the_handoff_brings_its_own_entries_to_the_index() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(".megg/knowledge.md", webhooks_and_checkout());
+    let next = "handle the carrier API answering 429 during checkout";
+    p.write(
+        ".megg/state.md",
+        state(
+            "2026-11-22T11:00:00Z",
+            "active",
+            &format!(
+                "## Working On\n- Fix the duplicate-refund webhook: Stripe sends the refund event twice\n\n## Next\n- {next}\n"
+            ),
+        ),
+    );
+    let found = p.json("", &["search", next, "--in", "knowledge", "--json"]);
+    assert_eq!(
+        found["results"][0]["title"], "Retry policy for the shipping API",
+        "{found}"
+    );
+    let out = p
+        .megg("")
+        .env("MEGG_NOW", "2026-11-22T12:00:00Z")
+        .args(["context", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = stdout_json(&out);
+    assert_eq!(v["knowledge"]["mode"], "blocked");
+    let index = v["knowledge"]["index"].as_array().unwrap();
+    let session: Vec<&str> = index
+        .iter()
+        .filter(|l| l["why"] == "session")
+        .map(|l| l["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        session
+            .first()
+            .is_some_and(|t| t.starts_with("Stripe webhook")),
+        "{session:#?}"
+    );
+    assert_eq!(
+        session.get(1),
+        Some(&"Retry policy for the shipping API"),
+        "{session:#?}"
+    );
+}
+
+/// Issue 38 item 10: `search --below` read every domain below in full, however much they held.
+/// It reads at most 32 MB of their knowledge and archives together, and says where it stopped.
+#[test]
+fn search_below_stops_at_its_bound_and_says_so() {
+    let p = Project::new();
+    p.domain("", "Mono");
+    // Three domains of 12 MB (blank text: cheap to read, nothing to find), then a small one.
+    let blank = format!(
+        "# Knowledge\n\n---\n\n## 2026-01-10 - Blank\n**Type:** fact\n**Topics:** misc\n\n{}\n",
+        " ".repeat(12 * 1024 * 1024)
+    );
+    for d in ["a", "b", "c"] {
+        p.domain(d, d);
+        p.write(&format!("{d}/.megg/knowledge.md"), &blank);
+    }
+    p.domain("d", "D");
+    p.write(
+        "d/.megg/knowledge.md",
+        "# Knowledge\n\n---\n\n## 2026-01-10 - Quokka rollout order\n**Type:** decision\n**Topics:** deploy\n\nThe quokka service rolls out last.\n",
+    );
+    let v = p.json("", &["search", "quokka", "--below", "--json"]);
+    assert_eq!(v["total"], 0, "{v}");
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("stopped reading the domains below") && warnings.contains("32 MB"),
+        "{warnings}"
+    );
+    // From the domain itself, nothing is cut.
+    let v = p.json("d", &["search", "quokka", "--json"]);
+    assert_eq!(v["results"][0]["title"], "Quokka rollout order", "{v}");
+}
+
+/// Issue 38 item 10: in full mode every session start parsed every archive file to print a
+/// count. Within 8 files it still counts them all; past that, what the first 8 hold is a lower
+/// bound, with the number of files.
+#[test]
+fn full_mode_counts_the_archive_within_a_bound() {
+    let p = Project::new();
+    p.domain("", "Shop");
+    p.write(
+        ".megg/knowledge.md",
+        "# Knowledge\n\n---\n\n## 2026-01-10 - Live\n**Type:** fact\n**Topics:** misc\n\nLive.\n",
+    );
+    let archive = (0..3)
+        .map(|i| {
+            format!(
+                "\n---\n\n## 2025-01-0{} - Old {i}\n**Type:** fact\n**Topics:** misc\n\nOld.\n",
+                i + 1
+            )
+        })
+        .collect::<String>();
+    for f in 0..8 {
+        p.write(
+            &format!(".megg/archive/{f:02}.md"),
+            format!("# Archive\n{archive}"),
+        );
+    }
+    let hook = p.ok("", &["context", "--json"]);
+    assert!(
+        hook.contains("(24 archived entries are not loaded"),
+        "{hook}"
+    );
+    for f in 8..50 {
+        p.write(
+            &format!(".megg/archive/{f:02}.md"),
+            format!("# Archive\n{archive}"),
+        );
+    }
+    let hook = p.ok("", &["context", "--json"]);
+    assert!(
+        hook.contains("(24+ archived entries, in 50 archive files, are not loaded"),
+        "{hook}"
+    );
 }

@@ -110,7 +110,7 @@ fn knowledge_blocked_by_its_size_is_not_reported_as_an_exact_count() {
     assert_eq!(v["knowledge"]["tokens_exact"], false, "{}", v["knowledge"]);
     let hook = hook_doc(&p, "", "9500");
     let msg = hook["systemMessage"].as_str().unwrap();
-    assert!(msg.contains("(blocked, over 16,000 tokens)"), "{msg}");
+    assert!(msg.contains("(blocked, over 16000 tokens)"), "{msg}");
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn corpus() -> Vec<String> {
         "tests/fixtures/ts-megg-v1.1/acme/shop/.megg/knowledge.md",
         "tests/fixtures/ts-megg-v1.1/acme/shop/.megg/state.md",
         "tests/fixtures/ts-megg-v1.1/context-hook-output.json",
-        "src/render/context.rs",
+        "src/render/context/body.rs",
         "src/megg/knowledge/mod.rs",
         "src/megg/checkpoint.rs",
         "README.md",

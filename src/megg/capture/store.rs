@@ -4,8 +4,9 @@
 //! every other host's in `<host>/` below it (SPEC §12) — its capture (`<id>.md`), its start record (`<id>.start`), the hash of
 //! what it last promoted (`<id>.promoted`) and where its transcript reading stopped
 //! (`<id>.scan`), and for a host that edits through its shell the note of the work tree's
-//! dirty files at its start (`<id>.snapshot`, [`super::snapshot`]); plus one bounded log of
-//! every capture.
+//! dirty files at its start (`<id>.snapshot`, [`super::snapshot`]), and the claims that let
+//! only the first of two hooks running the same event answer it (`<id>.<run>.<n>.once`,
+//! [`Sessions::claim`]); plus one bounded log of every capture.
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,14 @@ const NOTE_AT_MOST: usize = 4;
 /// Most bytes of a scan cache.
 pub const MAX_SCAN_BYTES: u64 = 1024 * 1024;
 const LOG: &str = "capture.log";
+/// Claims kept ([`Sessions::claim`]): a session start's stay (a capture's is released).
+const KEEP_CLAIMS: usize = 50;
+/// How long a claim answers for its run: two hook entries that run megg for one event (the
+/// user's and a project's, SPEC §7) start together — at once, or one right after the other
+/// (megg's hook answers in milliseconds); a run as like it as this that starts later is
+/// another run (a quick second `resume` of an unchanged session must get its context), and a
+/// claim this old that was never released is a dead capture's.
+pub const CLAIM_WINDOW_SECS: i64 = 15;
 
 /// A session of one host, by the id its hook input gives: it names files megg writes, so an
 /// id outside `[A-Za-z0-9._-]{1,128}` (or `.`/`..`) is replaced by a hash of it (SPEC §12).
@@ -84,6 +93,55 @@ impl std::fmt::Display for SessionId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.id)
     }
+}
+
+/// One run of a hook event for a session, as its input tells it from the next run of the same
+/// event: two hook entries that run megg for one event get the same input at the same moment
+/// (SPEC §7 "one megg per session"), so the same `Run`. A capture's run is its input only: the
+/// transcript may grow between the twins (the host writes the turn's last message while its
+/// `Stop` hooks run), so its size would tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run(u64);
+
+impl Run {
+    /// The run of `event` (`SessionStart`, `Stop`…) whose input carries `fields` (its source,
+    /// last message, prompt…) and names `transcript`.
+    pub fn of(event: &str, fields: &[Option<&str>], transcript: Option<&Path>) -> Self {
+        let mut key = format!("{event}\0");
+        for f in fields {
+            key.push_str(f.unwrap_or("\u{1}"));
+            key.push('\0');
+        }
+        if let Some(t) = transcript {
+            key.push_str(&t.display().to_string());
+        }
+        Self(xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
+    }
+
+    /// The run, told apart by the transcript as it is now too (its size and identity), for a
+    /// session start: the host writes nothing to it while its SessionStart hooks run, and a
+    /// start of the same session with the same source after more of the session (a second
+    /// `resume`) is another run.
+    pub fn as_transcript_is(self, transcript: Option<&Path>) -> Self {
+        let Some(t) = transcript else { return self };
+        let b = Boundary::user(t.parent().unwrap_or(Path::new("/")), "the transcript");
+        match fsx::open_stream(&b, t) {
+            Ok(Some(s)) => {
+                let key = format!("{:016x}\0{}\0{}:{}", self.0, s.len, s.id.0, s.id.1);
+                Self(xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
+            }
+            _ => self,
+        }
+    }
+}
+
+/// A run claimed by [`Sessions::claim`].
+#[derive(Debug)]
+pub struct Claim {
+    /// No other hook invocation answers this run: this one does.
+    pub first: bool,
+    /// The claim file this process created.
+    path: Option<PathBuf>,
 }
 
 /// What `state.md` held, as evidence of who wrote it: its absence, or a hash of its bytes.
@@ -280,6 +338,78 @@ impl Sessions {
         )?;
         let start = change(self.read_start(id));
         fsx::write_atomic(&self.boundary, &path, start.render().as_bytes())
+    }
+
+    /// Claims `run` of session `id` for this process: [`Claim::first`] is `false` when another
+    /// hook invocation claimed the same run less than [`CLAIM_WINDOW_SECS`] before `now` (SPEC
+    /// §7 "one megg per session") and has not [released](Sessions::release) it. The claim is a
+    /// file created exclusively, so of two hooks that start at the same instant exactly one is
+    /// first; a claim older than the window is an earlier run's, and the next file in line is
+    /// tried. Whatever fails here, the claim is first: a context given twice costs less than
+    /// none.
+    pub fn claim(&self, id: &SessionId, run: Run, now: chrono::DateTime<chrono::Utc>) -> Claim {
+        let first = Claim {
+            first: true,
+            path: None,
+        };
+        let dir = self.host_dir(id.host());
+        if fsx::create_dir_all(&self.boundary, &dir).is_err() {
+            return first;
+        }
+        let stamp = now.timestamp();
+        for n in 0..8 {
+            let path = dir.join(format!("{id}.{:016x}.{n}.once", run.0));
+            let created = if crate::failpoint::off("no-exclusive-claim") {
+                // The mechanism switched off (tests): look, then write — two hooks that look
+                // at once both find nothing.
+                let free = fsx::kind(&self.boundary, &path).is_none();
+                if free {
+                    crate::failpoint::hold(&dir.join(format!("{id}.once")));
+                    let _ = fsx::write_atomic(&self.boundary, &path, stamp.to_string().as_bytes());
+                }
+                Ok(free)
+            } else {
+                let created = fsx::create_new(&self.boundary, &path, stamp.to_string().as_bytes());
+                if matches!(created, Ok(true)) {
+                    crate::failpoint::hold(&dir.join(format!("{id}.once")));
+                }
+                created
+            };
+            match created {
+                Ok(true) => {
+                    self.prune_ext("once", KEEP_CLAIMS);
+                    return Claim {
+                        first: true,
+                        path: Some(path),
+                    };
+                }
+                Ok(false) => {}
+                Err(_) => return first,
+            }
+            // Taken: by a twin of this run (its time not written yet, or recent), or by an
+            // earlier run as like this one (older than the window): then the next in line.
+            let at = self
+                .read(&path, MAX_SMALL)
+                .and_then(|t| t.trim().parse::<i64>().ok());
+            match at {
+                Some(at) if stamp.saturating_sub(at) >= CLAIM_WINDOW_SECS => continue,
+                _ => {
+                    return Claim {
+                        first: false,
+                        path: None,
+                    };
+                }
+            }
+        }
+        first
+    }
+
+    /// Ends a claim: a run as like it as a twin that starts from now on is run again (a
+    /// capture repeated with nothing new finds its handoff unchanged and writes nothing).
+    pub fn release(&self, claim: Claim) {
+        if let Some(path) = claim.path {
+            let _ = fsx::remove_file(&self.boundary, &path);
+        }
     }
 
     /// The note of the work tree at the session's start, when one was taken.

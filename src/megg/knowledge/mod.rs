@@ -129,10 +129,43 @@ impl From<EntryError> for crate::error::Error {
     }
 }
 
-/// Below this many knowledge tokens the file loads in full.
+/// Below this many knowledge tokens the file loads in full; from it on, only its summary
+/// digest (SPEC §3.1). Over it, `maintain` calls the file bloated (SPEC §6).
 pub const FULL_BELOW: usize = 8_000;
 /// Above this many knowledge tokens loading is blocked.
 pub const BLOCKED_ABOVE: usize = 16_000;
+/// Past this many knowledge tokens `learn` warns that `megg maintain` is due (SPEC §6): the
+/// file already loads as a summary, and the block is near.
+pub const MAINTAIN_DUE: usize = 12_000;
+
+/// How `megg context` loads a knowledge file by its size, and when `maintain` and `learn`
+/// speak up, in the words every message about the thresholds uses, from the constants above.
+pub fn thresholds() -> String {
+    format!(
+        "`megg context` loads knowledge in full below {FULL_BELOW} tokens, only a summary from {FULL_BELOW} to {BLOCKED_ABOVE}, and none of it over {BLOCKED_ABOVE}; `megg maintain` calls it bloated over {FULL_BELOW}, and `megg learn` says maintenance is due past {MAINTAIN_DUE}"
+    )
+}
+
+/// Whether `maintain` calls a knowledge file of `tokens` bloated (SPEC §6: over
+/// [`FULL_BELOW`]).
+pub fn bloated(tokens: usize) -> bool {
+    tokens > FULL_BELOW
+}
+
+/// Whether `learn` warns, after writing, that `megg maintain` is due (SPEC §6: past
+/// [`MAINTAIN_DUE`]).
+pub fn maintain_due(tokens: usize) -> bool {
+    tokens > MAINTAIN_DUE
+}
+
+/// `1 entry`, `2 entries`: every count of knowledge entries people read.
+pub fn entries_count(n: usize) -> String {
+    if n == 1 {
+        "1 entry".to_string()
+    } else {
+        format!("{n} entries")
+    }
+}
 /// The summary digest's size limit.
 pub const SUMMARY_MAX_TOKENS: usize = 2_000;
 
@@ -490,9 +523,9 @@ pub fn summary(entries: &[Entry<'_>], tokens: usize, counter: &Counter) -> Strin
 fn summary_with(entries: &[Entry<'_>], tokens: usize, limit: usize) -> String {
     let counts = topic_counts(entries);
     let mut out = format!(
-        "Knowledge summary: {tokens} tokens in {} entries, too large to load in full.\n\
+        "Knowledge summary: {tokens} tokens in {}, too large to load in full.\n\
          Load one topic in full with `megg context --topic <topic>`.\n",
-        entries.len()
+        entries_count(entries.len())
     );
     let shown_topics = if limit == 0 { 40 } else { 200 };
     out.push_str("\n### Topics\n");
@@ -554,19 +587,16 @@ pub fn blocked_message(entries: &[Entry<'_>], tokens: usize, path: &str, exact: 
         format!("at least {tokens} tokens")
     };
     let mut out = format!(
-        "Knowledge is blocked: {path} is {size} ({} entries), over the 16000-token limit.\n\
+        "Knowledge is blocked: {path} is {size} ({}), over the {BLOCKED_ABOVE}-token limit.\n\
          Run `megg maintain` to archive or consolidate it, or load one topic with \
          `megg context --topic <topic>`.\n",
-        entries.len()
+        entries_count(entries.len())
     );
     if !counts.is_empty() {
         out.push_str(&format!("Topics: {}\n", topic_list(&counts)));
     }
     out
 }
-
-/// Past this many knowledge tokens `learn` says `megg maintain` is due.
-pub const MAINTAIN_DUE: usize = 12_000;
 
 /// A new entry, as `learn` takes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -692,6 +722,117 @@ pub fn entry_file(text: &str) -> Result<EntryFile, EntryError> {
     })
 }
 
+/// An entry file cut into its entries (SPEC §6): it may hold several, written as
+/// `knowledge.md` holds them. An entry starts at its `## Title` line: the file's first, one
+/// after a `---` line, or one that is dated (`## 2026-01-17 - Title`) or followed by its
+/// `**Type:**` / `**Topics:**` lines. Any other `## ` line is a heading in the text, and a
+/// `---` line that no entry follows stays in the text, for [`new_entry`] to refuse. Blank
+/// pieces are left out; each piece is a slice of `text`.
+pub fn entry_file_pieces(text: &str) -> Vec<&str> {
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .scan(0, |pos, line| {
+            let at = *pos;
+            *pos += line.len();
+            Some((at, line))
+        })
+        .collect();
+    fn bare(l: &str) -> &str {
+        l.trim_end_matches(['\n', '\r'])
+    }
+    let next_text = |i: usize| {
+        lines
+            .iter()
+            .skip(i + 1)
+            .map(|(_, l)| bare(l).trim())
+            .find(|l| !l.is_empty())
+    };
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut skip_to: Option<usize> = None;
+    // Inside a fenced block (an example entry shown in a body), nothing starts an entry.
+    let mut fenced = false;
+    for (i, (at, line)) in lines.iter().enumerate() {
+        let line = bare(line);
+        if skip_to.is_some_and(|s| i < s) {
+            continue;
+        }
+        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if line == "---" && next_text(i).is_some_and(|l| l.starts_with("## ")) {
+            pieces.push(text.get(start..*at).unwrap_or_default());
+            // The next piece starts at the heading.
+            let heading = lines
+                .iter()
+                .enumerate()
+                .skip(i + 1)
+                .find(|(_, (_, l))| !bare(l).trim().is_empty());
+            if let Some((j, (pos, _))) = heading {
+                start = *pos;
+                skip_to = Some(j + 1);
+            }
+            continue;
+        }
+        // A `## ` heading followed by its `**Type:**` or `**Topics:**` line; a heading alone
+        // (`## 2026-03-01 outage` in an incident log) is the body's own.
+        let starts_entry = line.starts_with("## ") && next_text(i).is_some_and(is_field_line);
+        if starts_entry && *at > start {
+            pieces.push(text.get(start..*at).unwrap_or_default());
+            start = *at;
+        }
+    }
+    pieces.push(text.get(start..).unwrap_or_default());
+    pieces
+        .into_iter()
+        .filter(|p| !p.trim().trim_start_matches('\u{feff}').is_empty())
+        .collect()
+}
+
+/// The title of an entry file's piece, as messages name it (its `## ` line, undated).
+pub fn piece_title(piece: &str) -> Option<&str> {
+    let header = piece
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .find(|l| !l.trim().is_empty())?
+        .trim_end_matches('\r')
+        .strip_prefix("## ")?;
+    Some(split_date(header.trim()).1)
+}
+
+/// A title as duplicates are found: case and runs of whitespace do not count.
+pub fn title_key(title: &str) -> String {
+    title
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The entry among `entries` whose title is `title`'s (by [`title_key`]).
+pub fn same_title<'e, 'a>(entries: &'e [Entry<'a>], title: &str) -> Option<&'e Entry<'a>> {
+    let key = title_key(title);
+    entries.iter().find(|e| title_key(e.title) == key)
+}
+
+/// The text [`append`] adds to the file for `entry`: its separator and the entry.
+pub fn entry_text(entry: &NewEntry) -> String {
+    crate::templates::fill(
+        crate::templates::KNOWLEDGE_ENTRY,
+        &[
+            ("date", &entry.date),
+            ("title", &entry.title),
+            ("type", entry.kind.as_str()),
+            ("topics", &entry.topics.join(", ")),
+            ("content", &entry.content),
+        ],
+    )
+}
+
 /// The header of a new `knowledge.md`.
 pub fn new_file(now: &str) -> String {
     crate::templates::fill(crate::templates::KNOWLEDGE, &[("now", now)])
@@ -709,16 +850,7 @@ pub fn append(existing: Option<&str>, entry: &NewEntry, now: &str) -> String {
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&crate::templates::fill(
-        crate::templates::KNOWLEDGE_ENTRY,
-        &[
-            ("date", &entry.date),
-            ("title", &entry.title),
-            ("type", entry.kind.as_str()),
-            ("topics", &entry.topics.join(", ")),
-            ("content", &entry.content),
-        ],
-    ));
+    out.push_str(&entry_text(entry));
     out
 }
 

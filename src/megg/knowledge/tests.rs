@@ -335,3 +335,55 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn an_entry_file_is_cut_where_an_entry_starts_and_not_at_a_heading_in_its_text() {
+    let one = "## Title\n**Type:** fact\n**Topics:** a\n\nText.\n\n## Details\nmore\n";
+    assert_eq!(entry_file_pieces(one), vec![one]);
+    let two = "## 2026-01-17 - A\n**Type:** fact\n**Topics:** a\n\nx\n\n## B\n**Type:** rule\n**Topics:** b\n\ny\n";
+    let pieces = entry_file_pieces(two);
+    assert_eq!(pieces.len(), 2, "{pieces:?}");
+    assert_eq!(piece_title(pieces[1]), Some("B"));
+    // Separated as knowledge.md separates them; a dated heading without fields is the body's
+    // own (an incident log's `## 2026-01-18 - outage`).
+    let ruled = "## A\n**Type:** fact\n**Topics:** a\n\nx\n\n---\n\n## B\n**Type:** rule\n**Topics:** b\n\ny\n## 2026-01-18 - outage\ntext\n";
+    let pieces = entry_file_pieces(ruled);
+    assert_eq!(pieces.len(), 2, "{pieces:?}");
+    assert!(!pieces[0].contains("---"), "{pieces:?}");
+    assert!(pieces[1].starts_with("## B"), "{pieces:?}");
+    assert!(pieces[1].ends_with("outage\ntext\n"), "{pieces:?}");
+    // An example entry in a fenced block is text, not an entry.
+    let fenced = "## How to write an entry\n**Type:** process\n**Topics:** megg\n\nLike this:\n\n```md\n## 2026-01-17 - X\n**Type:** fact\n**Topics:** a\n\nText.\n```\n";
+    assert_eq!(entry_file_pieces(fenced), vec![fenced]);
+    // A `---` line no entry follows stays in the text, for new_entry to refuse.
+    let rule = "## A\n**Type:** fact\n**Topics:** a\n\nx\n---\ny\n";
+    assert_eq!(entry_file_pieces(rule), vec![rule]);
+    let f = entry_file(rule).unwrap();
+    assert_eq!(
+        new_entry("2026-01-01", &f.title, &f.kind, &f.topics, &f.content),
+        Err(EntryError::Separator)
+    );
+}
+
+#[test]
+fn titles_are_the_same_whatever_their_case_and_spacing() {
+    let text =
+        "## 2026-01-17 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** a\n\nx\n";
+    let entries = parse(text);
+    let found = same_title(&entries, "  use JWT in   HTTPONLY cookies ").unwrap();
+    assert_eq!(found.date, Some("2026-01-17"));
+    assert!(same_title(&entries, "Use JWT in cookies").is_none());
+}
+
+#[test]
+fn the_thresholds_are_said_from_the_constants() {
+    let said = thresholds();
+    for n in [FULL_BELOW, BLOCKED_ABOVE, MAINTAIN_DUE] {
+        assert!(said.contains(&n.to_string()), "{n}: {said}");
+    }
+    // SPEC §6's boundaries: bloated over 8,000, maintenance due past 12,000.
+    assert!(!bloated(FULL_BELOW) && bloated(FULL_BELOW + 1));
+    assert!(!maintain_due(MAINTAIN_DUE) && maintain_due(MAINTAIN_DUE + 1));
+    assert_eq!(entries_count(1), "1 entry");
+    assert_eq!(entries_count(2), "2 entries");
+}

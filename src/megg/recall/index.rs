@@ -1,19 +1,21 @@
 //! The session-start index (SPEC §13.5): when knowledge is too large to load (summary or
 //! blocked), the hook carries one line per entry — `id date type: title [topics]` — the entries
-//! relevant to *this* session first (ranked by what megg knows of it: the handoff's Working On
-//! and Next, the branch, the paths the last commits changed), then every gotcha, then the
-//! newest; as many as fit.
+//! relevant to *this* session first (ranked by what megg knows of it — each item of the
+//! handoff's Working On and Next, the checkpoint, the branch, the paths the last commits
+//! changed, each a query of its own, their hits taken in turns: [`rank`]), then every gotcha,
+//! then the newest; as many as fit.
 
 use std::collections::HashSet;
 
 use super::doc::{Doc, Kind};
 use super::postings::Postings;
-use super::search::{MAX_QUERY_CHARS, Query, Terms, search_for};
+use super::search::{MAX_QUERY_CHARS, Query, Terms, ranked};
+use crate::megg::knowledge::KnowledgeType;
 
 /// Most characters of the index lines (the knowledge's share of the hook's 9,500).
 pub const MAX_INDEX_CHARS: usize = 4_000;
 /// Most entries taken for the session before gotchas and the newest.
-const MAX_SESSION_HITS: usize = 15;
+pub const MAX_SESSION_HITS: usize = 15;
 
 /// Why an entry is in the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -68,41 +70,59 @@ impl Line {
     }
 }
 
-/// The index of `docs` (knowledge and archive entries), ranked by their titles and topics, for a
-/// session described by `session` (free text: the handoff, the branch, changed paths — its
-/// words taken as they are, never as query syntax: SPEC §16), within [`MAX_INDEX_CHARS`].
+/// The index of `docs` for a session described by `session`, one item per line ([`rank`]),
+/// the postings built here: what a test or a fuzz target calls.
 pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
+    let items: Vec<String> = session.lines().map(str::to_string).collect();
+    rank(docs, &Postings::build(docs, false), &items)
+}
+
+/// The index of `docs` (its knowledge and archive entries; `postings` built from all of
+/// `docs`), within [`MAX_INDEX_CHARS`]: first the entries of the session, `items` being what
+/// it is about (a handoff's items, the checkpoint, the branch, the changed paths — each
+/// taken word for word, never as query syntax: SPEC §16). Each item is a query of its own,
+/// ranked as `megg search` ranks it; their hits are taken in turns — every item's best, then
+/// every item's second… — each entry once, up to [`MAX_SESSION_HITS`]: an item whose words
+/// are rare in the session still brings its answer before the others' second bests.
+pub fn rank(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<Line> {
     let entries: Vec<&Doc> = docs
         .iter()
         .filter(|d| matches!(d.kind, Kind::Knowledge | Kind::Archive))
         .collect();
     let mut picked: Vec<(&Doc, Why)> = Vec::new();
     let mut seen = HashSet::new();
-    if !session.trim().is_empty() {
-        let owned: Vec<Doc> = entries.iter().map(|d| (*d).clone()).collect();
-        // Ranked by titles and topics only: cheap enough for the hook.
-        let text: String = session.chars().take(MAX_QUERY_CHARS).collect();
-        let found = search_for(
-            &owned,
-            &Postings::build(&owned, true),
-            &Query {
-                limit: MAX_SESSION_HITS,
-                ..Query::default()
-            },
-            &Terms::literal(&text),
-        );
-        for h in found.hits {
-            if let Some(d) = entries.iter().find(|d| d.id == h.doc.id)
+    let query = Query {
+        kinds: vec![Kind::Knowledge, Kind::Archive],
+        limit: MAX_SESSION_HITS,
+        ..Query::default()
+    };
+    let lists: Vec<Vec<&Doc>> = items
+        .iter()
+        .map(|item| {
+            let text: String = item.chars().take(MAX_QUERY_CHARS).collect();
+            ranked(docs, postings, &query, &Terms::literal(&text))
+                .hits
+                .into_iter()
+                .map(|h| h.doc)
+                .collect()
+        })
+        .collect();
+    'turns: for turn in 0..MAX_SESSION_HITS {
+        for list in &lists {
+            if let Some(d) = list.get(turn)
                 && seen.insert(d.id.clone())
             {
                 picked.push((d, Why::Session));
+                if picked.len() == MAX_SESSION_HITS {
+                    break 'turns;
+                }
             }
         }
     }
     let mut newest: Vec<&Doc> = entries.clone();
     newest.sort_by(|a, b| b.date.cmp(&a.date).then(a.id.cmp(&b.id)));
     for d in &newest {
-        if d.entry_type.as_deref() == Some("gotcha")
+        if d.entry_type.as_deref() == Some(KnowledgeType::Gotcha.as_str())
             && d.kind == Kind::Knowledge
             && seen.insert(d.id.clone())
         {

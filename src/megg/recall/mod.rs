@@ -33,6 +33,10 @@ use crate::fsx::{self, Boundary};
 use crate::megg::discovery::{self, Domain, Megg};
 use crate::megg::{Deps, knowledge, repos, state};
 
+/// Most bytes a search reads of the knowledge and archives of the domains below its path
+/// (`--below`), together: past it, the other domains are not read, and a warning says so.
+pub const MAX_BELOW_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Most bytes read of one archive file or session handoff.
 pub const MAX_ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -52,15 +56,21 @@ pub fn collect(deps: &Deps<'_>, scope: &Scope<'_>) -> Corpus {
 pub fn collect_indexed(deps: &Deps<'_>, scope: &Scope<'_>) -> (Corpus, Postings) {
     let mut warnings = Vec::new();
     let sources = sources(deps, scope, &mut warnings);
-    let key = cache::key(&sources);
-    if let Some((docs, postings)) = scope.cache.and_then(|dir| cache::load(dir, &key, &sources)) {
+    indexed(&sources, scope.cache, warnings)
+}
+
+/// The documents of `sources` and their postings, from `cache` when these exact files were
+/// indexed before ([`cache`]), else built and kept there.
+fn indexed(sources: &[Source], cache: Option<&Path>, warnings: Vec<String>) -> (Corpus, Postings) {
+    let key = cache::key(sources);
+    if let Some((docs, postings)) = cache.and_then(|dir| cache::load(dir, &key, sources)) {
         return (Corpus { docs, warnings }, postings);
     }
     crate::failpoint::log("recall-index");
-    let docs = parse(&sources);
+    let docs = parse(sources);
     let postings = Postings::build(&docs, false);
-    if let Some(dir) = scope.cache {
-        cache::store(dir, &key, &sources, &docs, &postings);
+    if let Some(dir) = cache {
+        cache::store(dir, &key, sources, &docs, &postings);
     }
     (Corpus { docs, warnings }, postings)
 }
@@ -73,6 +83,7 @@ fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Ve
     let key = domains
         .last()
         .map_or(scope.path.to_path_buf(), |d| d.dir.clone());
+    let chain_len = domains.len();
     if scope.below {
         // Every level §3.1 looks at, without the hook's bound on directories: a search asked
         // for the domains below is asked to find them all.
@@ -85,18 +96,38 @@ fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Ve
         }
     }
     let mut sources = Vec::new();
+    // The chain is read whole; the domains below, within MAX_BELOW_BYTES together.
+    let (mut chain_left, mut below_left) = (u64::MAX, MAX_BELOW_BYTES);
     for (i, d) in domains.iter().enumerate() {
+        let left = if i < chain_len {
+            &mut chain_left
+        } else {
+            &mut below_left
+        };
+        if *left == 0 {
+            warnings.push(format!(
+                "stopped reading the domains below {} after {} MB: {} of them not searched (search from a directory nearer the entries)",
+                scope.path.display(),
+                MAX_BELOW_BYTES / (1024 * 1024),
+                domains.len() - i
+            ));
+            domains.truncate(i);
+            break;
+        }
         // Root first, a parent before its children: `d`'s chain is among the domains up to it.
         let place = place(deps, d, domains.get(..=i).unwrap_or_default());
-        entry_sources(d, &place, &mut sources, warnings);
+        entry_sources(d, &place, &mut sources, warnings, left);
         let info = d.info_path();
-        sources.extend(source(
+        if let Some(s) = source(
             &d.boundary,
             &info,
             (Kind::Info, &d.name, &place),
             discovery::MAX_INFO_BYTES,
             warnings,
-        ));
+        ) {
+            *left = left.saturating_sub(s.text.len() as u64);
+            sources.push(s);
+        }
     }
     handoff_sources(deps, scope, &key, &domains, &mut sources, warnings);
     sources
@@ -138,19 +169,34 @@ fn slashed(rel: &Path) -> String {
 }
 
 /// A domain's knowledge file and archive files, its entries named by `place`.
-fn entry_sources(d: &Domain, place: &str, sources: &mut Vec<Source>, warnings: &mut Vec<String>) {
+/// Reads at most `left` bytes of them all (what is read is taken from it): at 0, the rest is
+/// not read.
+fn entry_sources(
+    d: &Domain,
+    place: &str,
+    sources: &mut Vec<Source>,
+    warnings: &mut Vec<String>,
+    left: &mut u64,
+) {
     let knowledge = d.knowledge_path();
     let archives = archive_files(d, warnings);
     let files = std::iter::once((knowledge, Kind::Knowledge))
         .chain(archives.into_iter().map(|f| (f, Kind::Archive)));
     for (path, kind) in files {
-        sources.extend(source(
+        if *left == 0 {
+            break;
+        }
+        let read = source(
             &d.boundary,
             &path,
             (kind, &d.name, place),
-            discovery::MAX_KNOWLEDGE_BYTES,
+            discovery::MAX_KNOWLEDGE_BYTES.min(*left),
             warnings,
-        ));
+        );
+        if let Some(s) = read {
+            *left = left.saturating_sub(s.text.len() as u64);
+            sources.push(s);
+        }
     }
 }
 
@@ -183,11 +229,39 @@ fn chain(deps: &Deps<'_>, path: &Path, warnings: &mut Vec<String>) -> Vec<Domain
 pub fn domain_entries(deps: &Deps<'_>, d: &Domain, chain: &[Domain]) -> Corpus {
     let mut warnings = Vec::new();
     let mut sources = Vec::new();
-    entry_sources(d, &place(deps, d, chain), &mut sources, &mut warnings);
+    entry_sources(
+        d,
+        &place(deps, d, chain),
+        &mut sources,
+        &mut warnings,
+        &mut { u64::MAX },
+    );
     Corpus {
         docs: parse(&sources),
         warnings,
     }
+}
+
+/// [`domain_entries`] with the postings [`index::rank`] ranks them by — from `cache` (megg's
+/// cache directory) when these exact files were indexed before, else built and kept there: a
+/// session start after the knowledge last changed reads one cache file instead of parsing and
+/// indexing every entry again.
+pub fn domain_index(
+    deps: &Deps<'_>,
+    d: &Domain,
+    chain: &[Domain],
+    cache: Option<&Path>,
+) -> (Corpus, Postings) {
+    let mut warnings = Vec::new();
+    let mut sources = Vec::new();
+    entry_sources(
+        d,
+        &place(deps, d, chain),
+        &mut sources,
+        &mut warnings,
+        &mut { u64::MAX },
+    );
+    indexed(&sources, cache, warnings)
 }
 
 /// The documents of `scope` that `ids` name: the chain's (and the handoffs'), and only when
@@ -212,22 +286,45 @@ pub fn resolve(deps: &Deps<'_>, scope: &Scope<'_>, ids: &[String]) -> Corpus {
     collect(deps, scope)
 }
 
-/// How many entries `d`'s archive files hold (full mode names them, SPEC §13.5).
-pub fn archived_entries(d: &Domain) -> usize {
+/// Most archive files, and bytes of them, full mode's count of archived entries reads: the
+/// hook costs the same whatever the archive holds (SPEC §14).
+pub const COUNT_FILES: usize = 8;
+pub const COUNT_BYTES: u64 = 256 * 1024;
+
+/// What full mode says of `d`'s archive (SPEC §13.5): how many entries its files hold — all of
+/// them when they are within [`COUNT_FILES`] and [`COUNT_BYTES`], else the entries of what was
+/// read, a lower bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Archived {
+    pub entries: usize,
+    pub files: usize,
+    /// Every archive file was read whole: `entries` is the count, not a lower bound.
+    pub complete: bool,
+}
+
+/// How many entries `d`'s archive files hold, read within [`COUNT_FILES`] and
+/// [`COUNT_BYTES`] ([`Archived`]).
+pub fn archived_entries(d: &Domain) -> Archived {
     let mut warnings = Vec::new();
-    archive_files(d, &mut warnings)
-        .iter()
-        .filter_map(|path| {
-            source(
-                &d.boundary,
-                path,
-                (Kind::Archive, &d.name, ""),
-                discovery::MAX_KNOWLEDGE_BYTES,
-                &mut warnings,
-            )
-        })
-        .map(|s| knowledge::parse(&s.text).len())
-        .sum()
+    let files = archive_files(d, &mut warnings);
+    let mut out = Archived {
+        files: files.len(),
+        complete: files.len() <= COUNT_FILES,
+        ..Archived::default()
+    };
+    let mut left = COUNT_BYTES;
+    for path in files.iter().take(COUNT_FILES) {
+        if left == 0 {
+            out.complete = false;
+            break;
+        }
+        if let Ok(Some(t)) = fsx::read_text(&d.boundary, path, left) {
+            left = left.saturating_sub(t.text.len() as u64);
+            out.complete &= !t.truncated;
+            out.entries += knowledge::parse(&t.text).len();
+        }
+    }
+    out
 }
 
 /// `path` in `b`, read up to `limit` (a cut, binary or refused file reported), as a source of

@@ -143,6 +143,21 @@ pub fn search<'c>(docs: &'c [Doc], postings: &Postings, q: &Query) -> Found<'c> 
 /// [`search`] for `terms` rather than the query's own text ([`Terms::literal`]: a query megg
 /// built itself); `q.text` only finds the nearest topics when nothing matches.
 pub fn search_for<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &Terms) -> Found<'c> {
+    let mut found = ranked(docs, postings, q, terms);
+    if !postings.titles_only() {
+        for h in &mut found.hits {
+            h.snippet = snippet(h.doc, &terms.words);
+        }
+    }
+    if found.total == 0 {
+        found.suggestions = nearest_topics(docs, &q.text);
+    }
+    found
+}
+
+/// [`search_for`] without the snippets and the nearest topics: the ranked documents only (what
+/// the session-start index takes, once per thing the session is about).
+pub fn ranked<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &Terms) -> Found<'c> {
     let Terms { words, phrases } = terms;
     let candidate: Vec<bool> = docs.iter().map(|d| passes(d, q)).collect();
     let lens = |i: usize| f64::from(postings.len_of(i));
@@ -215,20 +230,10 @@ pub fn search_for<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &T
         hits.truncate(limit);
     }
     hits.sort_by(order);
-    if !postings.titles_only() {
-        for h in &mut hits {
-            h.snippet = snippet(h.doc, words);
-        }
-    }
-    let suggestions = if total == 0 {
-        nearest_topics(docs, &q.text)
-    } else {
-        Vec::new()
-    };
     Found {
         hits,
         total,
-        suggestions,
+        suggestions: Vec::new(),
     }
 }
 
@@ -270,10 +275,14 @@ fn snippet(doc: &Doc, words: &[String]) -> String {
 }
 
 /// Up to five topics nearest the query's words (by edit distance relative to length), for a
-/// search that found nothing.
+/// search that found nothing: the topics of knowledge and archive entries — a handoff's
+/// "topic" is its branch, which no `--topic` finds an entry by.
 fn nearest_topics(docs: &[Doc], query: &str) -> Vec<String> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for d in docs {
+    for d in docs
+        .iter()
+        .filter(|d| matches!(d.kind, Kind::Knowledge | Kind::Archive))
+    {
         for t in &d.topics {
             *counts.entry(t.to_lowercase()).or_default() += 1;
         }
@@ -402,6 +411,34 @@ mod tests {
             ..q("retry")
         };
         assert_eq!(ids(&search(&docs, &since)), ["k4"]);
+    }
+
+    /// Issue 38 item 7: the nearest topics of a search that found nothing named a branch — a
+    /// handoff's branch is kept as its topic. Only entries' topics are suggested.
+    #[test]
+    fn the_nearest_topics_are_entries_topics_never_a_branch() {
+        let mut handoff = doc(
+            "h1",
+            "2026-05-01",
+            "The export",
+            &["feat/invoise-export"],
+            "",
+        );
+        handoff.kind = Kind::Handoff;
+        let docs = vec![
+            doc("k1", "2026-01-01", "Token storage", &["auth"], "Cookies."),
+            handoff,
+        ];
+        let none = search(
+            &docs,
+            &Query {
+                text: "invoce".into(),
+                limit: 10,
+                ..Query::default()
+            },
+        );
+        assert_eq!(none.total, 0);
+        assert_eq!(none.suggestions, ["auth"]);
     }
 
     /// Issue (SPEC §16): stopwords were left out by their stems, and `this` became `thi` (the

@@ -1,7 +1,9 @@
 //! One megg per session (SPEC §7): where megg's hooks (SessionStart, capture) and MCP server
 //! are already active for a project — the project's settings, its `settings.local.json`, the
 //! user's settings, an enabled `megg@…` plugin, `.mcp.json`, the user's `.claude.json` — so
-//! setup never adds a second one and doctor fails when there are two.
+//! setup adds no second one in the same scope (each scope is judged on its own files; the
+//! other scope's hooks both run, and the hook answers each session once) and doctor warns when
+//! there are two.
 
 use std::path::{Path, PathBuf};
 

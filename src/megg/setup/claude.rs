@@ -51,20 +51,39 @@ impl Target<'_> {
         !self.uninstall && !self.force
     }
 
-    /// Where megg's `hook` is already active other than the file this run writes.
-    fn elsewhere(&self, hook: Hook) -> Vec<active::Source> {
+    /// Whether `source` belongs to this run's scope: a file under the project (project scope)
+    /// or under the user's Claude Code directory (user scope). Each scope is judged on its own
+    /// files: a project's hooks say nothing about the user's other repositories.
+    fn in_scope(&self, source: &active::Source) -> bool {
+        let (active::Source::Settings(p) | active::Source::Plugin(p) | active::Source::Mcp(p)) =
+            source;
+        let user = self
+            .active
+            .user_dir
+            .as_ref()
+            .is_some_and(|u| p.starts_with(u))
+            || Some(p) == self.active.user_json.as_ref();
+        user == (self.scope == Scope::User)
+    }
+
+    /// Where megg's `hook` is already active in this scope other than the file this run
+    /// writes (its `settings.local.json`, a plugin enabled there), and where in the other
+    /// scope (both run; the hook answers each session once, SPEC §7).
+    fn elsewhere(&self, hook: Hook) -> (Vec<active::Source>, Vec<active::Source>) {
         if !self.check_others() {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
         let settings = self.settings();
         self.active
             .hooks(hook)
             .into_iter()
             .filter(|s| !matches!(s, active::Source::Settings(p) if *p == settings))
-            .collect()
+            .partition(|s| self.in_scope(s))
     }
 
-    /// Where the `megg` server is already registered other than where this run registers it.
+    /// Where the `megg` server is already registered other than where this run registers it:
+    /// the plugin's, and a `megg` server of this scope. A same-named server of the other scope
+    /// is not a second one: Claude Code keeps one of them.
     pub fn servers_elsewhere(&self) -> Vec<active::Source> {
         if !self.check_others() {
             return Vec::new();
@@ -74,8 +93,10 @@ impl Target<'_> {
             .servers()
             .into_iter()
             .filter(|s| match (self.scope, s) {
+                (_, active::Source::Mcp(_)) if !self.in_scope(s) => false,
                 (Scope::Project, active::Source::Mcp(p)) => *p != mcp_json,
                 (Scope::User, active::Source::Mcp(p)) => Some(p) != self.active.user_json.as_ref(),
+                // The plugin's server has its own name: a second set of tools, whatever scope.
                 _ => true,
             })
             .collect()
@@ -96,11 +117,14 @@ pub fn plan(t: &Target, boundary: &fsx::Boundary, warnings: &mut Vec<String>) ->
         (Hook::Context, "hook is"),
         (Hook::Capture, "capture hooks are"),
     ] {
-        let others = if hook == Hook::Capture && capture_off {
-            Vec::new()
+        let (others, other_scope) = if hook == Hook::Capture && capture_off {
+            (Vec::new(), Vec::new())
         } else {
             t.elsewhere(hook)
         };
+        if !other_scope.is_empty() && others.is_empty() {
+            warnings.push(also_active(verb, &other_scope));
+        }
         if others.is_empty() {
             hooks.push(hook);
         } else {
@@ -170,6 +194,16 @@ pub fn plan(t: &Target, boundary: &fsx::Boundary, warnings: &mut Vec<String>) ->
         planned,
         mcp_command,
     })
+}
+
+/// The note for hooks added while the other scope has them too: both run, and megg answers
+/// each session once (SPEC §7; docs/hosts.md "Two of megg's hooks").
+pub fn also_active(what: &str, places: &[active::Source]) -> String {
+    let names: Vec<String> = places.iter().map(ToString::to_string).collect();
+    format!(
+        "megg's {what} also active from {}: both run, and megg answers each session once (`megg doctor` says how to keep one)",
+        names.join(" and ")
+    )
 }
 
 /// The warning for hooks or a server setup leaves out because megg is active elsewhere; `what`

@@ -24,7 +24,7 @@ pub struct Target<'a> {
     /// megg's absolute path: what user scope runs.
     pub exe: &'a str,
     pub uninstall: bool,
-    /// Add megg even where it is already active from the other scope.
+    /// Say nothing of megg active from the other scope.
     pub force: bool,
     /// `--no-capture`: no capture hooks (those there are removed).
     pub no_capture: bool,
@@ -91,8 +91,8 @@ impl Target<'_> {
     }
 }
 
-/// Plans one host's files. Pieces already active from the other scope are left out with a
-/// warning (SPEC §7 "one megg per session", per host).
+/// Plans one host's files. Pieces already active from the other scope are noted: both run,
+/// and the hook answers each session once (SPEC §7 "one megg per session", per host).
 pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     debug_assert!(t.host.agent != Agent::Claude);
     let b = t.boundary();
@@ -101,7 +101,6 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     let gemini = t.mcp_place() == McpPlace::GeminiSettings;
     // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
     let capture_off = t.no_capture && !t.uninstall;
-    // Each of megg's hooks: added (or removed), unless the other scope already runs it.
     if capture_off && let Some(other) = other_scope_hook(t, Hook::Capture) {
         warnings.push(format!(
             "megg's {} capture hooks stay active from {}: run --no-capture in that scope too to stop capturing",
@@ -109,70 +108,62 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
             other.display()
         ));
     }
-    let mut hooks = Vec::new();
-    for hook in [Hook::Context, Hook::Capture] {
+    // Each scope is judged on its own file: megg's hooks in the other scope (a project's, or
+    // the user's) run too, and the hook answers each session once (SPEC §7), so they are
+    // added all the same, with a note.
+    let hooks = [Hook::Context, Hook::Capture];
+    for hook in hooks {
         let skip_check = t.uninstall || t.force || (hook == Hook::Capture && capture_off);
-        let other = (!skip_check).then(|| other_scope_hook(t, hook)).flatten();
-        match other {
-            Some(other) => {
-                warnings.push(format!(
-                    "megg's {} {} already active from {}; not adding a second one ({}). Run with --force to add it anyway",
-                    t.host.name,
-                    match hook {
-                        Hook::Context => "hook is",
-                        Hook::Capture => "capture hooks are",
-                    },
-                    other.display(),
-                    match hook {
-                        Hook::Context => "the model would get megg's context twice",
-                        Hook::Capture => "each event would be captured twice",
-                    },
-                ));
-                planned.push(plan::skipped(&hooks_file, &hook_what(t.host, hook)));
-            }
-            None => hooks.push(hook),
+        if let Some(other) = (!skip_check).then(|| other_scope_hook(t, hook)).flatten() {
+            warnings.push(format!(
+                "megg's {} {} also active from {}: both run, and megg answers each session once (`megg doctor` says how to keep one)",
+                t.host.name,
+                match hook {
+                    Hook::Context => "hook is",
+                    Hook::Capture => "capture hooks are",
+                },
+                other.display(),
+            ));
         }
     }
-    if !hooks.is_empty() || gemini {
-        refuse_comments(&b, &hooks_file, t)?;
-        let mcp = gemini.then(|| t.mcp_program().to_string());
-        let mut parts: Vec<String> = hooks
-            .iter()
-            .filter(|&&h| !(h == Hook::Capture && capture_off))
-            .map(|&h| hook_what(t.host, h))
-            .collect();
-        if mcp.is_some() {
-            parts.push("MCP server `megg`".into());
-        }
-        let mut capture_removed = false;
-        let mut p = plan::plan_json(&b, &hooks_file, t.uninstall, "", |v| {
-            let mut changed = false;
-            for &hook in &hooks {
-                let command = t.hook_command(hook);
-                if t.uninstall || (hook == Hook::Capture && capture_off) {
-                    let removed = super::remove_hook_of(v, t.host, hook, &command);
-                    capture_removed |= removed && hook == Hook::Capture;
-                    changed |= removed;
-                } else {
-                    changed |= super::add_hook_of(v, t.host, hook, &command)?;
-                }
+    refuse_comments(&b, &hooks_file, t)?;
+    let mcp = gemini.then(|| t.mcp_program().to_string());
+    let mut parts: Vec<String> = hooks
+        .iter()
+        .filter(|&&h| !(h == Hook::Capture && capture_off))
+        .map(|&h| hook_what(t.host, h))
+        .collect();
+    if mcp.is_some() {
+        parts.push("MCP server `megg`".into());
+    }
+    let mut capture_removed = false;
+    let mut p = plan::plan_json(&b, &hooks_file, t.uninstall, "", |v| {
+        let mut changed = false;
+        for &hook in &hooks {
+            let command = t.hook_command(hook);
+            if t.uninstall || (hook == Hook::Capture && capture_off) {
+                let removed = super::remove_hook_of(v, t.host, hook, &command);
+                capture_removed |= removed && hook == Hook::Capture;
+                changed |= removed;
+            } else {
+                changed |= super::add_hook_of(v, t.host, hook, &command)?;
             }
-            if let Some(program) = &mcp {
-                changed |= if t.uninstall {
-                    super::remove_mcp(v)
-                } else {
-                    super::add_mcp(v, program)?
-                };
-            }
-            Ok(changed)
-        })?;
-        if capture_removed && capture_off {
-            parts.push("capture hooks removed (--no-capture)".into());
         }
-        if !parts.is_empty() {
-            p.what = parts.join(", ");
-            planned.push(p);
+        if let Some(program) = &mcp {
+            changed |= if t.uninstall {
+                super::remove_mcp(v)
+            } else {
+                super::add_mcp(v, program)?
+            };
         }
+        Ok(changed)
+    })?;
+    if capture_removed && capture_off {
+        parts.push("capture hooks removed (--no-capture)".into());
+    }
+    if !parts.is_empty() {
+        p.what = parts.join(", ");
+        planned.push(p);
     }
     if let Some(file) = t.mcp_file() {
         planned.push(match t.mcp_place() {

@@ -180,10 +180,12 @@ fn mcp_elsewhere(
     let mut all = Vec::new();
     for agent in agents {
         let found: Vec<active::Source> = match agent {
+            // The plugin's server, which has its own name; a `megg` server at user scope is
+            // not a second one (Claude Code keeps one of the same name).
             Agent::Claude => active
                 .servers()
                 .into_iter()
-                .filter(|s| !matches!(s, active::Source::Mcp(p) if p.ends_with(".mcp.json")))
+                .filter(|s| matches!(s, active::Source::Plugin(_)))
                 .collect(),
             Agent::Copilot => homes
                 .copilot

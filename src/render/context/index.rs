@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::text::tokens_text;
 use crate::megg::context::Knowledge;
+use crate::megg::knowledge::BLOCKED_ABOVE;
 use crate::megg::recall::index::{Index, Line, Why};
 
 /// The session-start index (SPEC §13.5) as the knowledge part of a context: the header (how
@@ -60,7 +61,7 @@ pub fn index_text(k: &Knowledge, index: &Index, keep: usize, topics: bool) -> St
         };
         let _ = write!(
             out,
-            "\nKnowledge is blocked: {} is {size} ({} entries), over the 16000-token limit.\n\
+            "\nKnowledge is blocked: {} is {size} ({} entries), over the {BLOCKED_ABOVE}-token limit.\n\
              Run `megg maintain` to archive or consolidate it, or load one topic with \
              `megg context --topic <topic>`.\n",
             k.path.display(),

@@ -3,6 +3,7 @@
 //! a block was cut.
 
 use crate::megg::context::{Knowledge, StateView};
+use crate::megg::knowledge::BLOCKED_ABOVE;
 
 /// Characters as Claude Code counts them: UTF-16 code units.
 pub fn char_len(s: &str) -> usize {
@@ -41,12 +42,13 @@ pub(super) fn push_block(out: &mut String, block: &str) {
     out.push_str("\n\n");
 }
 
-/// "12034 tokens", or "over 16,000 tokens" when the count is a bound the byte size proves.
+/// "12034 tokens", or "over 16000 tokens" ([`BLOCKED_ABOVE`]) when the count is a bound the byte
+/// size proves.
 pub(super) fn tokens_text(k: &Knowledge) -> String {
     if k.tokens_exact {
         format!("{} tokens", k.tokens)
     } else {
-        "over 16,000 tokens".to_string()
+        format!("over {BLOCKED_ABOVE} tokens")
     }
 }
 
