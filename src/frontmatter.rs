@@ -215,9 +215,18 @@ pub fn set_block(yaml: &str, key: &str, block: Option<&str>, newline: &str) -> S
     let lines: Vec<&str> = yaml_lines(yaml).collect();
     let found = lines.iter().position(|l| is_key_line(l, key));
     let skip = found.map_or(0..0, |start| start..block_end(&lines, start));
+    // YAML's document end (`...`): a new key goes before it, or it would start a second
+    // document (found by the fuzz gate).
+    let end = lines.iter().position(|l| is_document_end(l));
     for (i, line) in lines.iter().enumerate() {
         if i == skip.start
             && found.is_some()
+            && let Some(b) = block
+        {
+            push_lines(&mut out, b, newline);
+        }
+        if found.is_none()
+            && end == Some(i)
             && let Some(b) = block
         {
             push_lines(&mut out, b, newline);
@@ -227,6 +236,7 @@ pub fn set_block(yaml: &str, key: &str, block: Option<&str>, newline: &str) -> S
         }
     }
     if found.is_none()
+        && end.is_none()
         && let Some(b) = block
     {
         if !out.is_empty() && !out.ends_with(['\n', '\r']) {
@@ -264,6 +274,14 @@ fn yaml_lines(yaml: &str) -> impl Iterator<Item = &str> {
         let (line, after) = rest.split_at_checked(end).unwrap_or((rest, ""));
         rest = after;
         Some(line)
+    })
+}
+
+/// A YAML document end marker line: `...`, alone or before a comment.
+fn is_document_end(line: &str) -> bool {
+    line.strip_prefix("...").is_some_and(|rest| {
+        let rest = rest.trim_end_matches(['\r', '\n']);
+        rest.is_empty() || rest.starts_with([' ', '\t'])
     })
 }
 
