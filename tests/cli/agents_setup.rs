@@ -468,15 +468,6 @@ fn doctor(r: &Repo, env: &[(&str, &Path)]) -> Value {
     crate::stdout_json(&cmd.output().unwrap())
 }
 
-fn check<'v>(v: &'v Value, name: &str) -> &'v Value {
-    v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} check in {v}"))
-}
-
 /// "A user who installs megg and sees nothing happen has no way to know why": doctor checks
 /// each host megg was set up for — hook once, command found, MCP registered — and the trust it
 /// can see in the host's files, with the steps (and what a folder trust would switch on) as fix.
@@ -495,13 +486,13 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
     };
     ok(&["--agent", "codex", "--agent", "copilot"]);
     let v = doctor(&r, &env);
-    assert_eq!(check(&v, "codex hook")["ok"], true, "{v}");
-    assert_eq!(check(&v, "codex mcp")["ok"], true, "{v}");
-    assert_eq!(check(&v, "copilot mcp")["ok"], true, "{v}");
-    let trust = check(&v, "codex trust");
+    assert_eq!(crate::doctor_check(&v, "codex hook")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "codex mcp")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "copilot mcp")["ok"], true, "{v}");
+    let trust = crate::doctor_check(&v, "codex trust");
     assert_eq!(trust["ok"], false, "{v}");
     assert!(trust["fix"].as_str().unwrap().contains("/hooks"), "{trust}");
-    let copilot = check(&v, "copilot trust");
+    let copilot = crate::doctor_check(&v, "copilot trust");
     assert_eq!(copilot["ok"], false);
     assert!(
         copilot["fix"].as_str().unwrap().contains("--scope user"),
@@ -553,7 +544,7 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
         .collect();
     std::fs::write(codex.path().join("config.toml"), config(&hash)).unwrap();
     let v = doctor(&r, &env);
-    let trust = check(&v, "codex trust");
+    let trust = crate::doctor_check(&v, "codex trust");
     assert_eq!(
         trust["ok"], false,
         "the capture hooks are not trusted yet: {v}"
@@ -567,11 +558,11 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
     );
     std::fs::write(codex.path().join("config.toml"), config(&hash) + &captures).unwrap();
     let v = doctor(&r, &env);
-    assert_eq!(check(&v, "codex trust")["ok"], true, "{v}");
-    assert_eq!(check(&v, "codex capture")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "codex trust")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "codex capture")["ok"], true, "{v}");
     std::fs::write(codex.path().join("config.toml"), config(&"0".repeat(64))).unwrap();
     let v = doctor(&r, &env);
-    let trust = check(&v, "codex trust");
+    let trust = crate::doctor_check(&v, "codex trust");
     assert_eq!(trust["ok"], false);
     assert!(
         trust["detail"].as_str().unwrap().contains("trust it again"),
@@ -582,7 +573,7 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
     // so a warning with the fix, not a failure.
     ok(&["--agent", "codex", "--scope", "user"]);
     let v = doctor(&r, &env);
-    let hook = check(&v, "codex hook");
+    let hook = crate::doctor_check(&v, "codex hook");
     assert_eq!(hook["ok"], true, "{hook}");
     assert!(
         hook["detail"].as_str().unwrap().contains("2 times"),
@@ -592,7 +583,7 @@ fn doctor_checks_each_host_and_the_trust_it_can_see() {
     // A hooks file that does not parse.
     r.p.write(".github/hooks/megg.json", "{ not json");
     let v = doctor(&r, &env);
-    assert_eq!(check(&v, "copilot hook")["ok"], false, "{v}");
+    assert_eq!(crate::doctor_check(&v, "copilot hook")["ok"], false, "{v}");
 }
 
 /// Copilot reads every `*.json` of its hooks directory: megg's hook written by hand under
@@ -694,7 +685,7 @@ fn doctor_checks_codex_trust_of_capture_hooks_in_the_other_scope() {
     )
     .unwrap();
     let v = doctor(&r, &env);
-    let trust = check(&v, "codex trust");
+    let trust = crate::doctor_check(&v, "codex trust");
     assert_eq!(trust["ok"], false, "{v}");
     assert!(
         trust["detail"]

@@ -19,15 +19,6 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn check<'v>(doctor: &'v Value, name: &str) -> &'v Value {
-    doctor["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} check: {doctor:#}"))
-}
-
 #[test]
 fn resume_choice_fresh_with_several_checkpoints_and_no_target_is_an_error_naming_them() {
     let (p, _) = repo();
@@ -166,12 +157,12 @@ fn doctor_calls_a_project_without_megg_unhealthy_and_says_megg_init() {
     let out = p.run("", &["doctor", "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let c = check(&v, "domain");
+    let c = crate::doctor_check(&v, "domain");
     assert_eq!(c["ok"], false);
     assert_eq!(c["fix"], "megg init");
     p.ok("", &["init"]);
     let v: Value = serde_json::from_slice(&p.run("", &["doctor", "--json"]).stdout).unwrap();
-    assert_eq!(check(&v, "domain")["ok"], true);
+    assert_eq!(crate::doctor_check(&v, "domain")["ok"], true);
 }
 
 #[test]
@@ -195,7 +186,7 @@ fn doctor_after_user_scope_setup_suggests_the_user_scope_mcp_fix() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mcp = check(&v, "mcp");
+    let mcp = crate::doctor_check(&v, "mcp");
     assert_eq!(mcp["ok"], false);
     let fix = mcp["fix"].as_str().unwrap();
     assert!(

@@ -42,15 +42,6 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn check<'v>(doctor: &'v Value, name: &str) -> &'v Value {
-    doctor["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} check: {doctor}"))
-}
-
 /// A project set up at project scope, then the user scope set up from inside it.
 fn user_setup_inside_a_set_up_project(home: &Path) -> (Project, Value) {
     let p = repo();
@@ -99,7 +90,7 @@ fn doctor_in_another_repository_after_user_setup_is_ok_for_the_hook() {
     let v: Value =
         serde_json::from_slice(&megg_at(&other, home.path(), &["doctor", "--json"]).stdout)
             .unwrap();
-    let hook = check(&v, "hook");
+    let hook = crate::doctor_check(&v, "hook");
     assert_eq!(hook["ok"], true, "{v}");
     assert!(hook["fix"].is_null(), "{v}");
 }
@@ -112,7 +103,7 @@ fn doctor_warns_of_a_double_install_with_a_fix() {
     let v: Value =
         serde_json::from_slice(&megg_at(&p, home.path(), &["doctor", "--json"]).stdout).unwrap();
     for name in ["hook", "capture"] {
-        let c = check(&v, name);
+        let c = crate::doctor_check(&v, name);
         assert_eq!(c["ok"], true, "{v}");
         assert!(c["detail"].as_str().unwrap().contains("2 times"), "{c}");
         assert!(c["fix"].as_str().unwrap().contains("keep one"), "{c}");

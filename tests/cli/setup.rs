@@ -312,15 +312,6 @@ fn doctor_with(p: &Project, env: &[(&str, &str)]) -> (i32, Value) {
     (out.status.code().unwrap(), crate::stdout_json(&out))
 }
 
-fn check<'v>(v: &'v Value, name: &str) -> &'v Value {
-    v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name}: {v}"))
-}
-
 #[test]
 fn doctor_passes_a_healthy_setup() {
     let p = project();
@@ -343,8 +334,8 @@ fn doctor_passes_a_healthy_setup() {
         // Needs `megg merge-driver` (SPEC §11): doctor runs the driver setup registered.
         "merge",
     ] {
-        assert_eq!(check(&v, name)["ok"], true, "{name}: {v}");
-        assert!(check(&v, name)["fix"].is_null());
+        assert_eq!(crate::doctor_check(&v, name)["ok"], true, "{name}: {v}");
+        assert!(crate::doctor_check(&v, name)["fix"].is_null());
     }
 }
 
@@ -354,8 +345,11 @@ fn doctor_reports_a_broken_setup_with_fixes() {
     p.domain("", "P");
     let (code, v) = doctor(&p);
     assert_eq!(code, 1);
-    assert_eq!(check(&v, "hook")["fix"], "megg setup");
-    assert_eq!(check(&v, "gitignore")["fix"], "megg gitignore");
+    assert_eq!(crate::doctor_check(&v, "hook")["fix"], "megg setup");
+    assert_eq!(
+        crate::doctor_check(&v, "gitignore")["fix"],
+        "megg gitignore"
+    );
 
     setup(&p, &["setup"]);
     p.write(".claude/settings.local.json", "{ not json");
@@ -366,16 +360,19 @@ fn doctor_reports_a_broken_setup_with_fixes() {
     );
     let (code, v) = doctor(&p);
     assert_eq!(code, 1);
-    assert_eq!(check(&v, "settings")["ok"], false);
+    assert_eq!(crate::doctor_check(&v, "settings")["ok"], false);
     assert!(
-        check(&v, "settings")["detail"]
+        crate::doctor_check(&v, "settings")["detail"]
             .as_str()
             .unwrap()
             .contains("settings.local.json")
     );
-    assert_eq!(check(&v, "checkpoints")["ok"], false);
-    assert_eq!(check(&v, "checkpoints")["fix"], "megg checkpoint resume");
-    assert_eq!(check(&v, "state")["fix"], "megg state clear");
+    assert_eq!(crate::doctor_check(&v, "checkpoints")["ok"], false);
+    assert_eq!(
+        crate::doctor_check(&v, "checkpoints")["fix"],
+        "megg checkpoint resume"
+    );
+    assert_eq!(crate::doctor_check(&v, "state")["fix"], "megg state clear");
     // Text mode says the same, with the fixes.
     let out = p
         .megg("")
@@ -403,7 +400,7 @@ fn doctor_names_why_the_state_is_not_loaded() {
         "---\nupdated: [2026-11-20\nstatus: active\n---\n## Working On\nthe refund webhook\n",
     );
     let (_, v) = doctor(&p);
-    let state = check(&v, "state");
+    let state = crate::doctor_check(&v, "state");
     assert_eq!(state["ok"], false, "{v}");
     let detail = state["detail"].as_str().unwrap();
     assert!(
@@ -420,12 +417,15 @@ fn doctor_names_why_the_state_is_not_loaded() {
         "---\nupdated: 2026-11-19T12:00:00Z\nstatus: active\n---\nold\n",
     );
     let (_, v) = doctor(&p);
-    let detail = check(&v, "state")["detail"].as_str().unwrap().to_string();
+    let detail = crate::doctor_check(&v, "state")["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
         detail.contains("h old; states expire after 48 h"),
         "the age, not a guess between done and old: {detail}"
     );
-    assert_eq!(check(&v, "state")["fix"], "megg state clear");
+    assert_eq!(crate::doctor_check(&v, "state")["fix"], "megg state clear");
 }
 
 #[test]
@@ -433,7 +433,7 @@ fn doctor_flags_a_hook_whose_binary_is_missing() {
     let p = project();
     p.write(".claude/settings.json", r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/nowhere/megg context --json"}]}]}}"#);
     let (_, v) = doctor(&p);
-    let hook = check(&v, "hook");
+    let hook = crate::doctor_check(&v, "hook");
     assert_eq!(hook["ok"], false);
     assert!(hook["detail"].as_str().unwrap().contains("/nowhere/megg"));
     assert_eq!(hook["fix"], "megg setup --scope user");
@@ -513,8 +513,8 @@ fn user_scope_honours_claude_config_dir() {
     // doctor finds the hook and the skill there.
     let out = run(&["doctor", "--json"]);
     let v = crate::stdout_json(&out);
-    assert_eq!(check(&v, "hook")["ok"], true, "{v}");
-    assert_eq!(check(&v, "skill")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "hook")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "skill")["ok"], true, "{v}");
 }
 
 /// SPEC §7 "one megg per session", each scope judged on its own files (issue 38 item 2): the
@@ -573,7 +573,7 @@ fn doctor_warns_when_the_hook_runs_twice() {
     json_of(&setup(&p, &["setup", "--json"]));
     json_of(&setup(&p, &["setup", "--scope", "user", "--json"]));
     let (_, v) = doctor(&p);
-    let hook = check(&v, "hook");
+    let hook = crate::doctor_check(&v, "hook");
     assert_eq!(hook["ok"], true, "{v}");
     let detail = hook["detail"].as_str().unwrap();
     assert!(detail.contains("registered 2 times"), "{detail}");
@@ -677,7 +677,7 @@ fn doctor_counts_the_plugin_as_the_mcp_server() {
         r#"{"enabledPlugins": {"megg@megg": true}}"#,
     );
     let (_, v) = doctor(&p);
-    let mcp = check(&v, "mcp");
+    let mcp = crate::doctor_check(&v, "mcp");
     assert_eq!(mcp["ok"], true, "{v}");
     assert_eq!(mcp["detail"], "provided by the megg plugin");
 }
@@ -866,7 +866,7 @@ fn user_setup_adds_its_capture_hooks_beside_a_projects() {
 fn doctor_reports_the_capture_hooks() {
     let p = project();
     let (_, v) = doctor(&p);
-    let capture = check(&v, "capture");
+    let capture = crate::doctor_check(&v, "capture");
     assert_eq!(capture["ok"], true, "{v}");
     assert_eq!(
         capture["detail"],
@@ -876,7 +876,7 @@ fn doctor_reports_the_capture_hooks() {
 
     json_of(&setup(&p, &["setup", "--json"]));
     let (_, v) = doctor(&p);
-    let capture = check(&v, "capture");
+    let capture = crate::doctor_check(&v, "capture");
     assert_eq!(capture["ok"], true, "{v}");
     assert!(capture["fix"].is_null(), "{v}");
     let detail = capture["detail"].as_str().unwrap();
@@ -886,9 +886,9 @@ fn doctor_reports_the_capture_hooks() {
     );
 
     let (_, v) = doctor_with(&p, &[("MEGG_CAPTURE", "off")]);
-    assert_eq!(check(&v, "capture")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "capture")["ok"], true, "{v}");
     assert_eq!(
-        check(&v, "capture")["detail"],
+        crate::doctor_check(&v, "capture")["detail"],
         "capture is off (MEGG_CAPTURE=off)"
     );
 
@@ -898,7 +898,7 @@ fn doctor_reports_the_capture_hooks() {
     p.write(".claude/settings.json", settings.to_string());
     let (code, v) = doctor(&p);
     assert_eq!(code, 1, "{v}");
-    let capture = check(&v, "capture");
+    let capture = crate::doctor_check(&v, "capture");
     assert_eq!(capture["ok"], false, "{v}");
     assert!(
         capture["detail"]
@@ -916,9 +916,9 @@ fn doctor_reports_the_capture_hooks() {
         r#"{"enabledPlugins": {"megg@megg": true}}"#,
     );
     let (_, v) = doctor(&p);
-    assert_eq!(check(&v, "capture")["ok"], true, "{v}");
+    assert_eq!(crate::doctor_check(&v, "capture")["ok"], true, "{v}");
     assert_eq!(
-        check(&v, "capture")["detail"],
+        crate::doctor_check(&v, "capture")["detail"],
         "provided by the megg plugin"
     );
 }
@@ -934,7 +934,7 @@ fn doctor_warns_when_the_capture_hooks_run_twice() {
         r#"{"enabledPlugins": {"megg@megg": true}}"#,
     );
     let (_, v) = doctor(&p);
-    let capture = check(&v, "capture");
+    let capture = crate::doctor_check(&v, "capture");
     assert_eq!(capture["ok"], true, "{v}");
     let detail = capture["detail"].as_str().unwrap();
     assert!(detail.contains("2 times"), "{detail}");
@@ -965,7 +965,7 @@ fn doctor_names_a_command_file_that_is_not_meggs() {
         "{v}"
     );
     let (_, v) = doctor(&p);
-    let commands = check(&v, "commands");
+    let commands = crate::doctor_check(&v, "commands");
     assert_eq!(commands["ok"], true, "{v}");
     let detail = commands["detail"].as_str().unwrap();
     assert!(detail.contains(&mine.display().to_string()), "{detail}");
@@ -976,5 +976,5 @@ fn doctor_names_a_command_file_that_is_not_meggs() {
     let fix = commands["fix"].as_str().unwrap();
     assert!(fix.contains("move") && fix.contains("plan.md"), "{fix}");
     // The skill, all megg's: no fix.
-    assert!(check(&v, "skill")["fix"].is_null(), "{v}");
+    assert!(crate::doctor_check(&v, "skill")["fix"].is_null(), "{v}");
 }

@@ -297,3 +297,13 @@ pub fn git_cli(dir: &Path, home: &Path) -> std::process::Command {
         .env("NO_COLOR", "1");
     cmd
 }
+
+/// The check named `name` in `megg doctor --json`'s document.
+pub fn doctor_check<'v>(doctor: &'v serde_json::Value, name: &str) -> &'v serde_json::Value {
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check: {doctor:#}"))
+}

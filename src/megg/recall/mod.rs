@@ -225,25 +225,8 @@ fn chain(deps: &Deps<'_>, path: &Path, warnings: &mut Vec<String>) -> Vec<Domain
 /// The knowledge and archive entries of `d`, with the ids `megg search` and `megg show` give
 /// them from any directory: what the session-start index lists (SPEC §13.5). `chain` is `d`'s
 /// chain, root first (SPEC §3.1), as the context already found it: outside git it names `d`
-/// ([`place`]). Nothing else is read — an id depends on its own domain only.
-pub fn domain_entries(deps: &Deps<'_>, d: &Domain, chain: &[Domain]) -> Corpus {
-    let mut warnings = Vec::new();
-    let mut sources = Vec::new();
-    entry_sources(
-        d,
-        &place(deps, d, chain),
-        &mut sources,
-        &mut warnings,
-        &mut { u64::MAX },
-    );
-    Corpus {
-        docs: parse(&sources),
-        warnings,
-    }
-}
-
-/// [`domain_entries`] with the postings [`index::rank`] ranks them by — from `cache` (megg's
-/// cache directory) when these exact files were indexed before, else built and kept there: a
+/// ([`place`]). Nothing else is read — an id depends on its own domain only. With them, the
+/// postings [`index::rank`] ranks them by — from `cache` (megg's cache directory) when these exact files were indexed before, else built and kept there: a
 /// session start after the knowledge last changed reads one cache file instead of parsing and
 /// indexing every entry again.
 pub fn domain_index(
