@@ -1,5 +1,6 @@
 //! `megg maintain [PATH] [--json] [--archive-before DATE]` (SPEC §6): a health report over
-//! every `.megg` at or below PATH, and archiving of old entries.
+//! every `.megg` at or below PATH, archiving of old entries, and (`--check`) the entries whose
+//! cited code changed (SPEC §17).
 
 use std::path::PathBuf;
 
@@ -12,11 +13,14 @@ use crate::error::Result;
 use crate::fsx;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Megg;
+use crate::megg::freshness;
+use crate::megg::recall;
 use crate::megg::discovery::{self, Domain};
 use crate::megg::knowledge;
 use crate::megg::maintain::{self, DomainReport};
 use crate::megg::state;
 use crate::output::Output;
+use crate::wire::recall::Checked;
 use crate::wire::knowledge::{Archived, Maintained};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -32,6 +36,10 @@ pub struct Args {
     /// With --archive-before: print only the summary (how many entries moved, where, what remains)
     #[arg(long, requires = "archive_before")]
     pub quiet: bool,
+    /// List the entries whose cited code changed, moved or is gone since their date, with the
+    /// commits that touched it (SPEC §17); change nothing, exit 1 when any is listed
+    #[arg(long, conflicts_with_all = ["archive_before", "quiet"])]
+    pub check: bool,
 }
 
 /// A `YYYY-MM-DD` day (also the MCP `archiveBefore` parameter).
@@ -56,6 +64,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             "{} is not a directory",
             root.display()
         )));
+    }
+    if args.check {
+        return check(env, &root, args.json, warnings);
     }
     let found = discovery::domains_below(&root, maintain::MAX_DEPTH);
     warnings.extend(found.warnings);
@@ -97,6 +108,37 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         human,
         result.warnings.clone(),
     ))
+}
+
+/// `--check`: every knowledge entry at or below `root` checked against git, those whose
+/// citations are not all fresh listed with the commits that touched them.
+fn check(env: &Env, root: &std::path::Path, json: bool, mut warnings: Vec<String>) -> Result<Output> {
+    let cache = fsx::user_cache_dir();
+    let scope = recall::Scope {
+        path: root,
+        below: true,
+        cache: cache.as_deref(),
+    };
+    let deps = env.deps();
+    let corpus = recall::collect(&deps, &scope);
+    warnings.extend(corpus.warnings.iter().cloned());
+    let entries: Vec<&recall::Doc> = corpus
+        .docs
+        .iter()
+        .filter(|d| d.kind == recall::Kind::Knowledge && d.path.starts_with(root))
+        .collect();
+    let how = freshness::Check {
+        cap: freshness::CHECK_WALK_CAP,
+        touches: true,
+    };
+    let checked = freshness::of_docs_with(&deps, &entries, how);
+    let result = Checked::new(&entries, &checked, warnings);
+    let human = crate::render::maintain::checked_text(&result);
+    let mut out = Output::pick(json, &result, human, result.warnings.clone());
+    if !result.entries.is_empty() {
+        out.code = 1;
+    }
+    Ok(out)
 }
 
 fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -> DomainReport {

@@ -7,6 +7,7 @@ use super::page;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::megg::freshness;
 use crate::megg::knowledge::KnowledgeType;
 use crate::megg::recall::{self, Kind, search};
 use crate::output::Output;
@@ -145,7 +146,10 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         limit: args.page.map_or(usize::from(args.limit), Page::fetch),
     };
     let found = search::search(&corpus.docs, &postings, &query);
-    let mut doc = Searched::new(&text, &found, warnings.clone());
+    // Each hit's citations checked against git (SPEC §17).
+    let hits: Vec<&recall::Doc> = found.hits.iter().map(|h| h.doc).collect();
+    let fresh = freshness::of_docs(&env.deps(), &hits);
+    let mut doc = Searched::new(&text, &found, &fresh, warnings.clone());
     if let Some(page) = args.page {
         page.cut(&mut doc)?;
     }
@@ -217,6 +221,7 @@ fn min_result_chars() -> usize {
         topics: Vec::new(),
         score: 0.0,
         snippet: String::new(),
+        freshness: None,
     };
     page::json_chars(&empty).max(1)
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::fsx;
+use crate::megg::freshness::{self, Freshness};
 use crate::megg::recall::{self, Doc};
 use crate::output::Output;
 use crate::wire::recall::{Shown, ShownDoc};
@@ -95,13 +96,23 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         cache: cache.as_deref(),
     };
     let corpus = recall::resolve(&env.deps(), &scope, &args.ids);
-    let asked: Vec<(String, Option<&Doc>)> = args
+    let found: Vec<(String, Option<&Doc>)> = args
         .ids
         .iter()
         .map(|id| {
             let id = id.trim().to_lowercase();
             let doc = corpus.docs.iter().find(|d| d.id == id);
             (id, doc)
+        })
+        .collect();
+    // Each entry's citations checked against git (SPEC §17).
+    let docs: Vec<&Doc> = found.iter().filter_map(|(_, d)| *d).collect();
+    let mut fresh = freshness::of_docs(&env.deps(), &docs).into_iter();
+    let asked: Vec<Asked<'_>> = found
+        .into_iter()
+        .map(|(id, doc)| {
+            let f = doc.and_then(|_| fresh.next().flatten());
+            (id, doc, f)
         })
         .collect();
     let warnings = corpus.warnings.clone();
@@ -123,12 +134,15 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     Ok(out)
 }
 
+/// An id asked for, the document it names and that document's freshness (SPEC §17).
+type Asked<'a> = (String, Option<&'a Doc>, Option<Freshness>);
+
 /// Every document asked for, within `max_chars` characters of text in all (the CLI).
-fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usize) -> Shown {
+fn bounded(asked: &[Asked<'_>], mut warnings: Vec<String>, max: usize) -> Shown {
     let (mut documents, mut missing) = (Vec::new(), Vec::new());
     let mut budget = max;
     let mut left_out = Vec::new();
-    for (id, doc) in asked {
+    for (id, doc, fresh) in asked {
         let Some(doc) = doc else {
             missing.push(echoed(id));
             continue;
@@ -144,12 +158,16 @@ fn bounded(asked: &[(String, Option<&Doc>)], mut warnings: Vec<String>, max: usi
                 doc.path.display(),
                 doc.line
             ));
-            documents.push(ShownDoc::of(doc, doc.text.chars().take(budget).collect()));
+            documents.push(ShownDoc::of(
+                doc,
+                doc.text.chars().take(budget).collect(),
+                fresh.as_ref(),
+            ));
             budget = 0;
             continue;
         }
         budget -= len;
-        documents.push(ShownDoc::of(doc, doc.text.to_string()));
+        documents.push(ShownDoc::of(doc, doc.text.to_string(), fresh.as_ref()));
     }
     if !left_out.is_empty() {
         warnings.push(format!(
@@ -219,9 +237,9 @@ fn missing_hints(missing: &[String], search: &str) -> Vec<String> {
 
 impl Page {
     /// This page of `asked`; its warnings speak of what it holds (and of the files read).
-    fn of(self, asked: &[(String, Option<&Doc>)], warnings: Vec<String>) -> Result<Shown> {
+    fn of(self, asked: &[Asked<'_>], warnings: Vec<String>) -> Result<Shown> {
         let Position { id: first, offset } = self.from;
-        let starts_inside = |(_, doc): &(String, Option<&Doc>)| {
+        let starts_inside = |(_, doc, _): &Asked<'_>| {
             offset == 0 || doc.is_some_and(|d| offset < d.text.chars().count())
         };
         if !asked.get(first).is_some_and(starts_inside) {
@@ -248,7 +266,7 @@ impl Page {
                 .extend(missing_hints(&page.missing, "the `search` tool"));
         };
         let mut at = Position { id: first, offset };
-        while let Some((id, doc)) = asked.get(at.id) {
+        while let Some((id, doc, fresh)) = asked.get(at.id) {
             let empty = page.documents.is_empty() && page.missing.is_empty();
             let Some(doc) = doc else {
                 page.missing.push(echoed(id));
@@ -280,7 +298,7 @@ impl Page {
                 }
                 page.documents.push(ShownDoc {
                     path: path.clone(),
-                    ..ShownDoc::of(doc, rest.chars().take(n).collect())
+                    ..ShownDoc::of(doc, rest.chars().take(n).collect(), fresh.as_ref())
                 });
                 say(page, notes);
             };

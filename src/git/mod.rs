@@ -3,12 +3,14 @@
 //! ([`crate::megg::repos::Repos`]), its methods in rooms of their own:
 //!
 //! - [`repo`]: discovery and identity — work tree, git directories, HEAD, branch, ignore rules;
+//! - [`citations`]: what happened to the paths knowledge entries cite (SPEC §17);
 //! - [`history`]: branch tips, divergence since a save, commits since a head (capped walks);
 //! - [`index`]: the work tree's status and the index — tracked and changed paths, unmerged
 //!   stages, marking a path resolved;
 //! - [`config`]: config files and attributes (the merge driver's registration, SPEC §11);
 //! - [`text_merge`]: git's own line merge of one file, the merge driver's fallback (SPEC §16).
 
+mod citations;
 mod config;
 mod history;
 mod index;
@@ -18,6 +20,7 @@ mod text_merge;
 #[cfg(test)]
 mod tests;
 
+pub use citations::{Ask, MAX_TOUCHES, PathHistory, Touch};
 pub use config::{
     Attr, ConfigError, ConfigLevel, ConfigValue, config_file_remove, config_file_set,
     config_file_values, global_config_path,

@@ -214,3 +214,104 @@ fn walk_cap() {
         (HOOK_WALK_CAP, true)
     );
 }
+
+/// SPEC §17: per path, the commits since a time that touched it, and where a renamed one went.
+#[test]
+fn path_histories_count_follow_renames_and_see_deletions() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    repo.set_head("refs/heads/main").unwrap();
+    let w = dir.path();
+    let write = |p: &str, s: &str| {
+        let f = w.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, s).unwrap();
+    };
+    let mut index = repo.index().unwrap();
+    let big: String = (0..40).map(|i| format!("line {i} of the tax rules\n")).collect();
+    for p in [
+        "src/keep.rs",
+        "src/edit.rs",
+        "src/old.rs",
+        "src/del.rs",
+        "lib/inner/x.rs",
+        "src/twice.rs",
+    ] {
+        write(p, &big.replace("tax", p));
+        index.add_path(Path::new(p)).unwrap();
+    }
+    index.write().unwrap();
+    commit(&repo, "main", 1_000, "start");
+    let day = 86_400;
+    // Before `since`: does not count.
+    write("src/edit.rs", "early");
+    index.add_path(Path::new("src/edit.rs")).unwrap();
+    index.write().unwrap();
+    commit(&repo, "main", 2 * day, "early edit");
+    let since = 3 * day;
+    for i in 0..3 {
+        write("src/edit.rs", &format!("edit {i}"));
+        write("lib/inner/x.rs", &format!("x {i}"));
+        index.add_path(Path::new("src/edit.rs")).unwrap();
+        index.add_path(Path::new("lib/inner/x.rs")).unwrap();
+        index.write().unwrap();
+        commit(&repo, "main", since + i * 100, "edit");
+    }
+    // `git mv src/old.rs src/new.rs`, then `src/twice.rs` → `a/b.rs` → `c/d.rs`.
+    let mv = |index: &mut git2::Index, from: &str, to: &str| {
+        write(to, &std::fs::read_to_string(w.join(from)).unwrap());
+        std::fs::remove_file(w.join(from)).unwrap();
+        index.remove_path(Path::new(from)).unwrap();
+        index.add_path(Path::new(to)).unwrap();
+        index.write().unwrap();
+    };
+    mv(&mut index, "src/old.rs", "src/new.rs");
+    commit(&repo, "main", since + 1_000, "rename");
+    mv(&mut index, "src/twice.rs", "a/b.rs");
+    commit(&repo, "main", since + 1_100, "rename once");
+    mv(&mut index, "a/b.rs", "c/d.rs");
+    commit(&repo, "main", since + 1_200, "rename twice");
+    std::fs::remove_file(w.join("src/del.rs")).unwrap();
+    index.remove_path(Path::new("src/del.rs")).unwrap();
+    index.write().unwrap();
+    commit(&repo, "main", since + 2_000, "delete");
+
+    let r = Repo::discover(w, &[]).unwrap();
+    let ask = |p: &str| Ask {
+        path: p.into(),
+        since,
+    };
+    let asks: Vec<Ask> = [
+        "src/keep.rs",
+        "src/edit.rs",
+        "src/old.rs",
+        "src/del.rs",
+        "lib/inner",
+        "src/twice.rs",
+        "never/was.rs",
+    ]
+    .map(ask)
+    .to_vec();
+    let h = r.path_histories(&asks, 1_000, true);
+    let got: Vec<_> = h
+        .iter()
+        .map(|h| (h.at_head, h.count, h.new_path.as_deref(), h.is_citation()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (true, 0, None, true),
+            (true, 3, None, true),
+            (false, 1, Some("src/new.rs"), true),
+            (false, 1, None, true),
+            (true, 3, None, true),
+            (false, 1, Some("c/d.rs"), true),
+            (false, 0, None, false),
+        ]
+    );
+    assert_eq!(h[1].touches.len(), 3);
+    assert_eq!(h[1].touches[0].summary, "edit");
+    // A cap smaller than the history: what was walked, marked as a lower bound.
+    let capped = r.path_histories(&asks[1..2], 2, false);
+    assert!(capped[0].capped && capped[0].count < 3, "{capped:?}");
+}

@@ -446,6 +446,7 @@ impl Megg {
             archive_before,
             json: true,
             quiet: false,
+            check: false,
         };
         let page = Page::new("domains", p.limit, p.offset);
         Ok(call(p.path, Command::Maintain(args), Shape::Paged(page)).await)

@@ -631,6 +631,9 @@ fn with_index(
                 "\n\n({named} not loaded: `megg search <words> --in archive`, then `megg show <id>`.)"
             ));
         }
+        if let Some(note) = cited_code_changed(deps, d, &k.content) {
+            k.content.push_str(&note);
+        }
         return;
     }
     let cache = crate::fsx::user_cache_dir();
@@ -641,11 +644,74 @@ fn with_index(
         .filter(|doc| doc.kind == recall::Kind::Archive)
         .count();
     k.index = Some(index::Index {
-        lines: index::rank(&corpus.docs, &postings, &session()),
+        lines: index::rank(&corpus.docs, &postings, &session(), &|docs| {
+            super::freshness::of_docs(deps, docs)
+        }),
         live: corpus.docs.len() - archived,
         archived,
         blocked: k.mode == Mode::Blocked,
     });
+}
+
+/// Most entries full mode names whose cited code changed; `maintain --check` lists them all.
+const MAX_CHANGED_NAMED: usize = 10;
+
+/// Full mode (SPEC §17): the entries loaded whole whose cited code changed since their date,
+/// one line each — what happened to which path — so the agent checks before relying on them.
+fn cited_code_changed(deps: &Deps<'_>, d: &Domain, content: &str) -> Option<String> {
+    use super::freshness::{self, Check, Cited};
+    let repo = deps.repo(&d.dir)?;
+    let file = d.knowledge_path();
+    let doc = knowledge::document(content);
+    let cited: Vec<Cited<'_>> = doc
+        .entries
+        .iter()
+        .map(|e| Cited {
+            date: e.date,
+            text: e.raw,
+            file: &file,
+        })
+        .collect();
+    let how = Check {
+        cap: freshness::WALK_CAP,
+        touches: false,
+    };
+    let cache = crate::fsx::user_cache_dir();
+    let checked = freshness::check(&repo, &cited, how, cache.as_deref());
+    let changed: Vec<String> = doc
+        .entries
+        .iter()
+        .zip(&checked)
+        .filter_map(|(e, f)| {
+            let what: Vec<String> = f.changed().map(freshness::PathFreshness::describe).collect();
+            (!what.is_empty()).then(|| {
+                format!(
+                    "- {}: {}{}",
+                    e.title,
+                    if f.stale() { "stale? " } else { "" },
+                    what.join("; ")
+                )
+            })
+        })
+        .collect();
+    if changed.is_empty() {
+        return None;
+    }
+    let mut note = String::from(
+        "\n\n(Code these entries cite changed after they were written; check it before relying on them:\n",
+    );
+    for line in changed.iter().take(MAX_CHANGED_NAMED) {
+        note.push_str(line);
+        note.push('\n');
+    }
+    if changed.len() > MAX_CHANGED_NAMED {
+        note.push_str(&format!(
+            "- and {} more: `megg maintain --check`\n",
+            changed.len() - MAX_CHANGED_NAMED
+        ));
+    }
+    note.push(')');
+    Some(note)
 }
 
 /// `Some` when git has `path` unmerged, with OURS' version (stage 2) when git has one within

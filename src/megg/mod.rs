@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod conflict;
 pub mod context;
 pub mod discovery;
+pub mod freshness;
 pub mod doctor;
 pub mod doctor_hosts;
 pub mod gitignore;

@@ -243,3 +243,55 @@ mod tests {
         );
     }
 }
+
+/// `maintain --check`: each entry whose cited code changed, what happened to each path and the
+/// commits that did it; or that none did.
+pub fn checked_text(c: &crate::wire::recall::Checked) -> String {
+    use crate::megg::freshness::describe;
+    if c.entries.is_empty() {
+        return format!(
+            "No entry cites code that changed since it was written ({} entr{} and {} citation{} checked).\n",
+            c.checked,
+            if c.checked == 1 { "y" } else { "ies" },
+            c.citations,
+            if c.citations == 1 { "" } else { "s" }
+        );
+    }
+    let mut out = String::new();
+    for e in &c.entries {
+        out.push_str(&format!(
+            "{}  {}  {}{}\n  {}:{}\n",
+            e.id,
+            e.date.as_deref().unwrap_or("undated"),
+            e.title,
+            if e.stale { "  stale?" } else { "" },
+            e.path.display(),
+            e.line
+        ));
+        for p in &e.paths {
+            out.push_str(&format!(
+                "  {}\n",
+                describe(&p.path, p.status, p.commits, p.new_path.as_deref())
+            ));
+            for t in &p.touched_by {
+                let short: String = t.commit.chars().take(8).collect();
+                out.push_str(&format!("    {short} {} {}\n", t.date, t.summary));
+            }
+            if p.commits > p.touched_by.len() {
+                out.push_str(&format!(
+                    "    … and {} more\n",
+                    p.commits - p.touched_by.len()
+                ));
+            }
+        }
+        out.push('\n');
+    }
+    let n = c.entries.len();
+    out.push_str(&format!(
+        "{n} of {} entr{} cite{} code that changed since written: update each, or replace it with `megg learn --supersedes ID …`.\n",
+        c.checked,
+        if c.checked == 1 { "y" } else { "ies" },
+        if n == 1 { "s" } else { "" }
+    ));
+    out
+}

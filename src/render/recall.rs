@@ -4,7 +4,28 @@ use std::ops::Range;
 
 use crate::megg::recall::{search, text};
 use crate::shell::shell_quote;
-use crate::wire::recall::{Searched, Shown};
+use crate::megg::freshness::{Status, describe};
+use crate::wire::recall::{Freshness, Searched, Shown};
+
+/// What happened to an entry's cited code since its date, in one line (SPEC §17) — `stale? `
+/// first when it is stale; `None` when every citation is fresh.
+pub fn freshness_note(f: &Freshness, date: Option<&str>) -> Option<String> {
+    let what: Vec<String> = f
+        .paths
+        .iter()
+        .filter(|p| p.status != Status::Fresh)
+        .map(|p| describe(&p.path, p.status, p.commits, p.new_path.as_deref()))
+        .collect();
+    if what.is_empty() {
+        return None;
+    }
+    let since = date.map(|d| format!("since {d}: ")).unwrap_or_default();
+    Some(format!(
+        "{}{since}{}",
+        if f.stale { "stale? " } else { "cited code " },
+        what.join("; ")
+    ))
+}
 
 /// One block per hit — id, kind, date, type, title, topics, file and line, snippet — then the
 /// count and how to read one in full; for no match, what was looked for and the nearest topics.
@@ -51,6 +72,13 @@ pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
         }
         out.push('\n');
         out.push_str(&format!("  {}:{}\n", r.path.display(), r.line));
+        if let Some(note) = r
+            .freshness
+            .as_ref()
+            .and_then(|f| freshness_note(f, r.date.as_deref()))
+        {
+            out.push_str(&format!("  {note}\n"));
+        }
         if !r.snippet.is_empty() {
             out.push_str("  > ");
             marked(&mut out, &r.snippet);
@@ -80,7 +108,15 @@ pub fn shown(s: &Shown) -> String {
             d.line
         ));
         out.push_str(d.text.trim_end());
-        out.push_str("\n\n");
+        out.push('\n');
+        if let Some(note) = d
+            .freshness
+            .as_ref()
+            .and_then(|f| freshness_note(f, d.date.as_deref()))
+        {
+            out.push_str(&format!("-- {note}\n"));
+        }
+        out.push('\n');
     }
     out
 }

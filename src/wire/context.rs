@@ -75,6 +75,9 @@ pub struct IndexEntry {
     /// `session`, `gotcha` or `recent`.
     pub why: crate::megg::recall::index::Why,
     pub archived: bool,
+    /// Its citations checked against git (SPEC §17); `stale` ones end their line with `stale?`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<crate::wire::recall::Freshness>,
 }
 
 /// A `state.md` as `context` and `state show` report it (SPEC §3.1, §5).
@@ -214,6 +217,7 @@ impl From<&Knowledge> for KnowledgeDoc {
                     topics: l.topics.clone(),
                     why: l.why,
                     archived: l.archived,
+                    freshness: l.freshness.as_ref().map(Into::into),
                 })
                 .collect(),
         }

@@ -4,7 +4,48 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::megg::freshness::{self, Status};
 use crate::megg::recall::{Doc, Kind, search::Found};
+
+/// An entry's citations checked against git (SPEC §17): on knowledge and archive entries only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Freshness {
+    /// The worst of its paths' (gone > changed > moved > fresh); fresh without citations.
+    pub status: Status,
+    /// A path is gone, or changed in 5 commits or more.
+    pub stale: bool,
+    pub paths: Vec<CitedPath>,
+}
+
+/// One citation: a path the entry names in backticks that is, or was, in the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CitedPath {
+    pub path: String,
+    pub status: Status,
+    /// How many commits after the entry's date touched it.
+    pub commits: usize,
+    /// For `moved`: where it is now.
+    pub new_path: Option<String>,
+}
+
+impl From<&freshness::Freshness> for Freshness {
+    fn from(f: &freshness::Freshness) -> Self {
+        Self {
+            status: f.status(),
+            stale: f.stale(),
+            paths: f
+                .paths
+                .iter()
+                .map(|p| CitedPath {
+                    path: p.path.clone(),
+                    status: p.status,
+                    commits: p.commits,
+                    new_path: p.new_path.clone(),
+                })
+                .collect(),
+        }
+    }
+}
 
 /// `search --json`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -36,17 +77,26 @@ pub struct Result {
     pub topics: Vec<String>,
     pub score: f64,
     pub snippet: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Freshness>,
 }
 
 impl Searched {
-    pub fn new(query: &str, found: &Found<'_>, warnings: Vec<String>) -> Self {
+    /// `fresh` holds each hit's freshness, in order (`None` for a handoff or an info section).
+    pub fn new(
+        query: &str,
+        found: &Found<'_>,
+        fresh: &[Option<freshness::Freshness>],
+        warnings: Vec<String>,
+    ) -> Self {
         Self {
             query: query.to_string(),
             total: found.total,
             results: found
                 .hits
                 .iter()
-                .map(|h| Result {
+                .enumerate()
+                .map(|(i, h)| Result {
                     id: h.doc.id.to_string(),
                     kind: h.doc.kind,
                     path: h.doc.path.to_path_buf(),
@@ -57,6 +107,7 @@ impl Searched {
                     topics: h.doc.topics.iter().map(|t| t.to_string()).collect(),
                     score: h.score,
                     snippet: h.snippet.clone(),
+                    freshness: fresh.get(i).and_then(Option::as_ref).map(Into::into),
                 })
                 .collect(),
             suggestions: found.suggestions.clone(),
@@ -86,16 +137,117 @@ pub struct ShownDoc {
     pub path: PathBuf,
     pub line: usize,
     pub text: String,
+    /// The entry's date (knowledge and archive entries), since when its citations are checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Freshness>,
 }
 
 impl ShownDoc {
-    pub fn of(doc: &Doc, text: String) -> Self {
+    pub fn of(doc: &Doc, text: String, fresh: Option<&freshness::Freshness>) -> Self {
         Self {
             id: doc.id.to_string(),
             kind: doc.kind,
             path: doc.path.to_path_buf(),
             line: doc.line,
             text,
+            date: fresh.and(doc.date.as_deref().map(str::to_string)),
+            freshness: fresh.map(Into::into),
+        }
+    }
+}
+
+/// `maintain --check --json` (SPEC §17): the entries whose cited code changed, moved or is gone.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Checked {
+    pub entries: Vec<CheckedEntry>,
+    /// How many entries were checked, and how many citations they have.
+    pub checked: usize,
+    pub citations: usize,
+    pub warnings: Vec<String>,
+}
+
+/// One entry whose citations are not all fresh.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CheckedEntry {
+    pub id: String,
+    pub title: String,
+    pub date: Option<String>,
+    /// Its knowledge file, and the line it starts on.
+    pub path: PathBuf,
+    pub line: usize,
+    pub status: Status,
+    pub stale: bool,
+    pub paths: Vec<CheckedPath>,
+}
+
+/// One citation, with the commits that touched it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CheckedPath {
+    pub path: String,
+    pub status: Status,
+    pub commits: usize,
+    pub new_path: Option<String>,
+    /// Newest first, at most 20 (`commits` counts them all).
+    pub touched_by: Vec<TouchedBy>,
+}
+
+/// A commit that touched a cited path.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TouchedBy {
+    pub commit: String,
+    /// `YYYY-MM-DD`, the commit's (UTC).
+    pub date: String,
+    pub summary: String,
+}
+
+impl Checked {
+    pub fn new(
+        docs: &[&Doc],
+        checked: &[Option<freshness::Freshness>],
+        warnings: Vec<String>,
+    ) -> Self {
+        let entries = docs
+            .iter()
+            .zip(checked)
+            .filter_map(|(d, f)| Some((d, f.as_ref()?)))
+            .filter(|(_, f)| f.status() != Status::Fresh)
+            .map(|(d, f)| CheckedEntry {
+                id: d.id.to_string(),
+                title: d.title.to_string(),
+                date: d.date.as_deref().map(str::to_string),
+                path: d.path.to_path_buf(),
+                line: d.line,
+                status: f.status(),
+                stale: f.stale(),
+                paths: f
+                    .changed()
+                    .map(|p| CheckedPath {
+                        path: p.path.clone(),
+                        status: p.status,
+                        commits: p.commits,
+                        new_path: p.new_path.clone(),
+                        touched_by: p
+                            .touches
+                            .iter()
+                            .map(|t| TouchedBy {
+                                commit: t.commit.chars().take(12).collect(),
+                                date: chrono::DateTime::from_timestamp(t.time, 0)
+                                    .map(|d| d.format("%Y-%m-%d").to_string())
+                                    .unwrap_or_default(),
+                                summary: t.summary.clone(),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            entries,
+            checked: docs.len(),
+            citations: checked.iter().flatten().map(|f| f.paths.len()).sum(),
+            warnings,
         }
     }
 }

@@ -10,7 +10,12 @@ use std::collections::HashSet;
 use super::doc::{Doc, Kind};
 use super::postings::Postings;
 use super::search::{MAX_QUERY_CHARS, Query, Terms, ranked};
+use crate::megg::freshness::Freshness;
 use crate::megg::knowledge::KnowledgeType;
+
+/// The freshness of each of some entries, in their order (SPEC §17): what [`rank`] asks of git
+/// for the entries that fit.
+pub type Fresh<'f> = &'f dyn Fn(&[&Doc]) -> Vec<Option<Freshness>>;
 
 /// Most characters of the index lines (the knowledge's share of the hook's 9,500).
 pub const MAX_INDEX_CHARS: usize = 4_000;
@@ -39,6 +44,15 @@ pub struct Line {
     pub topics: Vec<String>,
     pub why: Why,
     pub archived: bool,
+    /// Its citations checked against git (SPEC §17).
+    pub freshness: Option<Freshness>,
+}
+
+impl Line {
+    /// A cited path is gone, or changed in 5 commits or more: the line ends with ` stale?`.
+    pub fn stale(&self) -> bool {
+        self.freshness.as_ref().is_some_and(Freshness::stale)
+    }
 }
 
 impl Line {
@@ -67,6 +81,7 @@ impl Line {
             } else {
                 0
             }
+            + if self.stale() { " stale?".len() } else { 0 }
     }
 }
 
@@ -74,7 +89,7 @@ impl Line {
 /// the postings built here: what a test or a fuzz target calls.
 pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     let items: Vec<String> = session.lines().map(str::to_string).collect();
-    rank(docs, &Postings::build(docs, false), &items)
+    rank(docs, &Postings::build(docs, false), &items, &|d| vec![None; d.len()])
 }
 
 /// The index of `docs` (its knowledge and archive entries; `postings` built from all of
@@ -84,12 +99,17 @@ pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
 /// ranked as `megg search` ranks it; their hits are taken in turns — every item's best, then
 /// every item's second… — each entry once, up to [`MAX_SESSION_HITS`]: an item whose words
 /// are rare in the session still brings its answer before the others' second bests.
-pub fn rank(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<Line> {
+///
+/// A superseded entry is never listed (SPEC §17). The entries that fit are checked against git
+/// (`fresh`); a stale one goes after the fresh ones of equal relevance — the same turn of the
+/// session's hits, the same date among gotchas and the newest.
+pub fn rank(docs: &[Doc], postings: &Postings, items: &[String], fresh: Fresh<'_>) -> Vec<Line> {
     let entries: Vec<&Doc> = docs
         .iter()
-        .filter(|d| matches!(d.kind, Kind::Knowledge | Kind::Archive))
+        .filter(|d| matches!(d.kind, Kind::Knowledge | Kind::Archive) && !superseded(d))
         .collect();
-    let mut picked: Vec<(&Doc, Why)> = Vec::new();
+    // (entry, why, the turn it was picked in: 0 outside the session's hits).
+    let mut picked: Vec<(&Doc, Why, usize)> = Vec::new();
     let mut seen = HashSet::new();
     let query = Query {
         kinds: vec![Kind::Knowledge, Kind::Archive],
@@ -104,6 +124,7 @@ pub fn rank(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<Line> {
                 .hits
                 .into_iter()
                 .map(|h| h.doc)
+                .filter(|d| !superseded(d))
                 .collect()
         })
         .collect();
@@ -112,7 +133,7 @@ pub fn rank(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<Line> {
             if let Some(d) = list.get(turn)
                 && seen.insert(d.id.clone())
             {
-                picked.push((d, Why::Session));
+                picked.push((d, Why::Session, turn));
                 if picked.len() == MAX_SESSION_HITS {
                     break 'turns;
                 }
@@ -126,34 +147,68 @@ pub fn rank(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<Line> {
             && d.kind == Kind::Knowledge
             && seen.insert(d.id.clone())
         {
-            picked.push((d, Why::Gotcha));
+            picked.push((d, Why::Gotcha, 0));
         }
     }
     for d in &newest {
         if seen.insert(d.id.clone()) {
-            picked.push((d, Why::Recent));
+            picked.push((d, Why::Recent, 0));
         }
     }
-    let mut lines = Vec::new();
+    let line = |&(d, why, _): &(&Doc, Why, usize), freshness| Line {
+        id: d.id.to_string(),
+        date: d.date.as_deref().map(str::to_string),
+        entry_type: d.entry_type.as_deref().map(str::to_string),
+        title: d.title.to_string(),
+        topics: d.topics.iter().map(|t| t.to_string()).collect(),
+        why,
+        archived: d.kind == Kind::Archive,
+        freshness,
+    };
+    // The entries that fit (a stale one's mark may push the last out below), checked together.
     let mut used = 0;
-    for (d, why) in picked {
-        let line = Line {
-            id: d.id.to_string(),
-            date: d.date.as_deref().map(str::to_string),
-            entry_type: d.entry_type.as_deref().map(str::to_string),
-            title: d.title.to_string(),
-            topics: d.topics.iter().map(|t| t.to_string()).collect(),
-            why,
-            archived: d.kind == Kind::Archive,
-        };
-        let n = line.width() + 1;
-        if used + n > MAX_INDEX_CHARS {
-            break;
+    let fits = picked
+        .iter()
+        .take_while(|p| {
+            used += line(p, None).width() + 1;
+            used <= MAX_INDEX_CHARS
+        })
+        .count();
+    picked.truncate(fits);
+    let docs: Vec<&Doc> = picked.iter().map(|p| p.0).collect();
+    let mut checked = fresh(&docs).into_iter();
+    let mut lines: Vec<Line> = picked
+        .iter()
+        .map(|p| line(p, checked.next().flatten()))
+        .collect();
+    // Within each run of equal relevance, the fresh first (a stable partition).
+    let group = |p: &(&Doc, Why, usize)| (p.1, p.2, p.0.date.clone());
+    let mut start = 0;
+    while start < lines.len() {
+        let key = picked.get(start).map(group);
+        let end = (start..picked.len())
+            .find(|&i| picked.get(i).map(group) != key)
+            .unwrap_or(picked.len());
+        if let Some(run) = lines.get_mut(start..end) {
+            run.sort_by_key(Line::stale);
         }
-        used += n;
-        lines.push(line);
+        start = end;
     }
+    let mut used = 0;
+    lines.retain(|l| {
+        used += l.width() + 1;
+        used <= MAX_INDEX_CHARS
+    });
     lines
+}
+
+/// An entry `learn --supersedes` moved to the archive: found by search, never in the index.
+fn superseded(d: &Doc) -> bool {
+    // TODO(integration): knowledge::superseded_by
+    d.text
+        .lines()
+        .take(8)
+        .any(|l| l.trim_start().starts_with("**Superseded-by:**"))
 }
 
 /// The index and what is said with it: how many entries there are and, in blocked mode, that
@@ -234,5 +289,40 @@ mod tests {
                 "{session}"
             );
         }
+    }
+
+    /// SPEC §17: a stale entry goes after a fresh one of equal relevance (here: the same date
+    /// among the newest), never before a more relevant one; a superseded entry is not listed.
+    #[test]
+    fn stale_entries_go_after_fresh_ones_of_equal_relevance() {
+        use crate::megg::freshness::{Freshness, PathFreshness, Status};
+        let mut superseded = entry("k0", "2026-04-01", "fact", "Old way");
+        superseded.text = "## 2026-04-01 - Old way\n**Type:** fact\n**Topics:** t\n**Superseded-by:** 2026-05-01 - New way\n\nx\n".into();
+        let docs = vec![
+            superseded,
+            entry("k1", "2026-03-01", "fact", "Deploys are blue-green"),
+            entry("k2", "2026-03-01", "fact", "Builds are cached"),
+            entry("k3", "2026-02-01", "fact", "Invoices are immutable"),
+        ];
+        let gone = Freshness {
+            date: "2026-03-01".into(),
+            paths: vec![PathFreshness {
+                path: "deploy.sh".into(),
+                status: Status::Gone,
+                commits: 1,
+                new_path: None,
+                touches: Vec::new(),
+            }],
+        };
+        let stale_ids = ["k1", "k3"];
+        let fresh = |d: &[&Doc]| {
+            d.iter()
+                .map(|d| stale_ids.contains(&d.id.as_str()).then(|| gone.clone()))
+                .collect()
+        };
+        let lines = rank(&docs, &Postings::build(&docs, false), &[], &fresh);
+        let order: Vec<&str> = lines.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(order, ["k2", "k1", "k3"]);
+        assert!(!lines[0].stale() && lines[1].stale() && lines[2].stale());
     }
 }

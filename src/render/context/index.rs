@@ -89,5 +89,8 @@ pub fn index_line(l: &Line) -> String {
     if l.archived {
         s.push_str(" (archived)");
     }
+    if l.stale() {
+        s.push_str(" stale?");
+    }
     s
 }

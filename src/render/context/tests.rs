@@ -41,6 +41,7 @@ mod index {
             topics: topics.iter().map(|t| t.to_string()).collect(),
             why,
             archived,
+            freshness: None,
         }
     }
 
@@ -115,8 +116,19 @@ mod index {
             title in "\\PC{0,40}",
             topics in proptest::collection::vec("\\PC{1,12}", 0..4),
             archived in any::<bool>(),
+            stale in any::<bool>(),
         ) {
-            let l = Line { id, date, entry_type: kind, title, topics, why: Why::Recent, archived };
+            let freshness = stale.then(|| crate::megg::freshness::Freshness {
+                date: String::new(),
+                paths: vec![crate::megg::freshness::PathFreshness {
+                    path: "a.rs".into(),
+                    status: crate::megg::freshness::Status::Gone,
+                    commits: 1,
+                    new_path: None,
+                    touches: Vec::new(),
+                }],
+            });
+            let l = Line { id, date, entry_type: kind, title, topics, why: Why::Recent, archived, freshness };
             prop_assert_eq!(l.width(), index_line(&l).chars().count());
         }
     }
@@ -299,6 +311,7 @@ mod budget {
                     topics: vec!["misc".into()],
                     why: [Why::Session, Why::Gotcha, Why::Recent][i * 3 / lines.max(1)],
                     archived: false,
+                    freshness: None,
                 })
                 .collect(),
             live: 300,

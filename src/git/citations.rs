@@ -1,0 +1,333 @@
+//! What happened to some paths since some times (SPEC §17): which commits touched each, and,
+//! for one no longer at HEAD, whether git's rename detection finds it under another name. One
+//! walk for all the paths, newest commit first, ending at the oldest time asked about or at a
+//! cap; each commit compared with its parent only along the paths asked about (a subtree both
+//! sides share is never read).
+
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+
+use git2::{ObjectType, Oid, Tree};
+
+use super::Repo;
+
+/// One path asked about: `path` relative to the top of the work tree (`/`-separated, a file or
+/// a directory), and the first second whose commits count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Ask {
+    pub path: String,
+    pub since: i64,
+}
+
+/// What git says about one [`Ask`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathHistory {
+    /// The path is in HEAD's tree.
+    pub at_head: bool,
+    /// The commits at or after `since` that changed it, newest first (at most
+    /// [`MAX_TOUCHES`] kept; `count` has them all).
+    pub touches: Vec<Touch>,
+    pub count: usize,
+    /// Not at HEAD, and renamed (possibly more than once) to this path, which is.
+    pub new_path: Option<String>,
+    /// The walk stopped at its cap before reaching `since`: `count` is a lower bound.
+    pub capped: bool,
+}
+
+impl PathHistory {
+    /// Whether the path is a citation at all: at HEAD, or changed (created, edited, deleted,
+    /// renamed) since. A path no commit in reach ever had is not one.
+    pub fn is_citation(&self) -> bool {
+        self.at_head || self.count > 0
+    }
+}
+
+/// One commit that touched a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    pub commit: String,
+    pub time: i64,
+    pub summary: String,
+}
+
+/// Most touching commits kept per path (what `maintain --check` lists).
+pub const MAX_TOUCHES: usize = 20;
+/// Most renames followed from a path to where it is now.
+const MAX_HOPS: usize = 4;
+/// Most files rename detection compares in one commit.
+const RENAME_LIMIT: usize = 1_000;
+/// Deepest path compared.
+const MAX_DEPTH: usize = 64;
+
+/// The paths asked about as a tree of names, so one descent compares all of them.
+#[derive(Default)]
+struct Node {
+    children: BTreeMap<String, Node>,
+    /// Indices of the distinct paths that end here.
+    ends: Vec<usize>,
+}
+
+impl Node {
+    fn insert(&mut self, path: &str, id: usize) {
+        let mut node = self;
+        for part in path.split('/').filter(|p| !p.is_empty()).take(MAX_DEPTH) {
+            node = node.children.entry(part.to_string()).or_default();
+        }
+        node.ends.push(id);
+    }
+}
+
+impl Repo {
+    /// The history of each of `asks` since its time, in their order; at most `cap` commits
+    /// walked; the touching commits named only when `touches` (they cost a read each). Empty
+    /// when HEAD has no commit.
+    pub fn path_histories(&self, asks: &[Ask], cap: usize, touches: bool) -> Vec<PathHistory> {
+        let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else {
+            return Vec::new();
+        };
+        let Ok(head_tree) = head.tree() else {
+            return Vec::new();
+        };
+        // Distinct paths, each compared once per commit whatever number of asks name it.
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut paths: Vec<&str> = Vec::new();
+        let mut trie = Node::default();
+        for a in asks {
+            let path = a.path.trim_matches('/');
+            if !ids.contains_key(path) {
+                ids.insert(path, paths.len());
+                trie.insert(path, paths.len());
+                paths.push(path);
+            }
+        }
+        let oldest = asks.iter().map(|a| a.since).min().unwrap_or(i64::MAX);
+        let walked = self.walk_touches(head.id(), &trie, paths.len(), oldest, cap);
+        let at_head: Vec<bool> = paths
+            .iter()
+            .map(|p| head_tree.get_path(std::path::Path::new(p)).is_ok())
+            .collect();
+        let mut renamed: HashMap<usize, Option<String>> = HashMap::new();
+        asks.iter()
+            .map(|a| {
+                let id = ids.get(a.path.trim_matches('/')).copied().unwrap_or(0);
+                let here = at_head.get(id).copied().unwrap_or(false);
+                let all = walked.touched.get(id).map_or(&[][..], Vec::as_slice);
+                let since: Vec<usize> = all
+                    .iter()
+                    .copied()
+                    .filter(|&i| walked.commits.get(i).is_some_and(|c| c.1 >= a.since))
+                    .collect();
+                let new_path = if here || since.is_empty() {
+                    None
+                } else {
+                    renamed
+                        .entry(id)
+                        .or_insert_with(|| {
+                            self.follow_renames(
+                                paths.get(id).copied().unwrap_or(""),
+                                &walked.commits,
+                                all,
+                                &head_tree,
+                            )
+                        })
+                        .clone()
+                };
+                PathHistory {
+                    at_head: here,
+                    count: since.len(),
+                    touches: since
+                        .iter()
+                        .take(if touches { MAX_TOUCHES } else { 0 })
+                        .filter_map(|&i| walked.commits.get(i))
+                        .map(|(oid, time)| self.touch(*oid, *time))
+                        .collect(),
+                    new_path,
+                    capped: walked.capped && walked.reached > a.since,
+                }
+            })
+            .collect()
+    }
+
+    fn touch(&self, oid: Oid, time: i64) -> Touch {
+        let summary = self
+            .repo
+            .find_commit(oid)
+            .ok()
+            .and_then(|c| c.summary().ok().flatten().map(str::to_string))
+            .unwrap_or_default();
+        Touch {
+            commit: oid.to_string(),
+            time,
+            summary,
+        }
+    }
+
+    /// Walks the commits reachable from `head` newest first (a heap on committer time, so the
+    /// walk ends at the first commit older than `oldest` without preparing the whole history),
+    /// at most `cap`, recording for each of `n` paths the commits that changed it. A merge is
+    /// not compared: the commits it brings in are walked themselves.
+    fn walk_touches(&self, head: Oid, trie: &Node, n: usize, oldest: i64, cap: usize) -> Walked {
+        let mut out = Walked {
+            commits: Vec::new(),
+            touched: vec![Vec::new(); n],
+            capped: false,
+            reached: i64::MAX,
+        };
+        let mut heap = BinaryHeap::new();
+        let mut seen = HashSet::new();
+        let time_of = |oid: Oid| {
+            self.repo
+                .find_commit(oid)
+                .ok()
+                .map(|c| c.committer().when().seconds())
+        };
+        if let Some(t) = time_of(head) {
+            heap.push((t, head));
+            seen.insert(head);
+        }
+        let mut hit = Vec::new();
+        while let Some((time, oid)) = heap.pop() {
+            if time < oldest {
+                break;
+            }
+            if out.commits.len() == cap {
+                out.capped = true;
+                break;
+            }
+            out.reached = time;
+            let Ok(commit) = self.repo.find_commit(oid) else {
+                continue;
+            };
+            for parent in commit.parent_ids() {
+                if seen.insert(parent)
+                    && let Some(t) = time_of(parent)
+                {
+                    heap.push((t, parent));
+                }
+            }
+            let index = out.commits.len();
+            out.commits.push((oid, time));
+            if commit.parent_count() > 1 {
+                continue;
+            }
+            let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
+            let Ok(tree) = commit.tree() else { continue };
+            hit.clear();
+            self.compare(Some(&tree), parent_tree.as_ref(), trie, 0, &mut hit);
+            for &id in &hit {
+                if let Some(t) = out.touched.get_mut(id) {
+                    t.push(index);
+                }
+            }
+        }
+        out
+    }
+
+    /// Pushes to `hit` the paths under `node` whose entry differs between `new` and `old`.
+    fn compare(
+        &self,
+        new: Option<&Tree<'_>>,
+        old: Option<&Tree<'_>>,
+        node: &Node,
+        depth: usize,
+        hit: &mut Vec<usize>,
+    ) {
+        if depth >= MAX_DEPTH {
+            return;
+        }
+        for (name, child) in &node.children {
+            let a = new.and_then(|t| t.get_name(name));
+            let b = old.and_then(|t| t.get_name(name));
+            let same = match (&a, &b) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.id() == b.id() && a.filemode() == b.filemode(),
+                _ => false,
+            };
+            if same {
+                continue;
+            }
+            hit.extend(&child.ends);
+            if !child.children.is_empty() {
+                let sub = |e: &Option<git2::TreeEntry<'_>>| {
+                    e.as_ref()
+                        .filter(|e| e.kind() == Some(ObjectType::Tree))
+                        .and_then(|e| self.repo.find_tree(e.id()).ok())
+                };
+                let (na, nb) = (sub(&a), sub(&b));
+                self.compare(na.as_ref(), nb.as_ref(), child, depth + 1, hit);
+            }
+        }
+    }
+
+    /// Where `path` (not at HEAD) went: in the newest commit that touched it (the one that took
+    /// it away), git's rename detection of that commit's changes; again from the new name, as
+    /// long as that one is not at HEAD either (a later commit took it away in turn).
+    fn follow_renames(
+        &self,
+        path: &str,
+        commits: &[(Oid, i64)],
+        touched: &[usize],
+        head_tree: &Tree<'_>,
+    ) -> Option<String> {
+        let mut current = path.to_string();
+        // The newest commit that touched the original path: where it left.
+        let mut at = *touched.first()?;
+        for _ in 0..MAX_HOPS {
+            let (oid, _) = *commits.get(at)?;
+            let next = self.renamed_in(oid, &current)?;
+            if head_tree.get_path(std::path::Path::new(&next)).is_ok() {
+                return Some(next);
+            }
+            // The new name left too: find the newest commit, after this one, that took it away.
+            let taken = commits.get(..at)?.iter().rposition(|(c, _)| {
+                self.repo
+                    .find_commit(*c)
+                    .ok()
+                    .and_then(|c| c.tree().ok())
+                    .is_some_and(|t| t.get_path(std::path::Path::new(&next)).is_err())
+            })?;
+            current = next;
+            at = taken;
+        }
+        None
+    }
+
+    /// The name `path` (a file, or a directory) has after commit `oid` renamed it.
+    fn renamed_in(&self, oid: Oid, path: &str) -> Option<String> {
+        let commit = self.repo.find_commit(oid).ok()?;
+        let tree = commit.tree().ok()?;
+        let parent = commit.parent(0).ok()?.tree().ok()?;
+        let mut diff = self
+            .repo
+            .diff_tree_to_tree(Some(&parent), Some(&tree), None)
+            .ok()?;
+        let mut find = git2::DiffFindOptions::new();
+        find.renames(true).rename_limit(RENAME_LIMIT);
+        diff.find_similar(Some(&mut find)).ok()?;
+        let dir = format!("{path}/");
+        diff.deltas()
+            .filter(|d| d.status() == git2::Delta::Renamed)
+            .find_map(|d| {
+                let old = d.old_file().path()?.to_str()?;
+                let new = d.new_file().path()?.to_str()?;
+                if old == path {
+                    return Some(new.to_string());
+                }
+                // A directory: where its files went, less the part of their names inside it.
+                let inside = old.strip_prefix(&dir)?;
+                new.strip_suffix(inside)
+                    .map(|d| d.trim_end_matches('/').to_string())
+                    .filter(|d| !d.is_empty())
+            })
+    }
+}
+
+/// The commits one walk looked at and which paths each changed.
+struct Walked {
+    /// (commit, committer time), newest first.
+    commits: Vec<(Oid, i64)>,
+    /// Per distinct path, indices into `commits` of the ones that changed it.
+    touched: Vec<Vec<usize>>,
+    capped: bool,
+    /// The time of the oldest commit walked.
+    reached: i64,
+}

@@ -1,0 +1,473 @@
+//! Knowledge checked against the code it cites (SPEC §17). An entry's citations are the paths
+//! it names in backticks that are, or were, in the repository — found in its text, never
+//! written into a file. Each is checked against the commits after the entry's date: `fresh`,
+//! `changed` (N commits touched it), `moved` (git's rename detection names the new path) or
+//! `gone`. No model: git knows exactly what changed.
+//!
+//! The answers are kept per repository in megg's cache directory, valid for one HEAD ([`cache`]):
+//! the session-start hook asks git nothing new until a commit is made.
+
+mod cache;
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use crate::git::{Ask, PathHistory, Repo, Touch};
+use crate::megg::Deps;
+use crate::megg::recall::{Doc, Kind};
+
+/// An entry is stale when one of its paths is gone, or changed in this many commits or more.
+pub const STALE_COMMITS: usize = 5;
+/// Most citations checked per entry (the first ones written).
+pub const MAX_CITATIONS: usize = 8;
+/// Longest backticked text taken for a path.
+const MAX_PATH_CHARS: usize = 256;
+/// Most commits one check walks, newest first: an entry older than this many commits is
+/// checked against the newest of them (its counts are lower bounds).
+pub const WALK_CAP: usize = 10_000;
+/// `maintain --check`'s walk: a command asked for, not every session start.
+pub const CHECK_WALK_CAP: usize = crate::git::WALK_CAP;
+
+/// What happened to a cited path since the entry's date; ordered from best to worst (an
+/// entry's status is its worst path's).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// No commit since the entry's date touched it.
+    Fresh,
+    /// Renamed since: `new_path` names where it is.
+    Moved,
+    /// Commits since the entry's date changed it.
+    Changed,
+    /// Deleted since (and not renamed).
+    Gone,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fresh => "fresh",
+            Self::Moved => "moved",
+            Self::Changed => "changed",
+            Self::Gone => "gone",
+        }
+    }
+}
+
+/// One citation, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathFreshness {
+    /// The path from the top of the work tree (without a `:line`).
+    pub path: String,
+    pub status: Status,
+    /// How many commits since the entry's date touched it.
+    pub commits: usize,
+    pub new_path: Option<String>,
+    /// The commits that touched it, newest first — only when asked for ([`Check::touches`]).
+    pub touches: Vec<Touch>,
+}
+
+/// An entry's citations, checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Freshness {
+    /// Since when: the entry's date.
+    pub date: String,
+    pub paths: Vec<PathFreshness>,
+}
+
+impl Freshness {
+    /// The worst of its paths'; `fresh` without any.
+    pub fn status(&self) -> Status {
+        self.paths
+            .iter()
+            .map(|p| p.status)
+            .max()
+            .unwrap_or(Status::Fresh)
+    }
+
+    /// A path is gone, or changed in [`STALE_COMMITS`] commits or more: the index marks it
+    /// `stale?` and ranks it after fresh entries of equal relevance.
+    pub fn stale(&self) -> bool {
+        self.paths.iter().any(|p| {
+            p.status == Status::Gone || (p.status == Status::Changed && p.commits >= STALE_COMMITS)
+        })
+    }
+
+    /// The paths that are not fresh.
+    pub fn changed(&self) -> impl Iterator<Item = &PathFreshness> {
+        self.paths.iter().filter(|p| p.status != Status::Fresh)
+    }
+}
+
+/// What happened to one path, in words: "`a.rs` changed in 6 commits", "`a.rs` moved to
+/// `b.rs`", "`a.rs` gone" (and "`a.rs` fresh").
+pub fn describe(path: &str, status: Status, commits: usize, new_path: Option<&str>) -> String {
+    match status {
+        Status::Fresh => format!("`{path}` fresh"),
+        Status::Changed => format!(
+            "`{path}` changed in {commits} commit{}",
+            if commits == 1 { "" } else { "s" }
+        ),
+        Status::Moved => format!("`{path}` moved to `{}`", new_path.unwrap_or("?")),
+        Status::Gone => format!("`{path}` gone"),
+    }
+}
+
+impl PathFreshness {
+    pub fn describe(&self) -> String {
+        describe(&self.path, self.status, self.commits, self.new_path.as_deref())
+    }
+}
+
+/// One entry to check.
+#[derive(Debug, Clone)]
+pub struct Cited<'a> {
+    /// `YYYY-MM-DD`; an undated entry is not checked.
+    pub date: Option<&'a str>,
+    /// Its whole text (title and body).
+    pub text: &'a str,
+    /// Its file (`…/.megg/knowledge.md` or `…/.megg/archive/*.md`): paths are read from the
+    /// top of the work tree, then from the entry's domain.
+    pub file: &'a Path,
+}
+
+/// How a check runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Check {
+    /// Most commits walked.
+    pub cap: usize,
+    /// Name the commits that touched each path (`maintain --check`); not cached.
+    pub touches: bool,
+}
+
+/// The paths `text` names in backticks that look like a file or a directory, as written but
+/// without a leading `./`, a `:line` (or `:line-line`, `#Lline`) or a trailing `/`; at most
+/// [`MAX_CITATIONS`], each once. Whether they are citations is git's to say.
+pub fn candidates(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        // Inline code: the text between a backtick and the next one.
+        let mut parts = line.split('`');
+        parts.next();
+        while let (Some(code), Some(_)) = (parts.next(), parts.next()) {
+            if let Some(p) = path_like(code)
+                && !out.contains(&p)
+            {
+                out.push(p);
+                if out.len() == MAX_CITATIONS {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `code` as a repository path, when it looks like one.
+fn path_like(code: &str) -> Option<String> {
+    let code = code.trim();
+    if code.is_empty() || code.chars().count() > MAX_PATH_CHARS {
+        return None;
+    }
+    let mut p = code.strip_prefix("./").unwrap_or(code);
+    // `path:42`, `path:42-50`, `path:42:7`, `path#L42`: the file.
+    if let Some((file, _)) = p.split_once("#L") {
+        p = file;
+    }
+    while let Some((file, line)) = p.rsplit_once(':')
+        && !line.is_empty()
+        && line.chars().all(|c| c.is_ascii_digit() || c == '-')
+    {
+        p = file;
+    }
+    let dir = p.ends_with('/');
+    let p = p.trim_end_matches('/');
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@');
+    if p.is_empty()
+        || p.starts_with('/')
+        || p.starts_with('-')
+        || !p.chars().all(allowed)
+        || p.split('/').any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        return None;
+    }
+    // A name with a directory or an extension, or one written as a directory: `Cargo.toml`,
+    // `src/lib.rs`, `docs/`; not a bare word, a version (`1.2.3`) or a method call.
+    let last = p.rsplit('/').next().unwrap_or(p);
+    let has_ext = last
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| !ext.is_empty() && !ext.chars().all(|c| c.is_ascii_digit()));
+    (p.contains('/') || dir || has_ext).then(|| p.to_string())
+}
+
+/// The first second after `date`'s day (UTC): commits from it on count.
+fn since(date: &str) -> Option<i64> {
+    let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d").ok()?;
+    Some(day.succ_opt()?.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
+}
+
+/// The domain directory of an entry file, from the top of the work tree (`""` at the top).
+fn domain_of(file: &Path, top: &Path) -> Option<String> {
+    let megg = file
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".megg"))?;
+    let rel = megg.parent()?.strip_prefix(top).ok()?;
+    let rel = rel.to_str()?.replace('\\', "/");
+    Some(rel)
+}
+
+/// Each of `entries` checked against `repo`'s history, in their order.
+pub fn check(repo: &Repo, entries: &[Cited<'_>], how: Check, cache_dir: Option<&Path>) -> Vec<Freshness> {
+    let Some(top) = repo.workdir() else {
+        return entries.iter().map(|_| Freshness::default()).collect();
+    };
+    // Each candidate asked from the top, and from its entry's domain when that is not the top.
+    struct Plan {
+        date: String,
+        /// (candidate from the top, from the domain), as indices into `asks`.
+        candidates: Vec<(usize, Option<usize>)>,
+    }
+    let mut asks: Vec<Ask> = Vec::new();
+    let mut ask = |path: String, since: i64| {
+        let a = Ask { path, since };
+        match asks.iter().position(|x| *x == a) {
+            Some(i) => i,
+            None => {
+                asks.push(a);
+                asks.len() - 1
+            }
+        }
+    };
+    let plans: Vec<Plan> = entries
+        .iter()
+        .map(|e| {
+            let date = e.date.unwrap_or("").trim().to_string();
+            let Some(since) = since(&date) else {
+                return Plan {
+                    date,
+                    candidates: Vec::new(),
+                };
+            };
+            let domain = domain_of(e.file, &top).unwrap_or_default();
+            let candidates = candidates(e.text)
+                .into_iter()
+                .map(|c| {
+                    let local = (!domain.is_empty()).then(|| ask(format!("{domain}/{c}"), since));
+                    (ask(c, since), local)
+                })
+                .collect();
+            Plan { date, candidates }
+        })
+        .collect();
+    let answers = answer(repo, &asks, how, cache_dir);
+    plans
+        .into_iter()
+        .map(|plan| Freshness {
+            paths: plan
+                .candidates
+                .iter()
+                .filter_map(|&(root, local)| {
+                    [Some(root), local]
+                        .into_iter()
+                        .flatten()
+                        .find_map(|i| Some((asks.get(i)?, answers.get(i)?)).filter(|(_, h)| h.is_citation()))
+                        .map(|(a, h)| judge(&a.path, h))
+                })
+                .collect(),
+            date: plan.date,
+        })
+        .collect()
+}
+
+/// The freshness of each of `docs` that is a knowledge or archive entry (else `None`), in
+/// their order: the entries of one repository checked together, from the cache when HEAD
+/// answered them before.
+pub fn of_docs(deps: &Deps<'_>, docs: &[&Doc]) -> Vec<Option<Freshness>> {
+    let how = Check {
+        cap: WALK_CAP,
+        touches: false,
+    };
+    of_docs_with(deps, docs, how)
+}
+
+/// [`of_docs`], checked as `how` says.
+pub fn of_docs_with(deps: &Deps<'_>, docs: &[&Doc], how: Check) -> Vec<Option<Freshness>> {
+    let mut out: Vec<Option<Freshness>> = vec![None; docs.len()];
+    let cache = crate::fsx::user_cache_dir();
+    // Grouped by repository, in the order first met (usually one).
+    let mut groups: Vec<(Repo, PathBuf, Vec<usize>)> = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        if !matches!(d.kind, Kind::Knowledge | Kind::Archive) {
+            continue;
+        }
+        let Some(repo) = d.path.parent().and_then(|p| deps.repo(p)) else {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(Freshness::default());
+            }
+            continue;
+        };
+        let dir = repo.common_dir();
+        match groups.iter_mut().find(|g| g.1 == dir) {
+            Some(g) => g.2.push(i),
+            None => groups.push((repo, dir, vec![i])),
+        }
+    }
+    for (repo, _, members) in groups {
+        let cited: Vec<Cited<'_>> = members
+            .iter()
+            .filter_map(|&i| docs.get(i))
+            .map(|d| Cited {
+                date: d.date.as_deref(),
+                text: d.text.as_str(),
+                file: &d.path,
+            })
+            .collect();
+        for (i, f) in members.into_iter().zip(check(&repo, &cited, how, cache.as_deref())) {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(f);
+            }
+        }
+    }
+    out
+}
+
+/// One path's status from its history.
+fn judge(path: &str, h: &PathHistory) -> PathFreshness {
+    let status = match (h.at_head, &h.new_path, h.count) {
+        (true, _, 0) => Status::Fresh,
+        (true, _, _) => Status::Changed,
+        (false, Some(_), _) => Status::Moved,
+        (false, None, _) => Status::Gone,
+    };
+    PathFreshness {
+        path: path.to_string(),
+        status,
+        commits: h.count,
+        new_path: h.new_path.clone(),
+        touches: h.touches.clone(),
+    }
+}
+
+/// The history of each of `asks`: from the cache when this HEAD answered it before.
+fn answer(repo: &Repo, asks: &[Ask], how: Check, cache_dir: Option<&Path>) -> Vec<PathHistory> {
+    if asks.is_empty() {
+        return Vec::new();
+    }
+    if how.touches {
+        return repo.path_histories(asks, how.cap, true);
+    }
+    let Some(head) = repo.head_commit() else {
+        return Vec::new();
+    };
+    let file: Option<PathBuf> = cache_dir.map(|d| cache::file(d, repo));
+    let mut kept = file
+        .as_deref()
+        .map(|f| cache::read(f, &head, how.cap))
+        .unwrap_or_default();
+    let missing: Vec<Ask> = asks
+        .iter()
+        .filter(|a| !kept.contains_key(*a))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        let found = repo.path_histories(&missing, how.cap, false);
+        kept.extend(missing.into_iter().zip(found));
+        if let Some(f) = &file {
+            cache::write(f, &head, how.cap, &kept);
+        }
+    }
+    asks.iter()
+        .map(|a| kept.get(a).cloned().unwrap_or(PathHistory {
+            at_head: false,
+            touches: Vec::new(),
+            count: 0,
+            new_path: None,
+            capped: false,
+        }))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_are_backticked_paths_without_their_lines() {
+        let text = "## 2026-01-10 - Tax in `src/billing/tax.rs`\n\nSee `src/billing/tax.rs:42` and `./docs/`, `Cargo.toml`, `lib.rs#L7`, `a/b.rs:1-9`.\nNot `cargo test`, `1.2.3`, `foo()`, `x`, `/etc/passwd`, `../up.rs`, `http://x/y`.\n```\n`in/fence.rs`\n```\n「`src/日本.rs`」 é `src/é.rs` 🎉";
+        assert_eq!(
+            candidates(text),
+            [
+                "src/billing/tax.rs",
+                "docs",
+                "Cargo.toml",
+                "lib.rs",
+                "a/b.rs",
+                "src/日本.rs",
+                "src/é.rs"
+            ]
+        );
+    }
+
+    #[test]
+    fn candidates_are_bounded() {
+        let text: String = (0..50).map(|i| format!("`src/f{i}.rs` ")).collect();
+        assert_eq!(candidates(&text).len(), MAX_CITATIONS);
+    }
+
+    #[test]
+    fn commits_count_from_the_day_after_the_entry() {
+        assert_eq!(since("2026-01-10"), Some(1_768_089_600));
+        assert_eq!(since("someday"), None);
+    }
+
+    fn path(status: Status, commits: usize) -> PathFreshness {
+        PathFreshness {
+            path: "a".into(),
+            status,
+            commits,
+            new_path: None,
+            touches: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_entry_is_as_stale_as_its_worst_path() {
+        let f = |paths| Freshness {
+            date: String::new(),
+            paths,
+        };
+        assert_eq!(f(vec![]).status(), Status::Fresh);
+        assert!(!f(vec![]).stale());
+        let mixed = f(vec![path(Status::Moved, 1), path(Status::Changed, 2)]);
+        assert_eq!(mixed.status(), Status::Changed);
+        assert!(!mixed.stale());
+        assert!(!f(vec![path(Status::Changed, STALE_COMMITS - 1)]).stale());
+        assert!(f(vec![path(Status::Changed, STALE_COMMITS)]).stale());
+        assert!(f(vec![path(Status::Gone, 1), path(Status::Fresh, 0)]).stale());
+        assert_eq!(
+            f(vec![path(Status::Gone, 1), path(Status::Changed, 9)]).status(),
+            Status::Gone
+        );
+    }
+}
