@@ -147,6 +147,92 @@ impl Repo {
             .collect()
     }
 
+    /// `known` (the histories of `asks` when HEAD was `old`) brought up to the current HEAD by
+    /// walking only the commits since `old`, at most `cap`: what a new commit costs a session
+    /// start. `None` when that cannot be done exactly — `old` is not an ancestor of HEAD (a
+    /// rebase, another branch), the commits since are more than `cap`, or a path that left
+    /// HEAD needs its rename found again from further back — and the histories are computed
+    /// whole instead.
+    pub fn path_histories_after(
+        &self,
+        asks: &[Ask],
+        known: &[PathHistory],
+        old: &str,
+        cap: usize,
+    ) -> Option<Vec<PathHistory>> {
+        let old = Oid::from_str(old).ok()?;
+        let head = self.repo.head().ok()?.peel_to_commit().ok()?;
+        let head_tree = head.tree().ok()?;
+        let mut walk = self.repo.revwalk().ok()?;
+        walk.push(head.id()).ok()?;
+        walk.hide(old).ok()?;
+        let mut trie = Node::default();
+        for (i, a) in asks.iter().enumerate() {
+            trie.insert(a.path.trim_matches('/'), i);
+        }
+        let mut commits: Vec<(Oid, i64)> = Vec::new();
+        let mut touched: Vec<Vec<usize>> = vec![Vec::new(); asks.len()];
+        let mut reaches_old = head.id() == old;
+        let mut hit = Vec::new();
+        for oid in walk {
+            let commit = self.repo.find_commit(oid.ok()?).ok()?;
+            if commits.len() == cap {
+                return None;
+            }
+            reaches_old |= commit.parent_ids().any(|p| p == old);
+            let index = commits.len();
+            commits.push((commit.id(), commit.committer().when().seconds()));
+            if commit.parent_count() > 1 {
+                continue;
+            }
+            let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
+            let tree = commit.tree().ok()?;
+            hit.clear();
+            self.compare(Some(&tree), parent_tree.as_ref(), &trie, 0, &mut hit);
+            for &i in &hit {
+                touched.get_mut(i)?.push(index);
+            }
+        }
+        if !reaches_old {
+            return None;
+        }
+        asks.iter()
+            .zip(known)
+            .zip(&touched)
+            .map(|((a, k), t)| {
+                let new: Vec<usize> = t
+                    .iter()
+                    .copied()
+                    .filter(|&i| commits.get(i).is_some_and(|c| c.1 >= a.since))
+                    .collect();
+                let at_head = head_tree
+                    .get_path(std::path::Path::new(a.path.trim_matches('/')))
+                    .is_ok();
+                let new_path = if at_head {
+                    None
+                } else if new.is_empty() {
+                    // Untouched since: where it went before is where it is, if still there.
+                    match &k.new_path {
+                        Some(p) if head_tree.get_path(std::path::Path::new(p)).is_ok() => {
+                            Some(p.clone())
+                        }
+                        Some(_) => return None,
+                        None => None,
+                    }
+                } else {
+                    self.follow_renames(a.path.trim_matches('/'), &commits, &new, &head_tree)
+                };
+                Some(PathHistory {
+                    at_head,
+                    touches: Vec::new(),
+                    count: k.count + new.len(),
+                    new_path,
+                    capped: k.capped,
+                })
+            })
+            .collect()
+    }
+
     fn touch(&self, oid: Oid, time: i64) -> Touch {
         let summary = self
             .repo

@@ -315,3 +315,68 @@ fn path_histories_count_follow_renames_and_see_deletions() {
     let capped = r.path_histories(&asks[1..2], 2, false);
     assert!(capped[0].capped && capped[0].count < 3, "{capped:?}");
 }
+
+/// SPEC §17's cache: answers kept at one HEAD, brought up to a later one by its new commits
+/// alone, are what a whole walk at the later HEAD gives; from a HEAD that is not an ancestor
+/// (a rebase), there is no such shortcut.
+#[test]
+fn path_histories_after_new_commits_equal_a_whole_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    repo.set_head("refs/heads/main").unwrap();
+    let w = dir.path();
+    let mut index = repo.index().unwrap();
+    let mut put = |index: &mut git2::Index, p: &str, s: &str| {
+        let f = w.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, s).unwrap();
+        index.add_path(Path::new(p)).unwrap();
+        index.write().unwrap();
+    };
+    let body = |p: &str| (0..40).map(|i| format!("{p} line {i}\n")).collect::<String>();
+    for p in ["a.rs", "b.rs", "c.rs", "d/e.rs"] {
+        put(&mut index, p, &body(p));
+    }
+    commit(&repo, "main", 1_000, "start");
+    let since = 5_000;
+    put(&mut index, "a.rs", "one");
+    let first = commit(&repo, "main", since + 10, "a once");
+    let r = Repo::discover(w, &[]).unwrap();
+    let asks: Vec<Ask> = ["a.rs", "b.rs", "c.rs", "d", "new.rs"]
+        .map(|p| Ask {
+            path: p.into(),
+            since,
+        })
+        .to_vec();
+    let before = r.path_histories(&asks, 1_000, false);
+    // New commits: an edit, a rename, a deletion, a file created.
+    put(&mut index, "a.rs", "two");
+    commit(&repo, "main", since + 20, "a twice");
+    std::fs::rename(w.join("b.rs"), w.join("moved.rs")).unwrap();
+    index.remove_path(Path::new("b.rs")).unwrap();
+    index.add_path(Path::new("moved.rs")).unwrap();
+    index.write().unwrap();
+    commit(&repo, "main", since + 30, "mv b");
+    std::fs::remove_file(w.join("d/e.rs")).unwrap();
+    index.remove_path(Path::new("d/e.rs")).unwrap();
+    index.write().unwrap();
+    put(&mut index, "new.rs", "fresh");
+    commit(&repo, "main", since + 40, "rm d, add new");
+    let whole = r.path_histories(&asks, 1_000, false);
+    let after = r
+        .path_histories_after(&asks, &before, &first.to_string(), 1_000)
+        .unwrap();
+    assert_eq!(after, whole);
+    assert_eq!(after[0].count, 2);
+    assert_eq!(after[1].new_path.as_deref(), Some("moved.rs"));
+    assert!(!after[3].at_head && after[4].at_head);
+    // A HEAD whose history does not hold the old one: computed whole instead.
+    let sig = Signature::new("T", "t@example.com", &Time::new(since + 50, 0)).unwrap();
+    let tree = repo.find_commit(first).unwrap().tree().unwrap();
+    let root = repo.commit(None, &sig, &sig, "other root", &tree, &[]).unwrap();
+    repo.reference("refs/heads/main", root, true, "rewrite").unwrap();
+    assert_eq!(
+        r.path_histories_after(&asks, &before, &first.to_string(), 1_000),
+        None
+    );
+}

@@ -26,6 +26,9 @@ const MAX_PATH_CHARS: usize = 256;
 /// Most commits one check walks, newest first: an entry older than this many commits is
 /// checked against the newest of them (its counts are lower bounds).
 pub const WALK_CAP: usize = 10_000;
+/// Most new commits walked to bring kept answers up to a new HEAD; past it, they are
+/// computed again.
+const INCREMENTAL_CAP: usize = 1_000;
 /// `maintain --check`'s walk: a command asked for, not every session start.
 pub const CHECK_WALK_CAP: usize = crate::git::WALK_CAP;
 
@@ -249,15 +252,13 @@ pub fn check(repo: &Repo, entries: &[Cited<'_>], how: Check, cache_dir: Option<&
         candidates: Vec<(usize, Option<usize>)>,
     }
     let mut asks: Vec<Ask> = Vec::new();
+    let mut seen: std::collections::HashMap<Ask, usize> = std::collections::HashMap::new();
     let mut ask = |path: String, since: i64| {
         let a = Ask { path, since };
-        match asks.iter().position(|x| *x == a) {
-            Some(i) => i,
-            None => {
-                asks.push(a);
-                asks.len() - 1
-            }
-        }
+        *seen.entry(a).or_insert_with_key(|a| {
+            asks.push(a.clone());
+            asks.len() - 1
+        })
     };
     let plans: Vec<Plan> = entries
         .iter()
@@ -381,10 +382,20 @@ fn answer(repo: &Repo, asks: &[Ask], how: Check, cache_dir: Option<&Path>) -> Ve
         return Vec::new();
     };
     let file: Option<PathBuf> = cache_dir.map(|d| cache::file(d, repo));
-    let mut kept = file
+    let (mut kept, old_head) = file
         .as_deref()
-        .map(|f| cache::read(f, &head, how.cap))
+        .map(|f| cache::read(f, how.cap))
         .unwrap_or_default();
+    let mut changed = false;
+    // HEAD moved since the answers were kept: brought up to it by the new commits alone.
+    if old_head.as_deref().is_some_and(|old| old != head) {
+        let (known_asks, known): (Vec<Ask>, Vec<PathHistory>) = kept.drain().unzip();
+        let old = old_head.as_deref().unwrap_or_default();
+        if let Some(now) = repo.path_histories_after(&known_asks, &known, old, INCREMENTAL_CAP) {
+            kept = known_asks.into_iter().zip(now).collect();
+        }
+        changed = true;
+    }
     let missing: Vec<Ask> = asks
         .iter()
         .filter(|a| !kept.contains_key(*a))
@@ -393,9 +404,10 @@ fn answer(repo: &Repo, asks: &[Ask], how: Check, cache_dir: Option<&Path>) -> Ve
     if !missing.is_empty() {
         let found = repo.path_histories(&missing, how.cap, false);
         kept.extend(missing.into_iter().zip(found));
-        if let Some(f) = &file {
-            cache::write(f, &head, how.cap, &kept);
-        }
+        changed = true;
+    }
+    if changed && let Some(f) = &file {
+        cache::write(f, &head, how.cap, &kept);
     }
     asks.iter()
         .map(|a| kept.get(a).cloned().unwrap_or(PathHistory {

@@ -1,8 +1,8 @@
 //! The answers of one repository's HEAD, kept in megg's cache directory: one file per
-//! repository (named by a hash of its git directory), valid while HEAD is the commit it names
-//! and the walk's cap is the same. Commits never change, so an answer for (path, since) at one
-//! HEAD is the answer forever; a new commit starts the file again. Bounded, and skipped
-//! silently when it cannot be read or written.
+//! repository (named by a hash of its git directory), for the HEAD it names and one walk cap.
+//! Commits never change, so an answer for (path, since) at one HEAD is the answer forever; at a
+//! new HEAD, the answers are brought up to it by walking the new commits only (or computed
+//! again). Bounded, and skipped silently when it cannot be read or written.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,26 +27,35 @@ fn boundary(file: &Path) -> Option<Boundary> {
     Some(Boundary::new(file.parent()?, "megg's cache directory"))
 }
 
-/// The answers kept for `head` and `cap`; none when the file is for another HEAD.
-pub fn read(file: &Path, head: &str, cap: usize) -> HashMap<Ask, PathHistory> {
+/// The answers kept for `cap`, and the HEAD they are for; none when the file is for another
+/// cap or cannot be read.
+pub fn read(file: &Path, cap: usize) -> (HashMap<Ask, PathHistory>, Option<String>) {
     let mut out = HashMap::new();
-    let Some(b) = boundary(file) else { return out };
+    let Some(b) = boundary(file) else {
+        return (out, None);
+    };
     let Ok(Some(t)) = fsx::read_text(&b, file, MAX_BYTES) else {
-        return out;
+        return (out, None);
     };
     if t.truncated {
-        return out;
+        return (out, None);
     }
     let mut lines = t.text.lines();
-    if lines.next() != Some(&header(head, cap)) {
-        return out;
+    let head = lines.next().and_then(|l| {
+        let mut f = l.split('\t');
+        (f.next() == Some(MAGIC)).then_some(())?;
+        let head = f.next()?;
+        (f.next()? == cap.to_string()).then(|| head.to_string())
+    });
+    if head.is_none() {
+        return (out, None);
     }
     for line in lines.take(CAPACITY) {
         if let Some((ask, h)) = parse(line) {
             out.insert(ask, h);
         }
     }
-    out
+    (out, head)
 }
 
 fn header(head: &str, cap: usize) -> String {
