@@ -36,8 +36,8 @@ pub struct Args {
     /// With --archive-before: print only the summary (how many entries moved, where, what remains)
     #[arg(long, requires = "archive_before")]
     pub quiet: bool,
-    /// List the entries whose cited code changed, moved or is gone since their date, with the
-    /// commits that touched it (SPEC §17); change nothing, exit 1 when any is listed
+    /// List the entries whose cited code changed, moved or is gone since they were written,
+    /// with the commits; change nothing, exit 1 when any is listed
     #[arg(long, conflicts_with_all = ["archive_before", "quiet"])]
     pub check: bool,
 }
