@@ -199,7 +199,7 @@ type Ranking<'a> = &'a dyn Fn(&[String]) -> Vec<String>;
 
 /// The ids the index lists for the session `items` describe.
 fn session(docs: &[Doc], postings: &Postings, items: &[String]) -> Vec<String> {
-    index::rank(docs, postings, items)
+    index::rank(docs, postings, items, &|d| vec![None; d.len()])
         .into_iter()
         .filter(|l| l.why == Why::Session)
         .map(|l| l.id)

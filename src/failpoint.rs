@@ -9,6 +9,8 @@
 //!   made again in place: the `children-walked-in-place` event).
 //! - `fail=archive-before-live` — `maintain --archive-before` fails between the archive
 //!   writes and the live file's write (proves an interruption there loses nothing).
+//! - `fail=supersede-before-live` — `learn --supersedes` fails between the archive's write and
+//!   `knowledge.md`'s (the same, for a superseded entry).
 //! - `fail=git-config-write` — setup's edit of a git config file fails after planning (a
 //!   global config that changed under the run): the hosts stay installed, the run warns.
 //! - `hold=FILE:DIR` — a handshake at the critical point of writing a file whose path ends in

@@ -1,22 +1,29 @@
 //! `megg learn TITLE TYPE TOPICS CONTENT` or `megg learn --file F` (SPEC §6): append an entry
 //! to the current domain's `knowledge.md`, the one `context` reads. `--file` lets an agent pass
-//! its own words in a file it wrote, never on a shell command line (SPEC §7).
+//! its own words in a file it wrote, never on a shell command line (SPEC §7). `--supersedes ID`
+//! moves the entry the new one replaces to the archive (SPEC §17); an entry like one already
+//! there is named with its id — and, on a terminal, asked about ([`crate::flow::learn`]).
+
+use std::path::Path;
 
 use crate::clock::format_timestamp;
 use crate::commands::state::current_domain;
 use crate::env::Env;
 use crate::error::Error;
 use crate::error::Result;
+use crate::flow::learn::{self as flow, Answer};
 use crate::fsx;
-use crate::megg::context::MAX_KNOWLEDGE_BYTES;
-use crate::megg::knowledge::{self, BLOCKED_ABOVE, Entry, MAINTAIN_DUE, NewEntry};
+use crate::megg::knowledge::write::{self, Found};
+use crate::megg::knowledge::{self, BLOCKED_ABOVE, MAINTAIN_DUE, NewEntry};
+use crate::megg::recall::{self, Scope};
 use crate::output::Output;
-use crate::wire::knowledge::Learned;
+use crate::prompt::Terminal;
+use crate::wire::knowledge::{Learned, Superseded};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// A one-line title (one an entry already has, in any case or spacing, is learned with a
-    /// warning naming that entry)
+    /// A one-line title (an entry with the same title or near-identical text already there is
+    /// named in a warning, with its id; on a terminal, megg asks)
     #[arg(required_unless_present = "file")]
     pub title: Option<String>,
     /// decision, pattern, gotcha, context, rule, fact or process
@@ -34,6 +41,10 @@ pub struct Args {
     /// if one is incomplete
     #[arg(long, value_name = "F", conflicts_with_all = ["title", "kind", "topics", "content"])]
     pub file: Option<std::path::PathBuf>,
+    /// The id (from `megg search`) of the entry this one replaces or contradicts: it moves to
+    /// `.megg/archive/`, marked with this one's date and title, and stays searchable
+    #[arg(long, value_name = "ID")]
+    pub supersedes: Option<String>,
     /// Write the entry even though it looks like it holds a secret (a token, a key, a
     /// password value): for text that only looks like one
     #[arg(long)]
@@ -73,30 +84,64 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         }
     }
 
+    if args.supersedes.is_some() && entries.len() > 1 {
+        return Err(Error::user(format!(
+            "--supersedes names the one entry a new one replaces, and the file holds {} entries; nothing written",
+            entries.len()
+        ))
+        .with_hint("learn the replacing entry from a file of its own with --supersedes, and the others without it"));
+    }
+
     env.refuse_writing_up(&domain)?;
     let path = domain.knowledge_path();
-    let repo = env.repo(&domain.dir);
-    let mut warnings = Vec::new();
-    let text = {
-        let _lock = crate::megg::lock(repo.as_ref(), &domain.boundary, &path)?;
-        // Refuses invalid UTF-8: rewriting would turn those bytes into U+FFFD for good.
-        let existing = fsx::read_for_edit(&domain.boundary, &path, MAX_KNOWLEDGE_BYTES)?;
-        if let Some(why) = existing.as_deref().and_then(knowledge::unparsable) {
-            return Err(knowledge::refuse_unparsable(&path, &why));
+    let cache = fsx::user_cache_dir();
+    let corpus = |below: bool| {
+        let scope = Scope {
+            path: &env.cwd,
+            below,
+            cache: cache.as_deref(),
+        };
+        match (below, args.supersedes.as_ref()) {
+            (true, Some(id)) => recall::resolve(&env.deps(), &scope, std::slice::from_ref(id)),
+            _ => recall::collect(&env.deps(), &scope),
         }
-        let known = existing.as_deref().map(knowledge::document);
-        warnings.extend(repeated_titles(
-            known.as_ref().map_or(&[][..], |d| &d.entries),
-            &entries,
-            &path,
-        ));
-        let mut text = existing.unwrap_or_default();
-        for entry in &entries {
-            text = knowledge::append(Some(&text), entry, &format_timestamp(now));
-        }
-        fsx::write_atomic(&domain.boundary, &path, text.as_bytes())?;
-        text
     };
+    // The ids `megg show` resolves, read once: the documents `--supersedes` is looked up in
+    // name the duplicates too.
+    let resolved = args.supersedes.as_ref().map(|_| corpus(true));
+    let mut target = match (&args.supersedes, &resolved) {
+        (Some(id), Some(corpus)) => Some(write::target(corpus, id, &path)?),
+        _ => None,
+    };
+    let found = write::duplicates(&domain, &entries, target.as_ref(), || {
+        resolved.unwrap_or_else(|| corpus(false))
+    })?;
+    let mut warnings = Vec::new();
+    if env.interactive && !args.json && !found.is_empty() {
+        let can_supersede = target.is_none();
+        match flow::ask(&mut Terminal::new(), &entries, &found, can_supersede)? {
+            Answer::Write => {}
+            Answer::Supersede(t) => target = Some(t),
+            Answer::Cancel => {
+                return Ok(Output::text(format!(
+                    "Nothing written to {}\n",
+                    path.display()
+                )));
+            }
+        }
+    } else {
+        warnings.extend(found.iter().map(|f| duplicate_warning(f, &entries, &path)));
+    }
+    warnings.extend(repeated_among(&entries));
+    let repo = env.repo(&domain.dir);
+    let written = write::learn(&write::Learn {
+        domain: &domain,
+        repo: repo.as_ref(),
+        entries: &entries,
+        supersedes: target.as_ref(),
+        now: &format_timestamp(now),
+    })?;
+    let text = written.text;
     let tokens = env.tokens.count(&text);
     if knowledge::maintain_due(tokens) {
         let now_loads = if tokens > BLOCKED_ABOVE {
@@ -111,13 +156,23 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         ));
     }
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
-        return Err(crate::error::Error::internal("learn: no entry to write"));
+        return Err(Error::internal("learn: no entry to write"));
+    };
+    let superseded = match (target, written.archive) {
+        (Some(t), Some(archive)) => Some(Superseded {
+            id: t.id,
+            date: t.date,
+            title: t.title,
+            archive: archive.display().to_string(),
+        }),
+        _ => None,
     };
     let result = Learned {
         path: path.display().to_string(),
         entry: first.into(),
         entries: entries.iter().map(Into::into).collect(),
         tokens,
+        superseded,
         warnings,
     };
     let mut human = String::new();
@@ -133,6 +188,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             human.push_str(&format!(", now {tokens} tokens in all"));
         }
         human.push('\n');
+    }
+    if let Some(s) = &result.superseded {
+        human.push_str(&format!(
+            "Superseded '{}' ({}) — moved to {}\n",
+            s.title, s.id, s.archive
+        ));
     }
     Ok(Output::pick(
         args.json,
@@ -204,26 +265,37 @@ fn which(i: usize, entries: &[NewEntry], err: Error) -> Error {
     }
 }
 
-/// A warning for each new entry whose title an entry already has (SPEC §17 will add
-/// `--supersedes`; until then a word, never a prompt): the entries in the file, then the new
-/// ones before it.
-fn repeated_titles(known: &[Entry<'_>], new: &[NewEntry], path: &std::path::Path) -> Vec<String> {
+/// The warning for an entry like one already in `path`: its id and how to supersede it. Never a
+/// prompt here: agents run `learn` without a terminal (SPEC §17).
+fn duplicate_warning(f: &Found, entries: &[NewEntry], path: &Path) -> String {
+    let title = entries.get(f.new).map_or("", |e| e.title.as_str());
+    match &f.target {
+        Some(t) => format!(
+            "'{title}' is like {} '{}' ({}) in {}; learned anyway (when a new entry replaces an old one, `megg learn --supersedes {} …` moves the old one to the archive)",
+            t.id,
+            f.heading,
+            f.likeness,
+            path.display(),
+            t.id
+        ),
+        None => format!(
+            "'{title}' is like '{}' ({}) in {}; learned anyway (if they say the same, edit or remove one)",
+            f.heading,
+            f.likeness,
+            path.display()
+        ),
+    }
+}
+
+/// A warning for each new entry whose title an earlier one of them has.
+fn repeated_among(new: &[NewEntry]) -> Vec<String> {
     let mut warnings = Vec::new();
     for (i, entry) in new.iter().enumerate() {
-        if let Some(old) = knowledge::same_title(known, &entry.title) {
-            let named = match old.date {
-                Some(date) => format!("{date} - {}", old.title),
-                None => old.title.to_string(),
-            };
-            warnings.push(format!(
-                "'{}' has the title of an entry already in {}: '{named}'; learned anyway (if they say the same, edit or remove one)",
-                entry.title,
-                path.display()
-            ));
-        } else if new
+        let key = knowledge::title_key(&entry.title);
+        if new
             .iter()
             .take(i)
-            .any(|e| knowledge::title_key(&e.title) == knowledge::title_key(&entry.title))
+            .any(|e| knowledge::title_key(&e.title) == key)
         {
             warnings.push(format!(
                 "'{}' is the title of two of the entries learned now; both learned",

@@ -13,15 +13,15 @@ use crate::error::Result;
 use crate::fsx;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Megg;
-use crate::megg::freshness;
-use crate::megg::recall;
 use crate::megg::discovery::{self, Domain};
+use crate::megg::freshness;
 use crate::megg::knowledge;
 use crate::megg::maintain::{self, DomainReport};
+use crate::megg::recall;
 use crate::megg::state;
 use crate::output::Output;
-use crate::wire::recall::Checked;
 use crate::wire::knowledge::{Archived, Maintained};
+use crate::wire::recall::Checked;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -112,7 +112,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
 /// `--check`: every knowledge entry at or below `root` checked against git, those whose
 /// citations are not all fresh listed with the commits that touched them.
-fn check(env: &Env, root: &std::path::Path, json: bool, mut warnings: Vec<String>) -> Result<Output> {
+fn check(
+    env: &Env,
+    root: &std::path::Path,
+    json: bool,
+    mut warnings: Vec<String>,
+) -> Result<Output> {
     let cache = fsx::user_cache_dir();
     let scope = recall::Scope {
         path: root,

@@ -222,6 +222,7 @@ fn min_result_chars() -> usize {
         score: 0.0,
         snippet: String::new(),
         freshness: None,
+        superseded_by: None,
     };
     page::json_chars(&empty).max(1)
 }

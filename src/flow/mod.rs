@@ -3,4 +3,5 @@
 //! terminal, a script in tests), calls the domain and takes its text from `render::`; the
 //! command that starts it turns arguments into the flow's request and its outcome into output.
 
+pub mod learn;
 pub mod resume;

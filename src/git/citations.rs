@@ -55,6 +55,8 @@ pub const MAX_TOUCHES: usize = 20;
 const MAX_HOPS: usize = 4;
 /// Most files rename detection compares in one commit.
 const RENAME_LIMIT: usize = 1_000;
+/// How far a commit's time may be behind one of its descendants' and still be walked.
+const CLOCK_SKEW: i64 = 86_400;
 /// Deepest path compared.
 const MAX_DEPTH: usize = 64;
 
@@ -272,7 +274,9 @@ impl Repo {
         }
         let mut hit = Vec::new();
         while let Some((time, oid)) = heap.pop() {
-            if time < oldest {
+            // Committer clocks disagree a little: a day's grace before the walk ends (a
+            // commit older than an entry's day is still not counted for it).
+            if time < oldest.saturating_sub(CLOCK_SKEW) {
                 break;
             }
             if out.commits.len() == cap {

@@ -228,7 +228,9 @@ fn path_histories_count_follow_renames_and_see_deletions() {
         std::fs::write(f, s).unwrap();
     };
     let mut index = repo.index().unwrap();
-    let big: String = (0..40).map(|i| format!("line {i} of the tax rules\n")).collect();
+    let big: String = (0..40)
+        .map(|i| format!("line {i} of the tax rules\n"))
+        .collect();
     for p in [
         "src/keep.rs",
         "src/edit.rs",
@@ -326,14 +328,18 @@ fn path_histories_after_new_commits_equal_a_whole_walk() {
     repo.set_head("refs/heads/main").unwrap();
     let w = dir.path();
     let mut index = repo.index().unwrap();
-    let mut put = |index: &mut git2::Index, p: &str, s: &str| {
+    let put = |index: &mut git2::Index, p: &str, s: &str| {
         let f = w.join(p);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
         std::fs::write(f, s).unwrap();
         index.add_path(Path::new(p)).unwrap();
         index.write().unwrap();
     };
-    let body = |p: &str| (0..40).map(|i| format!("{p} line {i}\n")).collect::<String>();
+    let body = |p: &str| {
+        (0..40)
+            .map(|i| format!("{p} line {i}\n"))
+            .collect::<String>()
+    };
     for p in ["a.rs", "b.rs", "c.rs", "d/e.rs"] {
         put(&mut index, p, &body(p));
     }
@@ -373,8 +379,11 @@ fn path_histories_after_new_commits_equal_a_whole_walk() {
     // A HEAD whose history does not hold the old one: computed whole instead.
     let sig = Signature::new("T", "t@example.com", &Time::new(since + 50, 0)).unwrap();
     let tree = repo.find_commit(first).unwrap().tree().unwrap();
-    let root = repo.commit(None, &sig, &sig, "other root", &tree, &[]).unwrap();
-    repo.reference("refs/heads/main", root, true, "rewrite").unwrap();
+    let root = repo
+        .commit(None, &sig, &sig, "other root", &tree, &[])
+        .unwrap();
+    repo.reference("refs/heads/main", root, true, "rewrite")
+        .unwrap();
     assert_eq!(
         r.path_histories_after(&asks, &before, &first.to_string(), 1_000),
         None

@@ -401,6 +401,7 @@ impl Megg {
             topics: Some(p.topics.join(", ")),
             content: Some(p.content),
             file: None,
+            supersedes: p.supersedes,
             allow_secrets: p.allow_secrets.unwrap_or(false),
             json: true,
         };

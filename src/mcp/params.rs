@@ -66,6 +66,8 @@ pub struct LearnParams {
     pub topics: Vec<String>,
     /// The entry's markdown (no line that is exactly `---`)
     pub content: String,
+    /// Id (from search) of an entry this one replaces: moved to the archive
+    pub supersedes: Option<String>,
     /// Save what looks like a secret (refused otherwise) when the user says it is none
     pub allow_secrets: Option<bool>,
 }

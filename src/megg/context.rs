@@ -683,7 +683,10 @@ fn cited_code_changed(deps: &Deps<'_>, d: &Domain, content: &str) -> Option<Stri
         .iter()
         .zip(&checked)
         .filter_map(|(e, f)| {
-            let what: Vec<String> = f.changed().map(freshness::PathFreshness::describe).collect();
+            let what: Vec<String> = f
+                .changed()
+                .map(freshness::PathFreshness::describe)
+                .collect();
             (!what.is_empty()).then(|| {
                 format!(
                     "- {}: {}{}",

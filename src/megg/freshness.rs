@@ -130,7 +130,12 @@ pub fn describe(path: &str, status: Status, commits: usize, new_path: Option<&st
 
 impl PathFreshness {
     pub fn describe(&self) -> String {
-        describe(&self.path, self.status, self.commits, self.new_path.as_deref())
+        describe(
+            &self.path,
+            self.status,
+            self.commits,
+            self.new_path.as_deref(),
+        )
     }
 }
 
@@ -211,7 +216,8 @@ fn path_like(code: &str) -> Option<String> {
         || p.starts_with('/')
         || p.starts_with('-')
         || !p.chars().all(allowed)
-        || p.split('/').any(|part| part.is_empty() || part == "." || part == "..")
+        || p.split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
     {
         return None;
     }
@@ -241,7 +247,12 @@ fn domain_of(file: &Path, top: &Path) -> Option<String> {
 }
 
 /// Each of `entries` checked against `repo`'s history, in their order.
-pub fn check(repo: &Repo, entries: &[Cited<'_>], how: Check, cache_dir: Option<&Path>) -> Vec<Freshness> {
+pub fn check(
+    repo: &Repo,
+    entries: &[Cited<'_>],
+    how: Check,
+    cache_dir: Option<&Path>,
+) -> Vec<Freshness> {
     let Some(top) = repo.workdir() else {
         return entries.iter().map(|_| Freshness::default()).collect();
     };
@@ -292,7 +303,9 @@ pub fn check(repo: &Repo, entries: &[Cited<'_>], how: Check, cache_dir: Option<&
                     [Some(root), local]
                         .into_iter()
                         .flatten()
-                        .find_map(|i| Some((asks.get(i)?, answers.get(i)?)).filter(|(_, h)| h.is_citation()))
+                        .find_map(|i| {
+                            Some((asks.get(i)?, answers.get(i)?)).filter(|(_, h)| h.is_citation())
+                        })
                         .map(|(a, h)| judge(&a.path, h))
                 })
                 .collect(),
@@ -344,7 +357,10 @@ pub fn of_docs_with(deps: &Deps<'_>, docs: &[&Doc], how: Check) -> Vec<Option<Fr
                 file: &d.path,
             })
             .collect();
-        for (i, f) in members.into_iter().zip(check(&repo, &cited, how, cache.as_deref())) {
+        for (i, f) in members
+            .into_iter()
+            .zip(check(&repo, &cited, how, cache.as_deref()))
+        {
             if let Some(slot) = out.get_mut(i) {
                 *slot = Some(f);
             }
@@ -410,13 +426,15 @@ fn answer(repo: &Repo, asks: &[Ask], how: Check, cache_dir: Option<&Path>) -> Ve
         cache::write(f, &head, how.cap, &kept);
     }
     asks.iter()
-        .map(|a| kept.get(a).cloned().unwrap_or(PathHistory {
-            at_head: false,
-            touches: Vec::new(),
-            count: 0,
-            new_path: None,
-            capped: false,
-        }))
+        .map(|a| {
+            kept.get(a).cloned().unwrap_or(PathHistory {
+                at_head: false,
+                touches: Vec::new(),
+                count: 0,
+                new_path: None,
+                capped: false,
+            })
+        })
         .collect()
 }
 

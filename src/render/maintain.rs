@@ -207,43 +207,6 @@ fn report(r: &Maintained, archive_summary: Option<&str>) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::PathBuf;
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        let cases = [(0, "0"), (999, "999"), (1_000, "1,000"), (7_535, "7,535")];
-        for (n, text) in cases {
-            assert_eq!(grouped(n), text);
-        }
-        assert_eq!(grouped(1_234_567), "1,234,567");
-    }
-
-    #[test]
-    fn advice_names_the_command_that_acts_on_it() {
-        let before = chrono::NaiveDate::from_ymd_opt(2026, 8, 24).unwrap();
-        let dir = PathBuf::from("/p/my shop");
-        assert_eq!(
-            advice(&Advice::Archive {
-                dir: dir.clone(),
-                tokens: 9000,
-                before
-            }),
-            "'/p/my shop': knowledge is 9000 tokens, too many to load in full (`megg context` loads knowledge in full below 8000 tokens, only a summary from 8000 to 16000, and none of it over 16000; `megg maintain` calls it bloated over 8000, and `megg learn` says maintenance is due past 12000): archive old entries with `megg maintain '/p/my shop' --archive-before 2026-08-24` or consolidate topics"
-        );
-        assert_eq!(
-            advice(&Advice::Consolidate {
-                dir,
-                topic: "auth".into(),
-                count: 3
-            }),
-            "'/p/my shop': consolidate the 3 entries on 'auth' (`megg context '/p/my shop' --topic auth`)"
-        );
-    }
-}
-
 /// `maintain --check`: each entry whose cited code changed, what happened to each path and the
 /// commits that did it; or that none did.
 pub fn checked_text(c: &crate::wire::recall::Checked) -> String {
@@ -294,4 +257,41 @@ pub fn checked_text(c: &crate::wire::recall::Checked) -> String {
         if n == 1 { "s" } else { "" }
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        let cases = [(0, "0"), (999, "999"), (1_000, "1,000"), (7_535, "7,535")];
+        for (n, text) in cases {
+            assert_eq!(grouped(n), text);
+        }
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn advice_names_the_command_that_acts_on_it() {
+        let before = chrono::NaiveDate::from_ymd_opt(2026, 8, 24).unwrap();
+        let dir = PathBuf::from("/p/my shop");
+        assert_eq!(
+            advice(&Advice::Archive {
+                dir: dir.clone(),
+                tokens: 9000,
+                before
+            }),
+            "'/p/my shop': knowledge is 9000 tokens, too many to load in full (`megg context` loads knowledge in full below 8000 tokens, only a summary from 8000 to 16000, and none of it over 16000; `megg maintain` calls it bloated over 8000, and `megg learn` says maintenance is due past 12000): archive old entries with `megg maintain '/p/my shop' --archive-before 2026-08-24` or consolidate topics"
+        );
+        assert_eq!(
+            advice(&Advice::Consolidate {
+                dir,
+                topic: "auth".into(),
+                count: 3
+            }),
+            "'/p/my shop': consolidate the 3 entries on 'auth' (`megg context '/p/my shop' --topic auth`)"
+        );
+    }
 }

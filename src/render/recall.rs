@@ -2,9 +2,9 @@
 
 use std::ops::Range;
 
+use crate::megg::freshness::{Status, describe};
 use crate::megg::recall::{search, text};
 use crate::shell::shell_quote;
-use crate::megg::freshness::{Status, describe};
 use crate::wire::recall::{Freshness, Searched, Shown};
 
 /// What happened to an entry's cited code since its date, in one line (SPEC §17) — `stale? `
@@ -64,6 +64,9 @@ pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
             head.push_str("  ");
             head.push_str(part);
         }
+        if let Some(next) = &r.superseded_by {
+            head.push_str(&format!("  superseded by {next}"));
+        }
         out.push_str(&head);
         out.push_str("\n  ");
         marked(&mut out, &r.title);
@@ -101,9 +104,13 @@ pub fn shown(s: &Shown) -> String {
     let mut out = String::new();
     for d in &s.documents {
         out.push_str(&format!(
-            "==> {} ({}, {}:{})\n",
+            "==> {} ({}{}, {}:{})\n",
             d.id,
             d.kind.as_str(),
+            d.superseded_by
+                .as_deref()
+                .map(|n| format!(", superseded by {n}"))
+                .unwrap_or_default(),
             d.path.display(),
             d.line
         ));

@@ -1,4 +1,4 @@
-//! `megg learn --json` (SPEC §6) and `megg maintain --json`, and the MCP `learn` and
+//! `megg learn --json` (SPEC §6, §17) and `megg maintain --json`, and the MCP `learn` and
 //! `maintain` tools' structured results.
 
 use std::collections::BTreeMap;
@@ -18,7 +18,21 @@ pub struct Learned {
     /// Every entry written, in order: more than one when `--file` held several.
     pub entries: Vec<EntryDoc>,
     pub tokens: usize,
+    /// The entry the new one superseded, moved to the archive (SPEC §17); null without
+    /// `--supersedes`.
+    pub superseded: Option<Superseded>,
     pub warnings: Vec<String>,
+}
+
+/// The entry `learn --supersedes` moved to the archive.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Superseded {
+    pub id: String,
+    /// `YYYY-MM-DD`; null for an undated entry.
+    pub date: Option<String>,
+    pub title: String,
+    /// The archive file it is in now.
+    pub archive: String,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -79,6 +79,9 @@ pub struct Result {
     pub snippet: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub freshness: Option<Freshness>,
+    /// An archived entry `learn --supersedes` replaced: its successor's date and title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 impl Searched {
@@ -108,6 +111,7 @@ impl Searched {
                     score: h.score,
                     snippet: h.snippet.clone(),
                     freshness: fresh.get(i).and_then(Option::as_ref).map(Into::into),
+                    superseded_by: successor(h.doc),
                 })
                 .collect(),
             suggestions: found.suggestions.clone(),
@@ -142,6 +146,17 @@ pub struct ShownDoc {
     pub date: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub freshness: Option<Freshness>,
+    /// An archived entry `learn --supersedes` replaced: its successor's date and title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+/// The successor named by an archived entry's `**Superseded-by:**` line.
+fn successor(doc: &Doc) -> Option<String> {
+    (doc.kind == Kind::Archive)
+        .then(|| crate::megg::knowledge::superseded_by(&doc.text))
+        .flatten()
+        .map(str::to_string)
 }
 
 impl ShownDoc {
@@ -154,6 +169,7 @@ impl ShownDoc {
             text,
             date: fresh.and(doc.date.as_deref().map(str::to_string)),
             freshness: fresh.map(Into::into),
+            superseded_by: successor(doc),
         }
     }
 }

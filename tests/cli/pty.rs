@@ -12,13 +12,13 @@ use crate::{Git, NOW, Project};
 const PLAN: &str = "docs/plans/2026-01-15-feat-pty-flow-plan.md";
 const FILE: &str = ".pty-flow.local.md";
 
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     /// Starts `megg args` in a detached session, in `dir`, recording its exit code.
-    fn start(p: &Project, args: &str) -> Option<Self> {
+    pub(crate) fn start(p: &Project, args: &str) -> Option<Self> {
         crate::common::provision::tmux()?;
         let socket = format!(
             "megg-test-{}",
@@ -56,7 +56,7 @@ impl Tmux {
         Some(Self { socket })
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-J"])
             .output()
@@ -74,7 +74,7 @@ impl Tmux {
     }
 
     /// Waits (bounded) until the screen shows `text`.
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -89,7 +89,7 @@ impl Tmux {
         }
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         for k in keys {
             let ok = Command::new("tmux")
                 .args(["-L", &self.socket, "send-keys", k])
@@ -117,7 +117,7 @@ fn rand_suffix() -> u32 {
         .unwrap_or(0)
 }
 
-fn exit_code(p: &Project) -> i32 {
+pub(crate) fn exit_code(p: &Project) -> i32 {
     let start = Instant::now();
     loop {
         if let Ok(s) = std::fs::read_to_string(p.path("exit-code"))

@@ -68,7 +68,9 @@ fn parse(line: &str) -> Option<(Ask, PathHistory)> {
     let at_head = f.next()? == "1";
     let count = f.next()?.parse().ok()?;
     let capped = f.next()? == "1";
-    let new_path = Some(f.next()?).filter(|p| !p.is_empty()).map(str::to_string);
+    let new_path = Some(f.next()?)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string);
     let path = f.next()?.to_string();
     Some((
         Ask { path, since },

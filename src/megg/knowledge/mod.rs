@@ -4,10 +4,20 @@
 //! The parser is tolerant of everything the TypeScript megg writes (v1.1 and v1.2 types,
 //! undated headers, extra blank lines, CRLF) and, unlike it, keeps entries whose bodies contain
 //! `created:` or `type:` lines.
+//!
+//! [`write`] is `learn`'s read-modify-write; [`supersede`] moves a replaced entry to the archive
+//! with the line naming its successor (SPEC §17); [`similar`] finds the entries a new one
+//! duplicates.
 
 use std::collections::BTreeMap;
 
 use crate::tokens::Counter;
+
+pub mod similar;
+pub mod supersede;
+pub mod write;
+
+pub use supersede::superseded_by;
 
 /// A knowledge entry's type: those of the TypeScript megg v1.1 and v1.2. The one place the
 /// set is spelled; `learn`, `maintain`, the summary digest and the MCP schema use it.
@@ -331,6 +341,9 @@ fn extend<'a>(body: &'a str, raw: &'a str, next: &'a str) -> &'a str {
     body.get(start..end).unwrap_or(raw)
 }
 
+/// How many lines below its heading an entry's `**Type:**` and `**Topics:**` are read from.
+const FIELD_LINES: usize = 6;
+
 fn parse_entry(chunk: &str) -> Option<Entry<'_>> {
     let mut lines = chunk.lines();
     let header = lines.next()?.trim_end_matches('\r');
@@ -338,7 +351,7 @@ fn parse_entry(chunk: &str) -> Option<Entry<'_>> {
     let (date, title) = split_date(header);
     let mut kind = None;
     let mut topics = Vec::new();
-    for line in lines.take(6) {
+    for line in lines.take(FIELD_LINES) {
         let line = line.trim();
         if let Some(v) = field(line, "Type") {
             kind = Some(v);
@@ -811,12 +824,6 @@ pub fn title_key(title: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
-}
-
-/// The entry among `entries` whose title is `title`'s (by [`title_key`]).
-pub fn same_title<'e, 'a>(entries: &'e [Entry<'a>], title: &str) -> Option<&'e Entry<'a>> {
-    let key = title_key(title);
-    entries.iter().find(|e| title_key(e.title) == key)
 }
 
 /// The text [`append`] adds to the file for `entry`: its separator and the entry.

@@ -288,6 +288,35 @@ mod properties {
             prop_assert_eq!(joined, text);
         }
 
+        /// Supersession on whatever people write: the entry leaves, every other entry stays byte
+        /// for byte (its neighbours included), and the marked entry reads back as itself with
+        /// its successor. Nothing panics, whatever the text.
+        #[test]
+        fn superseding_removes_one_entry_and_marks_it_whatever_the_text(
+            text in written(),
+            pick in any::<prop::sample::Index>(),
+        ) {
+            let doc = document(&text);
+            let _ = similar::duplicates(&doc.entries, &[], None);
+            if doc.entries.is_empty() {
+                return Ok(());
+            }
+            let i = pick.index(doc.entries.len());
+            let rest = supersede::without(&doc, i);
+            let before: Vec<&str> = doc.entries.iter().map(|e| e.raw).collect();
+            let mut expected = before.clone();
+            expected.remove(i);
+            let after: Vec<&str> = document(&rest).entries.iter().map(|e| e.raw).collect();
+            prop_assert_eq!(after, expected);
+            let old = &doc.entries[i];
+            let marked = supersede::mark(old.raw, "2026-11-26 - Café ü");
+            let back = parse(&marked);
+            prop_assert_eq!(back.len(), 1);
+            prop_assert_eq!(back[0].title, old.title);
+            prop_assert_eq!(back[0].date, old.date);
+            prop_assert_eq!(superseded_by(&marked), Some("2026-11-26 - Café ü"));
+        }
+
         #[test]
         fn arbitrary_text_never_panics(text in any::<String>()) {
             let entries = parse(&text);
@@ -365,14 +394,242 @@ fn an_entry_file_is_cut_where_an_entry_starts_and_not_at_a_heading_in_its_text()
     );
 }
 
+/// A new entry titled `title` with `content`, for the duplicate checks.
+fn learned(title: &str, content: &str) -> NewEntry {
+    new_entry("2026-11-26", title, "fact", "t", content).unwrap()
+}
+
 #[test]
 fn titles_are_the_same_whatever_their_case_and_spacing() {
     let text =
         "## 2026-01-17 - Use JWT in httpOnly cookies\n**Type:** decision\n**Topics:** a\n\nx\n";
     let entries = parse(text);
-    let found = same_title(&entries, "  use JWT in   HTTPONLY cookies ").unwrap();
-    assert_eq!(found.date, Some("2026-01-17"));
-    assert!(same_title(&entries, "Use JWT in cookies").is_none());
+    let like = |title: &str| similar::duplicates(&entries, &[learned(title, "other words")], None);
+    assert_eq!(
+        like("  use JWT in   HTTPONLY cookies "),
+        [similar::Duplicate {
+            new: 0,
+            old: 0,
+            likeness: similar::Likeness::Title
+        }]
+    );
+    assert_eq!(like("Use JWT in cookies"), []);
+}
+
+/// `n` distinct words, `word0 word1 …`, from `from` on.
+fn words(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| format!("word{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How alike `new` is to `old`, as `learn` measures it (SPEC §17): `None` below the threshold.
+fn likeness(old: &str, new: &str) -> Option<similar::Likeness> {
+    let text = format!("## 2025-01-01 - Old\n**Type:** fact\n**Topics:** t\n\n{old}\n");
+    let entries = parse(&text);
+    similar::duplicates(&entries, &[learned("New", new)], None)
+        .first()
+        .map(|d| d.likeness)
+}
+
+/// The numbers docs/knowledge.md states: word 3-shingles, Jaccard at least 80 %.
+#[test]
+fn a_near_identical_body_is_one_with_80_percent_of_its_shingles_in_common() {
+    use similar::Likeness::Text;
+    let body = words(0, 40);
+    assert_eq!(likeness(&body, &body), Some(Text(100)));
+    // Case, punctuation and line breaks do not count; a plural is its singular.
+    let loud = body.to_uppercase().replace(' ', ",\n");
+    assert_eq!(likeness(&body, &loud), Some(Text(100)));
+    assert_eq!(
+        likeness(
+            "retries the uploads twice before it fails",
+            "retry the upload twice before it fail"
+        ),
+        Some(Text(100))
+    );
+    // One word of 40 changed: 85 %; two, apart: 72 %, not near-identical.
+    let one = body.replace("word20 ", "other ");
+    assert_eq!(likeness(&body, &one), Some(Text(85)));
+    let two = one.replace("word5 ", "else ");
+    assert_eq!(likeness(&body, &two), None);
+    // Five words added: 88 %; ten: 79 %, not near-identical.
+    assert_eq!(
+        likeness(&body, &format!("{body} {}", words(100, 5))),
+        Some(Text(88))
+    );
+    assert_eq!(likeness(&body, &format!("{body} {}", words(100, 10))), None);
+    // Under 8 words, only the same words are alike.
+    assert_eq!(likeness("Run the tests.", "run the TESTS"), Some(Text(100)));
+    assert_eq!(likeness("Run the tests.", "Run the tests first."), None);
+    assert_eq!(likeness(&words(0, 7), &words(0, 8)), None);
+    // CJK text: a character is a word.
+    let han = "会话令牌保存在仅限HTTP的Cookie中，前端脚本永远无法读取它们；刷新令牌每天轮换一次。";
+    assert!(matches!(likeness(han, &han.replace("每天", "每周")), Some(Text(p)) if p >= 80));
+    assert_eq!(
+        likeness(
+            han,
+            "部署在每个星期五下午进行，周末之前不再发布任何新版本。"
+        ),
+        None
+    );
+}
+
+#[test]
+fn duplicates_skip_the_superseded_entry_and_name_the_most_similar_body() {
+    let body = words(0, 40);
+    let text = format!(
+        "## 2025-01-01 - Same\n**Type:** fact\n**Topics:** t\n\n{body}\n\n---\n\n## 2025-01-02 - Near\n**Type:** fact\n**Topics:** t\n**Superseded-by:** 2025-02-01 - X\n\n{}\n\n---\n\n## 2025-01-03 - Nearer\n**Type:** fact\n**Topics:** t\n\n{body}\n",
+        body.replace("word20 ", "x ")
+    );
+    let entries = parse(&text);
+    let new = [learned("same", &body)];
+    let found = similar::duplicates(&entries, &new, None);
+    // The title's entry, then the most similar body of another (its field lines not read).
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(
+        (found[0].old, found[0].likeness),
+        (0, similar::Likeness::Title)
+    );
+    assert_eq!(
+        (found[1].old, found[1].likeness),
+        (2, similar::Likeness::Text(100))
+    );
+    // The entry superseded is never its own duplicate.
+    let found = similar::duplicates(&entries, &new, Some(0));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].old, 2);
+    let found = similar::duplicates(&entries[..2], &new, Some(0));
+    assert_eq!(
+        (found[0].old, found[0].likeness),
+        (1, similar::Likeness::Text(85))
+    );
+}
+
+#[test]
+fn superseded_by_reads_the_successor_among_the_field_lines() {
+    let e = "## 2025-03-01 - Old\n**Type:** decision\n**Topics:** api\n**Superseded-by:** 2026-11-26 - New title\n\nbody";
+    assert_eq!(superseded_by(e), Some("2026-11-26 - New title"));
+    assert_eq!(
+        superseded_by("## Old\r\n**superseded-by**:  2026-11-26 - New \r\n\r\nbody"),
+        Some("2026-11-26 - New")
+    );
+    assert_eq!(superseded_by("## Old\n**Type:** fact\n\nbody"), None);
+    // A line far down the body is text, not the field.
+    let deep = format!(
+        "## Old\n**Type:** fact\n{}**Superseded-by:** x\n",
+        "line\n".repeat(9)
+    );
+    assert_eq!(superseded_by(&deep), None);
+    assert_eq!(
+        superseded_by("**Superseded-by:** x"),
+        None,
+        "the heading is not a field"
+    );
+}
+
+#[test]
+fn mark_puts_the_successor_right_after_the_topics_line() {
+    let line = "**Superseded-by:** 2026-11-26 - New";
+    let mark = |raw: &str| supersede::mark(raw, "2026-11-26 - New");
+    assert_eq!(
+        mark("## Old\n**Type:** fact\n**Topics:** a\n\nbody\nmore"),
+        format!("## Old\n**Type:** fact\n**Topics:** a\n{line}\n\nbody\nmore")
+    );
+    // Topics before Type (after the last of them: both stay where they are read from), no
+    // Topics, no fields, no body, CRLF.
+    assert_eq!(
+        mark("## Old\n**Topics:** a\n**Type:** fact\n\nbody"),
+        format!("## Old\n**Topics:** a\n**Type:** fact\n{line}\n\nbody")
+    );
+    assert_eq!(
+        mark("## Old\n**Type:** fact\n\nbody"),
+        format!("## Old\n**Type:** fact\n{line}\n\nbody")
+    );
+    assert_eq!(mark("## Old\n\nbody"), format!("## Old\n{line}\n\nbody"));
+    assert_eq!(
+        mark("## Old\n**Topics:** a"),
+        format!("## Old\n**Topics:** a\n{line}")
+    );
+    assert_eq!(
+        mark("## Old\r\n**Topics:** a\r\n\r\nbody"),
+        format!("## Old\r\n**Topics:** a\r\n{line}\r\n\r\nbody")
+    );
+    // Marked again: one line, the new successor.
+    let twice = supersede::mark(&mark("## Old\n**Topics:** a\n\nbody"), "2027-01-01 - Newer");
+    assert_eq!(
+        twice,
+        "## Old\n**Topics:** a\n**Superseded-by:** 2027-01-01 - Newer\n\nbody"
+    );
+    assert_eq!(superseded_by(&twice), Some("2027-01-01 - Newer"));
+}
+
+#[test]
+fn without_removes_one_entry_and_its_separator_and_keeps_every_other_byte() {
+    let fm = "---\ncreated: 2026-01-10T09:00:00Z\ntype: knowledge\n---\n";
+    let e = |t: &str| format!("## 2025-01-01 - {t}\n**Type:** fact\n**Topics:** x\n\n{t} text");
+    let text = format!(
+        "{fm}# Knowledge\n\n---\n\n{}\n\n---\n\n{}\n\n---\n\n{}\n",
+        e("A"),
+        e("B"),
+        e("C")
+    );
+    let doc = document(&text);
+    let gone = |i: usize| supersede::without(&doc, i);
+    assert_eq!(
+        gone(0),
+        format!(
+            "{fm}# Knowledge\n\n---\n\n{}\n\n---\n\n{}\n",
+            e("B"),
+            e("C")
+        )
+    );
+    assert_eq!(
+        gone(1),
+        format!(
+            "{fm}# Knowledge\n\n---\n\n{}\n\n---\n\n{}\n",
+            e("A"),
+            e("C")
+        )
+    );
+    assert_eq!(
+        gone(2),
+        format!(
+            "{fm}# Knowledge\n\n---\n\n{}\n\n---\n\n{}\n",
+            e("A"),
+            e("B")
+        )
+    );
+    let one = format!("{fm}# Knowledge\n\n---\n\n{}\n", e("A"));
+    assert_eq!(
+        supersede::without(&document(&one), 0),
+        format!("{fm}# Knowledge\n")
+    );
+    // A first entry right under the title, without a separator; CRLF.
+    let crlf = format!(
+        "# Knowledge\r\n{}\r\n---\r\n{}\r\n",
+        e("A").replace('\n', "\r\n"),
+        e("B").replace('\n', "\r\n")
+    );
+    assert_eq!(
+        supersede::without(&document(&crlf), 0),
+        format!("# Knowledge\r\n---\r\n{}\r\n", e("B").replace('\n', "\r\n"))
+    );
+    assert_eq!(parse(&supersede::without(&document(&crlf), 0)).len(), 1);
+}
+
+#[test]
+fn an_entry_is_archived_in_its_year_s_file_and_an_undated_one_in_today_s() {
+    let megg = std::path::Path::new("/p/.megg");
+    assert_eq!(
+        supersede::archive_file(megg, Some("2025-03-01"), "2026-11-26"),
+        (2025, megg.join("archive/knowledge-2025.md"))
+    );
+    assert_eq!(
+        supersede::archive_file(megg, None, "2026-11-26"),
+        (2026, megg.join("archive/knowledge-2026.md"))
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! changed, each a query of its own, their hits taken in turns: [`rank`]), then every gotcha,
 //! then the newest; as many as fit.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::doc::{Doc, Kind};
 use super::postings::Postings;
@@ -89,7 +89,9 @@ impl Line {
 /// the postings built here: what a test or a fuzz target calls.
 pub fn build(docs: &[Doc], session: &str) -> Vec<Line> {
     let items: Vec<String> = session.lines().map(str::to_string).collect();
-    rank(docs, &Postings::build(docs, false), &items, &|d| vec![None; d.len()])
+    rank(docs, &Postings::build(docs, false), &items, &|d| {
+        vec![None; d.len()]
+    })
 }
 
 /// The index of `docs` (its knowledge and archive entries; `postings` built from all of
@@ -116,21 +118,40 @@ pub fn rank(docs: &[Doc], postings: &Postings, items: &[String], fresh: Fresh<'_
         limit: MAX_SESSION_HITS,
         ..Query::default()
     };
-    let lists: Vec<Vec<&Doc>> = items
+    let mut lists: Vec<Vec<(&Doc, f64)>> = items
         .iter()
         .map(|item| {
             let text: String = item.chars().take(MAX_QUERY_CHARS).collect();
             ranked(docs, postings, &query, &Terms::literal(&text))
                 .hits
                 .into_iter()
-                .map(|h| h.doc)
-                .filter(|d| !superseded(d))
+                .map(|h| (h.doc, h.score))
+                .filter(|(d, _)| !superseded(d))
                 .collect()
         })
         .collect();
+    // The session's hits checked first: of two with the same score for an item, the fresh one
+    // is taken first.
+    let mut checked: HashMap<String, Option<Freshness>> = HashMap::new();
+    let hits: Vec<&Doc> = lists.iter().flatten().map(|(d, _)| *d).collect();
+    for (d, f) in hits.iter().zip(fresh(&hits)) {
+        checked.insert(d.id.to_string(), f);
+    }
+    let stale = |d: &Doc| {
+        checked
+            .get(d.id.as_str())
+            .is_some_and(|f| f.as_ref().is_some_and(Freshness::stale))
+    };
+    for list in &mut lists {
+        list.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| stale(a.0).cmp(&stale(b.0)))
+        });
+    }
     'turns: for turn in 0..MAX_SESSION_HITS {
         for list in &lists {
-            if let Some(d) = list.get(turn)
+            if let Some(&(d, _)) = list.get(turn)
                 && seen.insert(d.id.clone())
             {
                 picked.push((d, Why::Session, turn));
@@ -175,11 +196,17 @@ pub fn rank(docs: &[Doc], postings: &Postings, items: &[String], fresh: Fresh<'_
         })
         .count();
     picked.truncate(fits);
-    let docs: Vec<&Doc> = picked.iter().map(|p| p.0).collect();
-    let mut checked = fresh(&docs).into_iter();
+    let unchecked: Vec<&Doc> = picked
+        .iter()
+        .map(|p| p.0)
+        .filter(|d| !checked.contains_key(d.id.as_str()))
+        .collect();
+    for (d, f) in unchecked.iter().zip(fresh(&unchecked)) {
+        checked.insert(d.id.to_string(), f);
+    }
     let mut lines: Vec<Line> = picked
         .iter()
-        .map(|p| line(p, checked.next().flatten()))
+        .map(|p| line(p, checked.get(p.0.id.as_str()).cloned().flatten()))
         .collect();
     // Within each run of equal relevance, the fresh first (a stable partition).
     let group = |p: &(&Doc, Why, usize)| (p.1, p.2, p.0.date.clone());
@@ -204,11 +231,7 @@ pub fn rank(docs: &[Doc], postings: &Postings, items: &[String], fresh: Fresh<'_
 
 /// An entry `learn --supersedes` moved to the archive: found by search, never in the index.
 fn superseded(d: &Doc) -> bool {
-    // TODO(integration): knowledge::superseded_by
-    d.text
-        .lines()
-        .take(8)
-        .any(|l| l.trim_start().starts_with("**Superseded-by:**"))
+    crate::megg::knowledge::superseded_by(&d.text).is_some()
 }
 
 /// The index and what is said with it: how many entries there are and, in blocked mode, that

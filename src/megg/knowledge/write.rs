@@ -1,0 +1,272 @@
+//! `learn`'s write (SPEC §6, §17): the new entries appended to the current domain's
+//! `knowledge.md` under its lock, the entry they supersede moved to its year's archive with the
+//! line naming its successor — the archive written first, then `knowledge.md`, each atomically,
+//! so an interruption leaves at worst a copy, never a loss — and the entries already there that
+//! a new one duplicates, named by the ids recall gives them.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::fsx;
+use crate::git::Repo;
+use crate::megg::discovery::{Domain, MAX_KNOWLEDGE_BYTES};
+use crate::megg::recall::{Corpus, Doc, Kind};
+use crate::megg::{conflict, maintain};
+use crate::shell::shell_quote;
+
+use super::similar::{self, Likeness};
+use super::{Document, Entry, NewEntry, supersede};
+
+/// An entry of the current domain's `knowledge.md`, as recall names it: what `--supersedes`
+/// points at, and what a new entry duplicates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub id: String,
+    pub date: Option<String>,
+    pub title: String,
+    /// The entry's text as it stands in the file, from its heading on.
+    pub text: String,
+    /// 1-based line of its heading.
+    pub line: usize,
+}
+
+impl Target {
+    fn of(doc: &Doc) -> Self {
+        Self {
+            id: doc.id.to_string(),
+            date: doc.date.as_ref().map(ToString::to_string),
+            title: doc.title.to_string(),
+            text: doc.text.to_string(),
+            line: doc.line,
+        }
+    }
+
+    /// `2026-01-17 - Title`, or the title of an undated entry.
+    pub fn heading(&self) -> String {
+        match &self.date {
+            Some(d) => format!("{d} - {}", self.title),
+            None => self.title.clone(),
+        }
+    }
+}
+
+/// The entry of `knowledge` (this domain's `knowledge.md`) that `id` names in `corpus` (what
+/// `megg show` resolves it in); an error saying what the id is instead — nothing, an archived
+/// entry, a handoff or an `info.md` section, an entry of another domain (and from where to run).
+pub fn target(corpus: &Corpus, id: &str, knowledge: &Path) -> Result<Target> {
+    let id = id.trim().to_lowercase();
+    let Some(doc) = corpus.docs.iter().find(|d| d.id == id) else {
+        return Err(Error::user(format!("no entry with id '{id}'")).with_hint(
+            "find the entry it replaces with `megg search <words>` (MCP `search`) and pass its id",
+        ));
+    };
+    let at = format!("{}:{}", doc.path.display(), doc.line);
+    let named = format!("'{}' ({id})", doc.title);
+    let not_entry = |what: &str| {
+        Err(
+            Error::user(format!("{id} is {what}, not a knowledge entry ({at})")).with_hint(
+                "--supersedes takes the id of an entry of this domain's knowledge.md: `megg search <words> --in knowledge`",
+            ),
+        )
+    };
+    match doc.kind {
+        Kind::Handoff => not_entry("a handoff"),
+        Kind::Info => not_entry("an info.md section"),
+        Kind::Archive => Err(Error::user(format!(
+            "{named} is already in the archive ({at}): nothing to supersede"
+        ))
+        .with_hint("supersede the entry that replaced it: `megg search <words> --in knowledge`")),
+        Kind::Knowledge if *doc.path != *knowledge => {
+            let megg = doc.path.parent().unwrap_or(&doc.path);
+            let dir = megg.parent().unwrap_or(megg);
+            Err(Error::user(format!(
+                "{named} is an entry of {}, not of this domain's {}",
+                doc.path.display(),
+                knowledge.display()
+            ))
+            .with_hint(format!(
+                "learn there: `megg -C {} learn --supersedes {id} …`",
+                shell_quote(&dir.display().to_string())
+            )))
+        }
+        Kind::Knowledge => Ok(Target::of(doc)),
+    }
+}
+
+/// 1-based line of `raw` (a slice of `text`) in `text`, as recall numbers it.
+fn line_of(text: &str, raw: &str) -> usize {
+    let offset = (raw.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    text.as_bytes()
+        .get(..offset)
+        .unwrap_or_default()
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Which of `doc`'s entries (of `text`) `t` is: the one with its text at its line, else the
+/// only one with its text.
+fn locate(doc: &Document<'_>, text: &str, t: &Target) -> Option<usize> {
+    let same: Vec<usize> = (0..doc.entries.len())
+        .filter(|&i| doc.entries.get(i).is_some_and(|e| e.raw == t.text))
+        .collect();
+    let at_line = same.iter().copied().find(|&i| {
+        doc.entries
+            .get(i)
+            .is_some_and(|e| line_of(text, e.raw) == t.line)
+    });
+    match (at_line, same.as_slice()) {
+        (Some(i), _) | (None, &[i]) => Some(i),
+        _ => None,
+    }
+}
+
+/// A new entry like one already there ([`similar`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Which of the new entries.
+    pub new: usize,
+    pub likeness: Likeness,
+    /// The entry there: `2026-01-17 - Title`.
+    pub heading: String,
+    /// The entry there with its id, when recall names it (it does unless the file is past
+    /// recall's bounds).
+    pub target: Option<Target>,
+}
+
+/// The entries of `domain`'s `knowledge.md` that the new `entries` are like, but `except` (the
+/// entry they supersede), each with its id from `corpus` — called only when there are any. Read
+/// before the lock: what the user is told, or asked, before anything is written.
+pub fn duplicates(
+    domain: &Domain,
+    entries: &[NewEntry],
+    except: Option<&Target>,
+    corpus: impl FnOnce() -> Corpus,
+) -> Result<Vec<Found>> {
+    let knowledge = domain.knowledge_path();
+    let Some(read) = fsx::read_text(&domain.boundary, &knowledge, MAX_KNOWLEDGE_BYTES)? else {
+        return Ok(Vec::new());
+    };
+    let text = read.text.as_str();
+    let doc = super::document(text);
+    let except = except.and_then(|t| locate(&doc, text, t));
+    let found = similar::duplicates(&doc.entries, entries, except);
+    if found.is_empty() {
+        return Ok(Vec::new());
+    }
+    let corpus = corpus();
+    Ok(found
+        .into_iter()
+        .filter_map(|d| {
+            let old = doc.entries.get(d.old)?;
+            let line = line_of(text, old.raw);
+            let target = corpus
+                .docs
+                .iter()
+                .find(|c| {
+                    c.kind == Kind::Knowledge
+                        && *c.path == *knowledge.as_path()
+                        && c.line == line
+                        && c.text.as_str() == old.raw
+                })
+                .map(Target::of);
+            Some(Found {
+                new: d.new,
+                likeness: d.likeness,
+                heading: match old.date {
+                    Some(date) => format!("{date} - {}", old.title),
+                    None => old.title.to_string(),
+                },
+                target,
+            })
+        })
+        .collect())
+}
+
+/// What `learn` writes: where, the new entries, the entry they supersede.
+pub struct Learn<'a> {
+    pub domain: &'a Domain,
+    pub repo: Option<&'a Repo>,
+    pub entries: &'a [NewEntry],
+    pub supersedes: Option<&'a Target>,
+    /// The time a new file's frontmatter is stamped with.
+    pub now: &'a str,
+}
+
+/// What `learn` wrote: the new `knowledge.md`, and the archive file the superseded entry went
+/// to.
+#[derive(Debug)]
+pub struct Written {
+    pub text: String,
+    pub archive: Option<PathBuf>,
+}
+
+/// Writes `l`'s entries under the lock of the domain's `knowledge.md` (a read-modify-write),
+/// after moving the entry they supersede to its archive.
+pub fn learn(l: &Learn<'_>) -> Result<Written> {
+    let path = l.domain.knowledge_path();
+    let b = &l.domain.boundary;
+    let _lock = crate::megg::lock(l.repo, b, &path)?;
+    // Refuses invalid UTF-8: rewriting would turn those bytes into U+FFFD for good.
+    let existing = fsx::read_for_edit(b, &path, MAX_KNOWLEDGE_BYTES)?;
+    if let Some(why) = existing.as_deref().and_then(super::unparsable) {
+        return Err(super::refuse_unparsable(&path, &why));
+    }
+    let (mut text, archive) = match l.supersedes {
+        Some(t) => {
+            let (rest, file) = move_out(l, t, existing.as_deref().unwrap_or_default(), &path)?;
+            (rest, Some(file))
+        }
+        None => (existing.unwrap_or_default(), None),
+    };
+    for entry in l.entries {
+        text = super::append(Some(&text), entry, l.now);
+    }
+    fsx::write_atomic(b, &path, text.as_bytes())?;
+    Ok(Written { text, archive })
+}
+
+/// Moves entry `t` of `existing` (the text of `path`) to its year's archive, marked with its
+/// successor (the first new entry); returns `existing` without it, and the archive file.
+fn move_out(l: &Learn<'_>, t: &Target, existing: &str, path: &Path) -> Result<(String, PathBuf)> {
+    if conflict::count(existing) > 0 {
+        return Err(Error::user(format!(
+            "{} has unresolved merge conflicts: nothing written",
+            path.display()
+        ))
+        .with_hint("run `megg resolve` first, then supersede"));
+    }
+    let doc = super::document(existing);
+    let (Some(i), Some(new)) = (locate(&doc, existing, t), l.entries.first()) else {
+        return Err(Error::user(format!(
+            "{} ({}) is no longer at {}:{}: nothing written",
+            t.heading(),
+            t.id,
+            path.display(),
+            t.line
+        ))
+        .with_hint("it changed meanwhile; find it again with `megg search <words>`"));
+    };
+    let Some(old) = doc.entries.get(i) else {
+        return Err(Error::internal("supersede: the entry found is gone"));
+    };
+    let b = &l.domain.boundary;
+    let (year, file) = supersede::archive_file(&l.domain.megg, old.date, &new.date);
+    let marked = supersede::mark(old.raw, &supersede::successor(new));
+    let moved = Entry {
+        raw: &marked,
+        ..old.clone()
+    };
+    fsx::create_dir_all(b, &l.domain.megg.join("archive"))?;
+    let prior = fsx::read_for_edit(b, &file, MAX_KNOWLEDGE_BYTES)?;
+    if let Some(why) = prior.as_deref().and_then(super::unparsable) {
+        return Err(super::refuse_unparsable(&file, &why));
+    }
+    // Skips an entry already there: a run interrupted after this write, run again, adds none.
+    let (archived, _) = maintain::append_to_archive(prior.as_deref(), year, &[moved], l.now);
+    fsx::write_atomic(b, &file, archived.as_bytes())?;
+    // A test-only failure here proves an interruption between the writes loses nothing.
+    crate::failpoint::fail_at("supersede-before-live")?;
+    Ok((supersede::without(&doc, i), file))
+}
