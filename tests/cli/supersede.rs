@@ -718,3 +718,93 @@ fn pty_json_never_asks() {
     assert!(screen.contains(&format!("--supersedes {id}")), "{screen}");
     assert_eq!(p.read(".megg/knowledge.md").matches("Use REST").count(), 2);
 }
+
+/// SPEC §17: a superseded entry is still found, labelled with its successor in `search` and
+/// `show` (JSON and text), and never listed in the session-start index.
+#[test]
+fn a_superseded_entry_is_labelled_where_it_is_found_and_never_in_the_index() {
+    let (p, id) = with_rest();
+    ok_json(&learn_at(
+        &p,
+        "",
+        "2026-11-26T10:00:00Z",
+        &[
+            "Use gRPC for the API",
+            "decision",
+            "api, grpc",
+            GRPC,
+            "--supersedes",
+            &id,
+            "--json",
+        ],
+    ));
+    let successor = "2026-11-26 - Use gRPC for the API";
+    let found = p.json("", &["search", "REST", "--json"]);
+    let hit = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .unwrap_or_else(|| panic!("{found:#}"));
+    assert_eq!(hit["superseded_by"], successor, "{found:#}");
+    let text = p.megg("").args(["search", "REST"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(&format!("superseded by {successor}")),
+        "{text}"
+    );
+    let shown = p.json("", &["show", &id, "--json"]);
+    assert_eq!(
+        shown["documents"][0]["superseded_by"], successor,
+        "{shown:#}"
+    );
+    let text = p.megg("").args(["show", &id]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(&format!("(archive, superseded by {successor},")),
+        "{text}"
+    );
+    // The live entry is not labelled.
+    let live = id_of(&p, "", "gRPC", "Use gRPC for the API");
+    let shown = p.json("", &["show", &live, "--json"]);
+    assert!(
+        shown["documents"][0].get("superseded_by").is_none(),
+        "{shown:#}"
+    );
+
+    // Knowledge past the full-load limit: the index lists entries, archived ones included —
+    // but not the superseded one.
+    let mut knowledge = p.read(".megg/knowledge.md");
+    for i in 0..120 {
+        knowledge.push_str(&format!(
+            "\n---\n\n## 2026-01-{:02} - Padding entry {i}\n**Type:** fact\n**Topics:** pad\n\n{}\n",
+            i % 28 + 1,
+            "Words that fill the knowledge file past its full-load limit. ".repeat(4)
+        ));
+    }
+    p.write(".megg/knowledge.md", &knowledge);
+    p.write(
+        ".megg/archive/knowledge-2024.md",
+        "# Archive\n\n## 2024-05-01 - An archived API note\n**Type:** fact\n**Topics:** api\n\nREST API clients retry.\n",
+    );
+    // The session is about the REST API: the archived note and the superseded entry both match.
+    p.ok(
+        "",
+        &[
+            "state",
+            "write",
+            "--content",
+            "## Working On\nREST API pagination and errors\n",
+        ],
+    );
+    let ctx = p.json("", &["context", "--format", "json"]);
+    let index = ctx["knowledge"]["index"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{ctx:#}"));
+    let listed = |id: &str| index.iter().any(|i| i["id"] == id);
+    assert!(!listed(&id), "{ctx:#}");
+    assert!(
+        index.iter().any(|i| i["archived"] == true),
+        "another archived entry is listed: {ctx:#}"
+    );
+}
