@@ -136,7 +136,7 @@ fn check(
         cap: freshness::CHECK_WALK_CAP,
         touches: true,
     };
-    let checked = freshness::of_docs_with(&deps, &entries, how);
+    let checked = freshness::of_docs_with(&deps, &entries, &[], how);
     let result = Checked::new(&entries, &checked, warnings);
     let human = crate::render::maintain::checked_text(&result);
     let mut out = Output::pick(json, &result, human, result.warnings.clone());

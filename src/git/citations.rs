@@ -83,6 +83,7 @@ impl Repo {
     /// walked; the touching commits named only when `touches` (they cost a read each). Empty
     /// when HEAD has no commit.
     pub fn path_histories(&self, asks: &[Ask], cap: usize, touches: bool) -> Vec<PathHistory> {
+        crate::failpoint::log("citations-walk");
         let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else {
             return Vec::new();
         };
@@ -162,6 +163,7 @@ impl Repo {
         old: &str,
         cap: usize,
     ) -> Option<Vec<PathHistory>> {
+        crate::failpoint::log("citations-new-commits");
         let old = Oid::from_str(old).ok()?;
         let head = self.repo.head().ok()?.peel_to_commit().ok()?;
         let head_tree = head.tree().ok()?;

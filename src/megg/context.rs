@@ -645,7 +645,10 @@ fn with_index(
         .count();
     k.index = Some(index::Index {
         lines: index::rank(&corpus.docs, &postings, &session(), &|docs| {
-            super::freshness::of_docs(deps, docs)
+            // The domain's other entries are walked for with them when a walk is needed: an
+            // entry the index lists next time then finds its answer kept (SPEC §14).
+            let all: Vec<&recall::Doc> = corpus.docs.iter().collect();
+            super::freshness::of_docs_with(deps, docs, &all, super::freshness::SHOWN)
         }),
         live: corpus.docs.len() - archived,
         archived,
@@ -677,7 +680,7 @@ fn cited_code_changed(deps: &Deps<'_>, d: &Domain, content: &str) -> Option<Stri
         touches: false,
     };
     let cache = crate::fsx::user_cache_dir();
-    let checked = freshness::check(&repo, &cited, how, cache.as_deref());
+    let checked = freshness::check(&repo, &cited, &[], how, cache.as_deref());
     let changed: Vec<String> = doc
         .entries
         .iter()

@@ -247,9 +247,14 @@ fn domain_of(file: &Path, top: &Path) -> Option<String> {
 }
 
 /// Each of `entries` checked against `repo`'s history, in their order.
+///
+/// When some answer is not in the cache, the paths of `also` (the other entries that may be
+/// shown soon: the rest of the domain's) are walked for in the same walk, so that the next
+/// entry shown finds its answer kept.
 pub fn check(
     repo: &Repo,
     entries: &[Cited<'_>],
+    also: &[Cited<'_>],
     how: Check,
     cache_dir: Option<&Path>,
 ) -> Vec<Freshness> {
@@ -275,24 +280,21 @@ pub fn check(
         .iter()
         .map(|e| {
             let date = e.date.unwrap_or("").trim().to_string();
-            let Some(since) = since(&date) else {
-                return Plan {
-                    date,
-                    candidates: Vec::new(),
-                };
-            };
-            let domain = domain_of(e.file, &top).unwrap_or_default();
-            let candidates = candidates(e.text)
-                .into_iter()
-                .map(|c| {
-                    let local = (!domain.is_empty()).then(|| ask(format!("{domain}/{c}"), since));
-                    (ask(c, since), local)
-                })
-                .collect();
+            let candidates = asks_of(e, &top, &mut ask);
             Plan { date, candidates }
         })
         .collect();
-    let answers = answer(repo, &asks, how, cache_dir);
+    let more = || {
+        let mut more = Vec::new();
+        for e in also {
+            asks_of(e, &top, &mut |path, since| {
+                more.push(Ask { path, since });
+                0
+            });
+        }
+        more
+    };
+    let answers = answer(repo, &asks, &more, how, cache_dir);
     plans
         .into_iter()
         .map(|plan| Freshness {
@@ -314,19 +316,48 @@ pub fn check(
         .collect()
 }
 
+/// The asks of `e`'s candidates, made through `ask` (which numbers them): each from the top of
+/// the work tree, and from the entry's domain when that is not the top. None for an undated
+/// entry.
+fn asks_of(
+    e: &Cited<'_>,
+    top: &Path,
+    ask: &mut impl FnMut(String, i64) -> usize,
+) -> Vec<(usize, Option<usize>)> {
+    let Some(since) = since(e.date.unwrap_or("")) else {
+        return Vec::new();
+    };
+    let domain = domain_of(e.file, top).unwrap_or_default();
+    candidates(e.text)
+        .into_iter()
+        .map(|c| {
+            let local = (!domain.is_empty()).then(|| ask(format!("{domain}/{c}"), since));
+            (ask(c, since), local)
+        })
+        .collect()
+}
+
 /// The freshness of each of `docs` that is a knowledge or archive entry (else `None`), in
 /// their order: the entries of one repository checked together, from the cache when HEAD
 /// answered them before.
 pub fn of_docs(deps: &Deps<'_>, docs: &[&Doc]) -> Vec<Option<Freshness>> {
-    let how = Check {
-        cap: WALK_CAP,
-        touches: false,
-    };
-    of_docs_with(deps, docs, how)
+    of_docs_with(deps, docs, &[], SHOWN)
 }
 
-/// [`of_docs`], checked as `how` says.
-pub fn of_docs_with(deps: &Deps<'_>, docs: &[&Doc], how: Check) -> Vec<Option<Freshness>> {
+/// How entries about to be shown are checked: the walk of a session start, cached.
+pub const SHOWN: Check = Check {
+    cap: WALK_CAP,
+    touches: false,
+};
+
+/// [`of_docs`], checked as `how` says; when a walk is needed, `also`'s paths walked for too
+/// ([`check`]).
+pub fn of_docs_with(
+    deps: &Deps<'_>,
+    docs: &[&Doc],
+    also: &[&Doc],
+    how: Check,
+) -> Vec<Option<Freshness>> {
     let mut out: Vec<Option<Freshness>> = vec![None; docs.len()];
     let cache = crate::fsx::user_cache_dir();
     // Grouped by repository, in the order first met (usually one).
@@ -347,19 +378,33 @@ pub fn of_docs_with(deps: &Deps<'_>, docs: &[&Doc], how: Check) -> Vec<Option<Fr
             None => groups.push((repo, dir, vec![i])),
         }
     }
-    for (repo, _, members) in groups {
-        let cited: Vec<Cited<'_>> = members
+    fn cited<'d>(d: &&'d Doc) -> Cited<'d> {
+        Cited {
+            date: d.date.as_deref(),
+            text: d.text.as_str(),
+            file: &d.path,
+        }
+    }
+    for (repo, dir, members) in groups {
+        let shown: Vec<Cited<'_>> = members
             .iter()
             .filter_map(|&i| docs.get(i))
-            .map(|d| Cited {
-                date: d.date.as_deref(),
-                text: d.text.as_str(),
-                file: &d.path,
+            .map(cited)
+            .collect();
+        let others: Vec<Cited<'_>> = also
+            .iter()
+            .filter(|d| matches!(d.kind, Kind::Knowledge | Kind::Archive))
+            .filter(|d| {
+                d.path
+                    .parent()
+                    .and_then(|p| deps.repo(p))
+                    .is_some_and(|r| r.common_dir() == dir)
             })
+            .map(cited)
             .collect();
         for (i, f) in members
             .into_iter()
-            .zip(check(&repo, &cited, how, cache.as_deref()))
+            .zip(check(&repo, &shown, &others, how, cache.as_deref()))
         {
             if let Some(slot) = out.get_mut(i) {
                 *slot = Some(f);
@@ -387,7 +432,13 @@ fn judge(path: &str, h: &PathHistory) -> PathFreshness {
 }
 
 /// The history of each of `asks`: from the cache when this HEAD answered it before.
-fn answer(repo: &Repo, asks: &[Ask], how: Check, cache_dir: Option<&Path>) -> Vec<PathHistory> {
+fn answer(
+    repo: &Repo,
+    asks: &[Ask],
+    more: &dyn Fn() -> Vec<Ask>,
+    how: Check,
+    cache_dir: Option<&Path>,
+) -> Vec<PathHistory> {
     if asks.is_empty() {
         return Vec::new();
     }
@@ -412,12 +463,19 @@ fn answer(repo: &Repo, asks: &[Ask], how: Check, cache_dir: Option<&Path>) -> Ve
         }
         changed = true;
     }
-    let missing: Vec<Ask> = asks
+    let mut missing: Vec<Ask> = asks
         .iter()
         .filter(|a| !kept.contains_key(*a))
         .cloned()
         .collect();
     if !missing.is_empty() {
+        // A walk is needed anyway: the others' paths come along, so they need none later.
+        let mut asked: std::collections::HashSet<Ask> = missing.iter().cloned().collect();
+        for a in more() {
+            if !kept.contains_key(&a) && asked.insert(a.clone()) {
+                missing.push(a);
+            }
+        }
         let found = repo.path_histories(&missing, how.cap, false);
         kept.extend(missing.into_iter().zip(found));
         changed = true;

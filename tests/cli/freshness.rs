@@ -1362,3 +1362,95 @@ fn a_stale_session_hit_ranks_after_a_fresh_one_of_the_same_score() {
     assert!(f < s, "the stale line comes first:\n{text}");
     assert_eq!(h.p.read(".megg/knowledge.md"), knowledge);
 }
+
+/// SPEC §14, §17: a session start walks the history once. The first check walks for every
+/// entry of the domain, not only those the index shows, so a session about other entries
+/// walks nothing; a new commit is walked alone; a warm start walks nothing.
+#[test]
+fn one_walk_answers_every_entry_and_a_new_commit_costs_only_itself() {
+    let mut h = History::new();
+    let mut knowledge = String::from("# Knowledge\n");
+    let mut entry = |i: usize, date: &str, word: &str| {
+        h.put(&format!("src/f{i}.rs"), &source(&format!("src/f{i}.rs")));
+        knowledge.push_str(&format!(
+            "\n---\n\n## {date} - {word} entry {i}\n**Type:** fact\n**Topics:** {word}\n\nThe {word} rule lives in `src/f{i}.rs`; {}\n",
+            "keep the callers in step with it, test both sides, and say why in the commit. ".repeat(3)
+        ));
+    };
+    for i in 0..100 {
+        entry(i, "2026-01-10", "padding");
+    }
+    for i in 100..110 {
+        entry(i, "2026-01-05", "alpha");
+    }
+    for i in 110..120 {
+        entry(i, "2026-01-02", "omega");
+    }
+    h.commit("2026-01-01T00:00:00Z", "start");
+    h.p.write(".megg/knowledge.md", &knowledge);
+    h.edit("src/f115.rs", 3, 1, &feb(1, 9), "omega edit");
+    let log = h.p.cache.path().join("walks.log");
+    fn walks(h: &History, log: &Path, session: &str) -> (usize, usize, Vec<Value>) {
+        h.p.write(
+            ".megg/state.md",
+            format!("---\nupdated: 2026-02-02T09:00:00Z\nstatus: active\n---\n## Working On\n{session}\n"),
+        );
+        let _ = std::fs::remove_file(log);
+        let out =
+            h.p.megg("")
+                .args(["context", "--format", "json"])
+                .env("MEGG_NOW", "2026-02-02T10:00:00Z")
+                .env("MEGG_FAILPOINTS", format!("log={}", log.display()))
+                .output()
+                .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let events = std::fs::read_to_string(log).unwrap_or_default();
+        let count = |e: &str| events.lines().filter(|l| *l == e).count();
+        let index = v["knowledge"]["index"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        (
+            count("citations-walk"),
+            count("citations-new-commits"),
+            index,
+        )
+    }
+    let listed = |index: &[Value], word: &str| {
+        index
+            .iter()
+            .filter(|l| l["title"].as_str().unwrap().starts_with(word))
+            .count()
+    };
+    let (walked, _, index) = walks(&h, &log, "alpha");
+    assert_eq!(walked, 1, "a cold start walks once");
+    let first: Vec<Value> = index.iter().map(|l| l["id"].clone()).collect();
+    assert!(listed(&index, "alpha") >= 5, "{index:#?}");
+    assert_eq!(walks(&h, &log, "alpha").0, 0, "a warm start walks nothing");
+    // A session about entries the first index did not show: their answers were kept then.
+    let (walked, _, index) = walks(&h, &log, "omega");
+    let new_ones = index.iter().filter(|l| !first.contains(&l["id"])).count();
+    assert!(
+        listed(&index, "omega") >= 5 && new_ones >= 4,
+        "the index lists entries the first did not: {index:#?}"
+    );
+    assert_eq!(
+        walked, 0,
+        "the omega entries were walked for with the first"
+    );
+    let stale = index
+        .iter()
+        .find(|l| l["title"] == "omega entry 115")
+        .unwrap_or_else(|| panic!("{index:#?}"));
+    assert_eq!(stale["freshness"]["paths"][0]["commits"], 1, "{stale}");
+    // A new commit: walked alone, and counted.
+    h.edit("src/f115.rs", 4, 2, &feb(3, 9), "omega edit again");
+    let (walked, new_commits, index) = walks(&h, &log, "omega");
+    assert_eq!((walked, new_commits), (0, 1));
+    let stale = index
+        .iter()
+        .find(|l| l["title"] == "omega entry 115")
+        .unwrap();
+    assert_eq!(stale["freshness"]["paths"][0]["commits"], 2, "{stale}");
+}
