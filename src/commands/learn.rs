@@ -133,6 +133,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         warnings.extend(found.iter().map(|f| duplicate_warning(f, &entries, &path)));
     }
     warnings.extend(repeated_among(&entries));
+    if let (Some(t), Some(e)) = (&target, entries.first()) {
+        write::refuse_same_id(t, e)?;
+    }
     let repo = env.repo(&domain.dir);
     let written = write::learn(&write::Learn {
         domain: &domain,

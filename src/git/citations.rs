@@ -51,10 +51,6 @@ pub struct Touch {
 
 /// Most touching commits kept per path (what `maintain --check` lists).
 pub const MAX_TOUCHES: usize = 20;
-/// Most renames followed from a path to where it is now.
-const MAX_HOPS: usize = 4;
-/// Most files rename detection compares in one commit.
-const RENAME_LIMIT: usize = 1_000;
 /// How far a commit's time may be behind one of its descendants' and still be walked.
 const CLOCK_SKEW: i64 = 86_400;
 /// Deepest path compared.
@@ -83,8 +79,26 @@ impl Repo {
     /// walked; the touching commits named only when `touches` (they cost a read each). Empty
     /// when HEAD has no commit.
     pub fn path_histories(&self, asks: &[Ask], cap: usize, touches: bool) -> Vec<PathHistory> {
+        match self.head_commit() {
+            Some(head) => self.path_histories_at(&head, asks, cap, touches),
+            None => Vec::new(),
+        }
+    }
+
+    /// [`Repo::path_histories`] from the commit `head` (what HEAD was when the caller looked:
+    /// the answers are kept under it).
+    pub fn path_histories_at(
+        &self,
+        head: &str,
+        asks: &[Ask],
+        cap: usize,
+        touches: bool,
+    ) -> Vec<PathHistory> {
         crate::failpoint::log("citations-walk");
-        let Ok(head) = self.repo.head().and_then(|h| h.peel_to_commit()) else {
+        let Some(head) = Oid::from_str(head)
+            .ok()
+            .and_then(|o| self.repo.find_commit(o).ok())
+        else {
             return Vec::new();
         };
         let Ok(head_tree) = head.tree() else {
@@ -161,11 +175,12 @@ impl Repo {
         asks: &[Ask],
         known: &[PathHistory],
         old: &str,
+        head: &str,
         cap: usize,
     ) -> Option<Vec<PathHistory>> {
         crate::failpoint::log("citations-new-commits");
         let old = Oid::from_str(old).ok()?;
-        let head = self.repo.head().ok()?.peel_to_commit().ok()?;
+        let head = self.repo.find_commit(Oid::from_str(head).ok()?).ok()?;
         let head_tree = head.tree().ok()?;
         let mut walk = self.repo.revwalk().ok()?;
         walk.push(head.id()).ok()?;
@@ -188,6 +203,10 @@ impl Repo {
             commits.push((commit.id(), commit.committer().when().seconds()));
             if commit.parent_count() > 1 {
                 continue;
+            }
+            // A shallow clone's edge has no parent here: its changes are unknown.
+            if commit.parent_count() == 0 && self.is_shallow() {
+                return None;
             }
             let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
             let tree = commit.tree().ok()?;
@@ -301,7 +320,20 @@ impl Repo {
             if commit.parent_count() > 1 {
                 continue;
             }
-            let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
+            // A shallow clone's edge has no parent here: what it changed is not known, and
+            // the history beyond it is not walked — as a cap.
+            if commit.parent_count() == 0 && self.is_shallow() {
+                out.capped = true;
+                break;
+            }
+            let parent = commit.parent(0).ok();
+            if parent
+                .as_ref()
+                .is_some_and(|p| p.tree_id() == commit.tree_id())
+            {
+                continue;
+            }
+            let parent_tree = parent.and_then(|p| p.tree().ok());
             let Ok(tree) = commit.tree() else { continue };
             hit.clear();
             self.compare(Some(&tree), parent_tree.as_ref(), trie, 0, &mut hit);
@@ -348,68 +380,6 @@ impl Repo {
                 self.compare(na.as_ref(), nb.as_ref(), child, depth + 1, hit);
             }
         }
-    }
-
-    /// Where `path` (not at HEAD) went: in the newest commit that touched it (the one that took
-    /// it away), git's rename detection of that commit's changes; again from the new name, as
-    /// long as that one is not at HEAD either (a later commit took it away in turn).
-    fn follow_renames(
-        &self,
-        path: &str,
-        commits: &[(Oid, i64)],
-        touched: &[usize],
-        head_tree: &Tree<'_>,
-    ) -> Option<String> {
-        let mut current = path.to_string();
-        // The newest commit that touched the original path: where it left.
-        let mut at = *touched.first()?;
-        for _ in 0..MAX_HOPS {
-            let (oid, _) = *commits.get(at)?;
-            let next = self.renamed_in(oid, &current)?;
-            if head_tree.get_path(std::path::Path::new(&next)).is_ok() {
-                return Some(next);
-            }
-            // The new name left too: find the newest commit, after this one, that took it away.
-            let taken = commits.get(..at)?.iter().rposition(|(c, _)| {
-                self.repo
-                    .find_commit(*c)
-                    .ok()
-                    .and_then(|c| c.tree().ok())
-                    .is_some_and(|t| t.get_path(std::path::Path::new(&next)).is_err())
-            })?;
-            current = next;
-            at = taken;
-        }
-        None
-    }
-
-    /// The name `path` (a file, or a directory) has after commit `oid` renamed it.
-    fn renamed_in(&self, oid: Oid, path: &str) -> Option<String> {
-        let commit = self.repo.find_commit(oid).ok()?;
-        let tree = commit.tree().ok()?;
-        let parent = commit.parent(0).ok()?.tree().ok()?;
-        let mut diff = self
-            .repo
-            .diff_tree_to_tree(Some(&parent), Some(&tree), None)
-            .ok()?;
-        let mut find = git2::DiffFindOptions::new();
-        find.renames(true).rename_limit(RENAME_LIMIT);
-        diff.find_similar(Some(&mut find)).ok()?;
-        let dir = format!("{path}/");
-        diff.deltas()
-            .filter(|d| d.status() == git2::Delta::Renamed)
-            .find_map(|d| {
-                let old = d.old_file().path()?.to_str()?;
-                let new = d.new_file().path()?.to_str()?;
-                if old == path {
-                    return Some(new.to_string());
-                }
-                // A directory: where its files went, less the part of their names inside it.
-                let inside = old.strip_prefix(&dir)?;
-                new.strip_suffix(inside)
-                    .map(|d| d.trim_end_matches('/').to_string())
-                    .filter(|d| !d.is_empty())
-            })
     }
 }
 

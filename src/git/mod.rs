@@ -3,7 +3,8 @@
 //! ([`crate::megg::repos::Repos`]), its methods in rooms of their own:
 //!
 //! - [`repo`]: discovery and identity — work tree, git directories, HEAD, branch, ignore rules;
-//! - [`citations`]: what happened to the paths knowledge entries cite (SPEC §17);
+//! - [`citations`]: what happened to the paths knowledge entries cite (SPEC §17), [`renames`]
+//!   where one that left went;
 //! - [`history`]: branch tips, divergence since a save, commits since a head (capped walks);
 //! - [`index`]: the work tree's status and the index — tracked and changed paths, unmerged
 //!   stages, marking a path resolved;
@@ -14,9 +15,12 @@ mod citations;
 mod config;
 mod history;
 mod index;
+mod renames;
 mod repo;
 mod text_merge;
 
+#[cfg(test)]
+mod citations_tests;
 #[cfg(test)]
 mod tests;
 

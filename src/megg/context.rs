@@ -680,7 +680,8 @@ fn cited_code_changed(deps: &Deps<'_>, d: &Domain, content: &str) -> Option<Stri
         touches: false,
     };
     let cache = crate::fsx::user_cache_dir();
-    let checked = freshness::check(&repo, &cited, &[], how, cache.as_deref());
+    let top = deps.top(&d.dir);
+    let checked = freshness::check(&repo, &top, &cited, &[], how, cache.as_deref());
     let changed: Vec<String> = doc
         .entries
         .iter()

@@ -19,8 +19,10 @@ use crate::megg::recall::{Doc, Kind};
 
 /// An entry is stale when one of its paths is gone, or changed in this many commits or more.
 pub const STALE_COMMITS: usize = 5;
-/// Most citations checked per entry (the first ones written).
+/// Most citations kept per entry (the first ones written that git has).
 pub const MAX_CITATIONS: usize = 8;
+/// Most backticked paths of one entry asked about: those with a directory first.
+const MAX_CANDIDATES: usize = 16;
 /// Longest backticked text taken for a path.
 const MAX_PATH_CHARS: usize = 256;
 /// Most commits one check walks, newest first: an entry older than this many commits is
@@ -29,6 +31,8 @@ pub const WALK_CAP: usize = 10_000;
 /// Most new commits walked to bring kept answers up to a new HEAD; past it, they are
 /// computed again.
 const INCREMENTAL_CAP: usize = 1_000;
+/// Most (path, since) asked in one walk: the entries shown first, then the domain's others.
+const MAX_WALKED_ASKS: usize = 2_048;
 /// `maintain --check`'s walk: a command asked for, not every session start.
 pub const CHECK_WALK_CAP: usize = crate::git::WALK_CAP;
 
@@ -162,7 +166,8 @@ pub struct Check {
 
 /// The paths `text` names in backticks that look like a file or a directory, as written but
 /// without a leading `./`, a `:line` (or `:line-line`, `#Lline`) or a trailing `/`; at most
-/// [`MAX_CITATIONS`], each once. Whether they are citations is git's to say.
+/// [`MAX_CANDIDATES`], each once. Whether they are citations is git's to say (the first
+/// [`MAX_CITATIONS`] that are count).
 pub fn candidates(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut in_fence = false;
@@ -183,7 +188,7 @@ pub fn candidates(text: &str) -> Vec<String> {
                 && !out.contains(&p)
             {
                 out.push(p);
-                if out.len() == MAX_CITATIONS {
+                if out.len() == MAX_CANDIDATES {
                     return out;
                 }
             }
@@ -224,9 +229,12 @@ fn path_like(code: &str) -> Option<String> {
     // A name with a directory or an extension, or one written as a directory: `Cargo.toml`,
     // `src/lib.rs`, `docs/`; not a bare word, a version (`1.2.3`) or a method call.
     let last = p.rsplit('/').next().unwrap_or(p);
-    let has_ext = last
-        .rsplit_once('.')
-        .is_some_and(|(_, ext)| !ext.is_empty() && !ext.chars().all(|c| c.is_ascii_digit()));
+    let has_ext = last.rsplit_once('.').is_some_and(|(_, ext)| {
+        // `rs`, `toml`, `d.ts`'s `ts`; not `1.2.3`'s `3` nor `opts.rename_limit`'s field.
+        (1..=10).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && !ext.chars().all(|c| c.is_ascii_digit())
+    });
     (p.contains('/') || dir || has_ext).then(|| p.to_string())
 }
 
@@ -253,14 +261,13 @@ fn domain_of(file: &Path, top: &Path) -> Option<String> {
 /// entry shown finds its answer kept.
 pub fn check(
     repo: &Repo,
+    top: &Path,
     entries: &[Cited<'_>],
     also: &[Cited<'_>],
     how: Check,
     cache_dir: Option<&Path>,
 ) -> Vec<Freshness> {
-    let Some(top) = repo.workdir() else {
-        return entries.iter().map(|_| Freshness::default()).collect();
-    };
+    let top = top.to_path_buf();
     // Each candidate asked from the top, and from its entry's domain when that is not the top.
     struct Plan {
         date: String,
@@ -310,6 +317,7 @@ pub fn check(
                         })
                         .map(|(a, h)| judge(&a.path, h))
                 })
+                .take(MAX_CITATIONS)
                 .collect(),
             date: plan.date,
         })
@@ -372,7 +380,7 @@ pub fn of_docs_with(
             }
             continue;
         };
-        let dir = repo.common_dir();
+        let dir = repo.git_dir();
         match groups.iter_mut().find(|g| g.1 == dir) {
             Some(g) => g.2.push(i),
             None => groups.push((repo, dir, vec![i])),
@@ -386,6 +394,14 @@ pub fn of_docs_with(
         }
     }
     for (repo, dir, members) in groups {
+        // The top of the work tree as the entries' paths spell it (a link on the way, macOS's
+        // /var, stays as walked).
+        let at = members
+            .first()
+            .and_then(|&i| docs.get(i))
+            .and_then(|d| d.path.parent())
+            .unwrap_or(Path::new("."));
+        let top = deps.top(at);
         let shown: Vec<Cited<'_>> = members
             .iter()
             .filter_map(|&i| docs.get(i))
@@ -398,13 +414,14 @@ pub fn of_docs_with(
                 d.path
                     .parent()
                     .and_then(|p| deps.repo(p))
-                    .is_some_and(|r| r.common_dir() == dir)
+                    .is_some_and(|r| r.git_dir() == dir)
             })
             .map(cited)
             .collect();
-        for (i, f) in members
-            .into_iter()
-            .zip(check(&repo, &shown, &others, how, cache.as_deref()))
+        for (i, f) in
+            members
+                .into_iter()
+                .zip(check(&repo, &top, &shown, &others, how, cache.as_deref()))
         {
             if let Some(slot) = out.get_mut(i) {
                 *slot = Some(f);
@@ -448,7 +465,10 @@ fn answer(
     let Some(head) = repo.head_commit() else {
         return Vec::new();
     };
-    let file: Option<PathBuf> = cache_dir.map(|d| cache::file(d, repo));
+    // A shallow clone's history grows under the same HEAD (`git fetch --deepen`): not kept.
+    let file: Option<PathBuf> = cache_dir
+        .filter(|_| !repo.is_shallow())
+        .map(|d| cache::file(d, repo));
     let (mut kept, old_head) = file
         .as_deref()
         .map(|f| cache::read(f, how.cap))
@@ -458,7 +478,9 @@ fn answer(
     if old_head.as_deref().is_some_and(|old| old != head) {
         let (known_asks, known): (Vec<Ask>, Vec<PathHistory>) = kept.drain().unzip();
         let old = old_head.as_deref().unwrap_or_default();
-        if let Some(now) = repo.path_histories_after(&known_asks, &known, old, INCREMENTAL_CAP) {
+        if let Some(now) =
+            repo.path_histories_after(&known_asks, &known, old, &head, INCREMENTAL_CAP)
+        {
             kept = known_asks.into_iter().zip(now).collect();
         }
         changed = true;
@@ -472,16 +494,22 @@ fn answer(
         // A walk is needed anyway: the others' paths come along, so they need none later.
         let mut asked: std::collections::HashSet<Ask> = missing.iter().cloned().collect();
         for a in more() {
+            if missing.len() >= MAX_WALKED_ASKS {
+                break;
+            }
             if !kept.contains_key(&a) && asked.insert(a.clone()) {
                 missing.push(a);
             }
         }
-        let found = repo.path_histories(&missing, how.cap, false);
+        // Bounded whatever the entries cite (SPEC §9): the shown entries' paths first.
+        missing.truncate(MAX_WALKED_ASKS);
+        let found = repo.path_histories_at(&head, &missing, how.cap, false);
         kept.extend(missing.into_iter().zip(found));
         changed = true;
     }
     if changed && let Some(f) = &file {
-        cache::write(f, &head, how.cap, &kept);
+        // The answers this run needed are kept first, whatever else is dropped.
+        cache::write(f, &head, how.cap, asks, &kept);
     }
     asks.iter()
         .map(|a| {
@@ -520,7 +548,7 @@ mod tests {
     #[test]
     fn candidates_are_bounded() {
         let text: String = (0..50).map(|i| format!("`src/f{i}.rs` ")).collect();
-        assert_eq!(candidates(&text).len(), MAX_CITATIONS);
+        assert_eq!(candidates(&text).len(), MAX_CANDIDATES);
     }
 
     #[test]

@@ -808,3 +808,37 @@ fn a_superseded_entry_is_labelled_where_it_is_found_and_never_in_the_index() {
         "another archived entry is listed: {ctx:#}"
     );
 }
+
+/// Second reader: superseding an entry with one of the same day and title would give both one
+/// id (and the archived one would name itself as its successor): refused, nothing written.
+#[test]
+fn superseding_with_the_same_day_and_title_is_refused() {
+    let (p, id) = with_rest();
+    let before = p.read(".megg/knowledge.md");
+    let out = learn_at(
+        &p,
+        "",
+        "2025-03-01T18:00:00Z",
+        &[
+            "use rest for the API",
+            "decision",
+            "api",
+            GRPC,
+            "--supersedes",
+            &id,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("same day and title"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("hint: edit that entry"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(p.read(".megg/knowledge.md"), before);
+    assert!(!p.path(".megg/archive").exists());
+}

@@ -19,7 +19,8 @@ const MAX_BYTES: u64 = 1024 * 1024;
 
 /// The cache file of `repo` under `dir`.
 pub fn file(dir: &Path, repo: &Repo) -> PathBuf {
-    let key = xxhash_rust::xxh3::xxh3_64(repo.common_dir().as_os_str().as_encoded_bytes());
+    // Per work tree (each has its own HEAD), not per repository.
+    let key = xxhash_rust::xxh3::xxh3_64(repo.git_dir().as_os_str().as_encoded_bytes());
     dir.join("citations").join(format!("{key:016x}.tsv"))
 }
 
@@ -84,12 +85,24 @@ fn parse(line: &str) -> Option<(Ask, PathHistory)> {
     ))
 }
 
-/// Keeps `answers` as the file of `head` (at most [`CAPACITY`] of them).
-pub fn write(file: &Path, head: &str, cap: usize, answers: &HashMap<Ask, PathHistory>) {
+/// Keeps `answers` as the file of `head`: at most [`CAPACITY`] of them, those of `first` (what
+/// this run needed) before any other.
+pub fn write(
+    file: &Path,
+    head: &str,
+    cap: usize,
+    first: &[Ask],
+    answers: &HashMap<Ask, PathHistory>,
+) {
     let Some(b) = boundary(file) else { return };
     let mut text = header(head, cap);
     text.push('\n');
-    for (a, h) in answers.iter().take(CAPACITY) {
+    let firsts: std::collections::HashSet<&Ask> = first.iter().collect();
+    let ordered = first
+        .iter()
+        .filter_map(|a| answers.get_key_value(a))
+        .chain(answers.iter().filter(|(a, _)| !firsts.contains(a)));
+    for (a, h) in ordered.take(CAPACITY) {
         // A path (or a new path) with a tab or a line break cannot be kept in a line: asked again next time.
         let bad = |s: &str| s.contains(['\t', '\n', '\r']);
         if bad(&a.path) || h.new_path.as_deref().is_some_and(bad) {

@@ -93,6 +93,21 @@ pub fn target(corpus: &Corpus, id: &str, knowledge: &Path) -> Result<Target> {
     }
 }
 
+/// Refuses to supersede `t` with an entry of the same date and title: ids are computed from
+/// them (SPEC §13.2), so the two would swap ids and the archived one would name itself as its
+/// successor.
+pub fn refuse_same_id(t: &Target, new: &NewEntry) -> Result<()> {
+    let same_title = t.title.trim().to_lowercase() == new.title.trim().to_lowercase();
+    if same_title && t.date.as_deref() == Some(new.date.as_str()) {
+        return Err(Error::user(format!(
+            "'{}' would supersede an entry of the same day and title ({}): both would have one id; nothing written",
+            new.title, t.id
+        ))
+        .with_hint("edit that entry in knowledge.md instead, or give the new one a title that says what changed"));
+    }
+    Ok(())
+}
+
 /// 1-based line of `raw` (a slice of `text`) in `text`, as recall numbers it.
 fn line_of(text: &str, raw: &str) -> usize {
     let offset = (raw.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
