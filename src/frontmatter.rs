@@ -215,9 +215,20 @@ pub fn set_block(yaml: &str, key: &str, block: Option<&str>, newline: &str) -> S
     let lines: Vec<&str> = yaml_lines(yaml).collect();
     let found = lines.iter().position(|l| is_key_line(l, key));
     let skip = found.map_or(0..0, |start| start..block_end(&lines, start));
-    // YAML's document end (`...`): a new key goes before it, or it would start a second
-    // document (found by the fuzz gate).
-    let end = lines.iter().position(|l| is_document_end(l));
+    // YAML's document end (`...`) after the document's first content: a new key goes before
+    // it, or it would start a second document. One before any content ends no document: the
+    // key goes at the end (both found by the fuzz gate).
+    let content = lines.iter().position(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#') && !is_document_end(l)
+    });
+    let end = content.and_then(|c| {
+        lines
+            .iter()
+            .skip(c)
+            .position(|l| is_document_end(l))
+            .map(|p| p + c)
+    });
     for (i, line) in lines.iter().enumerate() {
         if i == skip.start
             && found.is_some()
