@@ -233,8 +233,10 @@ fn block_style(yaml: &str) -> bool {
     let first = lines().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     // Anchors and aliases (`&a`, `*a`) are out of scope too: setting the key that holds an
     // anchor leaves its aliases pointing nowhere.
+    // So is YAML that opens with a document end (`...`): no writer makes one, and what follows
+    // it is read as a new document whose indentation YAML judges apart (found by the fuzz gate).
     !yaml.contains(['&', '*'])
-        && first.is_none_or(|l| !l.starts_with([' ', '\t']))
+        && first.is_none_or(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."))
         && lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']))
             .all(|l| !l.starts_with(['{', '[', '?', '%', '!', '&', '*', '|', '>', '-', ':', ',']))
