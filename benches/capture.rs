@@ -74,7 +74,7 @@ fn main() {
             run(&megg, &root, &cache, &["capture"], &input("ten", &ten))
         }));
     }
-    let log = std::fs::read_to_string(root.join(".git/megg/sessions/capture.log")).unwrap();
+    let log = std::fs::read_to_string(root.join(".git/megg/sessions/main/capture.log")).unwrap();
     assert!(
         log.lines().last().unwrap().contains("\tunchanged\t"),
         "{log}"
@@ -88,7 +88,7 @@ fn main() {
     );
 
     // The first capture of the same transcript: one full pass (scan state removed each time).
-    let sessions = root.join(".git/megg/sessions");
+    let sessions = root.join(".git/megg/sessions/main");
     let mut first = Vec::new();
     for _ in 0..11 {
         let _ = std::fs::remove_file(sessions.join("ten.scan"));
@@ -195,8 +195,8 @@ fn host_rows(megg: &Path, root: &Path, cache: &Path, tmp: &Path, host: &HostForm
     for _ in 0..RUNS {
         same.push(time(|| run(megg, root, cache, &args, &input(&id, &ten))));
     }
-    let sessions = root.join(".git/megg/sessions").join(host.agent);
-    let log = std::fs::read_to_string(root.join(".git/megg/sessions/capture.log")).unwrap();
+    let sessions = root.join(".git/megg/sessions/main").join(host.agent);
+    let log = std::fs::read_to_string(root.join(".git/megg/sessions/main/capture.log")).unwrap();
     assert!(
         log.lines().last().unwrap().contains("\tunchanged\t"),
         "{log}"

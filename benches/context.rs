@@ -233,7 +233,7 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
             assert!(
                 h == 0
                     || dir
-                        .join(format!(".git/megg/sessions/{host}/warm-{h}-{s}.start"))
+                        .join(format!(".git/megg/sessions/main/{host}/warm-{h}-{s}.start"))
                         .is_file(),
                 "{name}: no start recorded"
             );
@@ -306,7 +306,7 @@ fn hooks_by_size(megg: &Path, tmp: &Path) {
                 for &row in timed {
                     rows[row].1[s].push(time(|| run_capture(megg, dir, &cache, &capture, &stop)));
                 }
-                let sessions = dir.join(".git/megg/sessions");
+                let sessions = dir.join(".git/megg/sessions/main");
                 let written = std::fs::read_to_string(sessions.join(format!("codex/{id}.md")))
                     .unwrap_or_else(|e| {
                         let log = std::fs::read_to_string(sessions.join("capture.log"));
@@ -343,7 +343,7 @@ fn wait_for_note(dir: &Path, host: &str, id: &str) {
     if host.is_empty() {
         return;
     }
-    let note = dir.join(format!(".git/megg/sessions/{host}/{id}.snapshot"));
+    let note = dir.join(format!(".git/megg/sessions/main/{host}/{id}.snapshot"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     // Written, and the `megg` that wrote it gone (it frees what it read after writing).
     while !note.is_file() || snapshotting() {

@@ -73,6 +73,9 @@ pub struct HookInput {
     pub prompt_response: Option<String>,
     /// A compaction's `manual|auto` (Copilot's `preCompact` is known by it).
     pub trigger: Option<String>,
+    /// Claude Code's `PostCompact`: the summary its model wrote for the compaction (SPEC
+    /// §18.1); empty on one of its paths, which is no summary.
+    pub compact_summary: Option<String>,
     /// The input has a field only Copilot CLI sends: `sessionId` (camelCase) or `timestamp`
     /// (in both its own and the Claude-format inputs it hands hooks).
     #[serde(skip)]

@@ -114,3 +114,50 @@ pub fn edit_list(
     }
     Ok((file, dirs, changed))
 }
+
+/// The config's `host_summary` (SPEC §18.1): `false` turns the hosts' compaction summaries
+/// off; absent, unreadable or anything else is on. A config inside the project is ignored,
+/// as for trust.
+pub fn host_summary(project: &Path) -> bool {
+    let Some(file) = path() else { return true };
+    if fsx::kind(&boundary(&file), &file).is_none() {
+        return true;
+    }
+    if let (Some(real), Some(proj)) = (fsx::canonical(&file), fsx::canonical(project))
+        && real.starts_with(&proj)
+    {
+        return true;
+    }
+    read(&file).map_or(true, |doc| {
+        doc.get(HOST_SUMMARY_KEY).and_then(Item::as_bool) != Some(false)
+    })
+}
+
+/// The key of [`host_summary`].
+pub const HOST_SUMMARY_KEY: &str = "host_summary";
+
+/// Sets `host_summary` under the config's lock, keeping every other key and comment; returns
+/// the file and whether it changed.
+pub fn set_host_summary(on: bool) -> Result<(PathBuf, bool)> {
+    let file = path().ok_or_else(|| {
+        Error::user("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
+    })?;
+    let b = boundary(&file);
+    fsx::create_dir_all(&b, b.root())?;
+    let _lock = fsx::Lock::acquire(&b, &file.with_file_name(".config.toml.lock"))?;
+    let mut doc = read(&file)?;
+    let now = doc
+        .get(HOST_SUMMARY_KEY)
+        .and_then(Item::as_bool)
+        .unwrap_or(true);
+    if now == on && doc.get(HOST_SUMMARY_KEY).is_some() != on {
+        return Ok((file, false));
+    }
+    if on {
+        doc.remove(HOST_SUMMARY_KEY);
+    } else {
+        *doc.entry(HOST_SUMMARY_KEY).or_insert(Item::None) = value(false);
+    }
+    fsx::write_atomic(&b, &file, doc.to_string().as_bytes())?;
+    Ok((file, true))
+}

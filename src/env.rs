@@ -29,6 +29,9 @@ pub struct Env {
     pub config_warnings: Vec<String>,
     /// `MEGG_CAPTURE=off`: automatic capture is turned off (SPEC §10).
     pub capture_off: bool,
+    /// `MEGG_HOST_SUMMARY=off` (or the user's config `host_summary = false`): the hosts'
+    /// compaction summaries are neither kept nor injected (SPEC §18.1).
+    pub host_summary_off: bool,
     /// Every repository this run opens, each once.
     pub repos: megg::repos::Repos,
     /// The project of the starting directory, found on first use.
@@ -57,7 +60,9 @@ impl Env {
         }
         let (trusted, config_warnings) = config::trusted_dirs(&cwd);
         let ceilings = ceilings_from_env();
+        let host_summary_off = off_in_env("MEGG_HOST_SUMMARY") || !config::host_summary(&cwd);
         Ok(Self {
+            host_summary_off,
             repos: megg::repos::Repos::new(&ceilings),
             project: std::cell::OnceCell::new(),
             cwd,
@@ -160,7 +165,12 @@ fn ceilings_from_env() -> Vec<PathBuf> {
 
 /// `MEGG_CAPTURE` set to `off` (or `0`, `false`, `no`): automatic capture is turned off.
 fn capture_off_from_env() -> bool {
-    std::env::var("MEGG_CAPTURE").is_ok_and(|v| {
+    off_in_env("MEGG_CAPTURE")
+}
+
+/// `var` set to `off`, `0`, `false` or `no`.
+fn off_in_env(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| {
         matches!(
             v.trim().to_ascii_lowercase().as_str(),
             "off" | "0" | "false" | "no"

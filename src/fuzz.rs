@@ -406,6 +406,7 @@ pub fn transcript(agent: Agent, data: &[u8]) {
         let facts = Facts {
             first_request: scan.first_request.clone(),
             latest_request: scan.latest_request.clone(),
+            latest_ack: scan.ack.clone(),
             tasks: scan.task_list().to_vec(),
             files: scan.files.iter().rev().cloned().collect(),
             commits: None,
@@ -413,6 +414,7 @@ pub fn transcript(agent: Agent, data: &[u8]) {
             head: None,
             checkpoint: scan.checkpoint.clone().map(|c| (c, None)),
             last_message: scan.last_message.clone(),
+            failing: scan.failing.clone(),
             transcript: None,
         };
         let _ = facts.is_empty();

@@ -117,7 +117,7 @@ const HOSTS: [Host; 4] = [
         max_bytes: None,
         start_event: "SessionStart",
         start_matcher: Some("startup|resume|clear|compact"),
-        capture_events: &["PreCompact", "SessionEnd", "Stop"],
+        capture_events: &["PreCompact", "PostCompact", "SessionEnd", "Stop"],
         short_timeouts: &[],
         layout: HookLayout::Grouped,
         timeout: None,

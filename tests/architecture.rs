@@ -1,6 +1,7 @@
 //! The shape ARCHITECTURE.md promises, checked on the source: no two files import each other
 //! (nor any longer circle of files), the domain (`src/megg/`) imports no edge layer, no command
-//! module and no file of `src/git/` is long, and only `megg/repos.rs` discovers a repository.
+//! module and no file of `src/git/` is long, no source file at all is past its limit, and only
+//! `megg/repos.rs` discovers a repository.
 //!
 //! The scan is a small Rust tokenizer (comments, strings and attributes dropped) that follows
 //! the module tree from `src/lib.rs` (`mod x;`, `mod x { … }`, `#[path]`), records each
@@ -29,6 +30,10 @@ use std::path::{Path, PathBuf};
 
 /// Most code lines (neither blank nor comment) a module in `src/commands/` may have.
 const MAX_COMMAND_LINES: usize = 300;
+
+/// Most code lines any source file under `src/` may have (its tests apart): past it, a file
+/// is split by what it computes.
+const MAX_FILE_LINES: usize = 700;
 
 /// Most code lines a file of `src/git/` may have.
 const MAX_GIT_LINES: usize = 400;
@@ -114,6 +119,34 @@ fn no_git_file_is_long() {
         "git files over {MAX_GIT_LINES} code lines:\n{}",
         long.join("\n")
     );
+}
+
+/// Test files — `tests.rs`, `*_tests.rs`, and files under a `tests/` directory — are not held
+/// to [`MAX_FILE_LINES`].
+#[test]
+fn no_source_file_is_long() {
+    let root = src();
+    let long: Vec<String> = rust_files(&root)
+        .iter()
+        .filter(|f| !is_test_file(&rel(&root, f)))
+        .map(|f| (f, code_lines(&std::fs::read_to_string(f).unwrap())))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(f, n)| format!("  {} ({n})", rel(&root, f)))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "source files over {MAX_FILE_LINES} code lines:\n{}",
+        long.join("\n")
+    );
+}
+
+/// Whether `rel` (a path under `src/`) is a file of tests.
+fn is_test_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name == "tests.rs"
+        || name.ends_with("_tests.rs")
+        || rel.starts_with("tests/")
+        || rel.contains("/tests/")
 }
 
 /// One repository open per run (SPEC §14): every discovery goes through `Repos`, which

@@ -1,5 +1,5 @@
 //! `megg capture` (SPEC §10, §12): the command of each host's capture hooks (Claude Code's
-//! PreCompact, SessionEnd and Stop; Codex's, Gemini's and Copilot's of the §12 table). It reads
+//! PreCompact, PostCompact, SessionEnd and Stop; Codex's, Gemini's and Copilot's of the §12 table). It reads
 //! the host's hook input on stdin and captures the session's handoff; like the SessionStart
 //! hook it never fails, and it prints nothing unless asked for a `--dry-run` report.
 
@@ -43,7 +43,7 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
             "stdin is not hook input (it is empty, or not JSON): `megg capture` expects the JSON object an agent's hook sends, such as {\"session_id\": \"…\", \"transcript_path\": \"/abs/….jsonl\", \"cwd\": \"/abs/dir\", \"hook_event_name\": \"Stop\"}",
         );
         if args.dry_run {
-            text.push_str("hint: megg capture is run by the capture hooks `megg setup --agent <agent>` installs (Claude Code's PreCompact, SessionEnd and Stop); to try it by hand, pipe such an object in: echo '{\"session_id\": \"s1\", \"transcript_path\": \"/abs/t.jsonl\"}' | megg capture --dry-run\n");
+            text.push_str("hint: megg capture is run by the capture hooks `megg setup --agent <agent>` installs (Claude Code's PreCompact, PostCompact, SessionEnd and Stop); to try it by hand, pipe such an object in: echo '{\"session_id\": \"s1\", \"transcript_path\": \"/abs/t.jsonl\"}' | megg capture --dry-run\n");
         }
         return text;
     };
@@ -63,6 +63,11 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
             capture::record_prompt(&env.deps(), &env.cwd, &session, prompt);
         }
         return render::note(args.dry_run, "a prompt: kept for the session's handoff");
+    }
+    // Claude Code's `PostCompact` hands over the summary its model wrote (SPEC §18.1): kept
+    // beside the session's file; the handoff itself was captured by `PreCompact`.
+    if input.hook_event_name.as_deref() == Some("PostCompact") {
+        return post_compact(env, args, &session, input);
     }
     let req = capture::Request {
         agent: args.agent,
@@ -98,6 +103,33 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
     } else {
         String::new()
     }
+}
+
+/// Keeps a `PostCompact` input's summary, unless summaries are off (SPEC §18.1).
+fn post_compact(env: &Env, args: &Args, session: &SessionId, input: &HookInput) -> String {
+    if env.host_summary_off {
+        return render::note(
+            args.dry_run,
+            "host summaries are off (MEGG_HOST_SUMMARY=off)",
+        );
+    }
+    let Some(raw) = input.compact_summary.as_deref() else {
+        return render::note(args.dry_run, "PostCompact without a summary");
+    };
+    if args.dry_run {
+        return render::note(true, "would keep the host's compaction summary");
+    }
+    let deps = env.deps();
+    let place = capture::place(&deps, &env.cwd);
+    if let (Some(_), Some(sessions)) = (place.domain, place.sessions)
+        && capture::kept_summary::keep_hook(&sessions, session, raw, deps.now)
+    {
+        let _ = sessions.log(&format!(
+            "{}\t{session}\tPostCompact\tsummary\tkept the host's compaction summary",
+            crate::clock::format_timestamp(deps.now)
+        ));
+    }
+    String::new()
 }
 
 /// This event of the session ([`Run`]) claimed for this capture, while it runs: a twin that

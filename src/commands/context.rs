@@ -80,6 +80,7 @@ impl Args {
             topic: self.topic.as_ref().map(|t| t.trim().to_string()),
             with_fallbacks,
             own_capture: None,
+            host_summary: !env.host_summary_off,
         })
     }
 }
@@ -288,6 +289,9 @@ impl Fewer {
                 context.siblings.clear();
                 context.children.clear();
                 context.newer_captures.clear();
+                context.host_summary = None;
+                context.workflow = None;
+                context.removed_worktrees.clear();
             }
         }
     }

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use crate::env::Env;
 use crate::error::Result;
 use crate::fsx;
-use crate::megg::doctor;
 use crate::megg::setup::{Hook, merge};
+use crate::megg::{doctor, doctor_team};
 use crate::output::Output;
 use crate::wire::doctor::Report;
 
@@ -83,14 +83,14 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     if let Some(repo) = &project.repo {
         let global = crate::git::global_config_path();
         let effective = merge::Effective::read(repo, global.as_deref());
-        let files = doctor::megg_files(project, domain.as_ref());
-        checks.push(doctor::merge_driver(
+        let files = doctor_team::megg_files(project, domain.as_ref());
+        checks.push(doctor_team::merge_driver(
             &files,
             &effective,
             resolve,
             probe_merge_driver,
         ));
-        checks.extend(doctor::conflicts(project, repo, &files));
+        checks.extend(doctor_team::conflicts(project, repo, &files));
     }
 
     let report = Report::from(checks.as_slice());
@@ -102,15 +102,28 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
 /// The capture log's last line (SPEC §10: doctor shows it), as `<time>, session <id>
 /// (<event>): <what happened and why>`.
+/// With it, the host's last compaction summary kept (SPEC §18.1), or that summaries are off.
 fn last_capture(env: &Env) -> Option<String> {
-    let line = crate::megg::capture::place(&env.deps(), &env.cwd)
-        .sessions?
-        .last_log()?;
+    let sessions = crate::megg::capture::place(&env.deps(), &env.cwd).sessions?;
+    let line = sessions.last_log()?;
     let f: Vec<&str> = line.splitn(5, '\t').collect();
-    Some(match f.as_slice() {
+    let mut text = match f.as_slice() {
         [at, session, event, _, why] => format!("{at}, session {session} ({event}): {why}"),
         _ => line,
-    })
+    };
+    if env.host_summary_off {
+        text.push_str("; host summaries are off (MEGG_HOST_SUMMARY=off or host_summary = false)");
+    } else if let Some(k) = crate::megg::capture::kept_summary::newest(&sessions) {
+        text.push_str(&format!(
+            "; last host summary kept: {} of session {}, {} ({} characters), {}",
+            k.found.source.label(),
+            k.session,
+            k.found.at.as_deref().unwrap_or("time unknown"),
+            k.found.text.chars().count(),
+            k.path.display()
+        ));
+    }
+    Some(text)
 }
 
 /// Where a hook's program is: an absolute path as it is, else looked up on PATH.

@@ -15,7 +15,7 @@ use crate::fsx;
 use crate::host::{Agent, Homes};
 use crate::megg::setup::hosts_record::Record;
 use crate::megg::setup::plan::{Places, Planned};
-use crate::megg::setup::{Scope, active, claude, hosts, plan, refuse, shared, trust};
+use crate::megg::setup::{Action, Scope, active, claude, hosts, plan, refuse, shared, trust};
 use crate::output::Output;
 use crate::shell::shell_quote;
 use crate::wire::setup::{Change, Report};
@@ -35,6 +35,10 @@ pub struct Args {
     /// installed before: capture off
     #[arg(long)]
     pub no_capture: bool,
+    /// Keep and inject none of the hosts' own compaction summaries: sets `host_summary =
+    /// false` in megg's user config
+    #[arg(long)]
+    pub no_host_summary: bool,
     /// Print what would change; change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -240,6 +244,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             }
         }
     }
+    let mut changes: Vec<Change> = groups
+        .into_iter()
+        .flat_map(|(_, planned)| planned)
+        .map(|p| Change {
+            path: p.path,
+            action: p.action,
+            what: p.what,
+        })
+        .collect();
+    if args.no_host_summary && !args.uninstall {
+        changes.push(host_summary_off(args.dry_run)?);
+    }
     let report = Report {
         scope: args.scope,
         agents,
@@ -249,15 +265,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         },
         uninstall: args.uninstall,
         dry_run: args.dry_run,
-        changes: groups
-            .into_iter()
-            .flat_map(|(_, planned)| planned)
-            .map(|p| Change {
-                path: p.path,
-                action: p.action,
-                what: p.what,
-            })
-            .collect(),
+        changes,
         mcp_command: mcp_command.map(|argv| {
             let words: Vec<String> = argv.iter().map(|w| shell_quote(w)).collect();
             format!("claude {}", words.join(" "))
@@ -272,4 +280,34 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         human,
         report.warnings.clone(),
     ))
+}
+
+/// `--no-host-summary`: `host_summary = false` in megg's user config (a dry run only says so).
+fn host_summary_off(dry_run: bool) -> Result<Change> {
+    let what = "host_summary = false (the hosts' compaction summaries: off)".to_string();
+    let path = crate::config::path().ok_or_else(|| {
+        Error::user("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
+    })?;
+    if dry_run {
+        let on = crate::config::host_summary(Path::new("/"));
+        return Ok(Change {
+            path,
+            action: if on {
+                Action::Update
+            } else {
+                Action::Unchanged
+            },
+            what,
+        });
+    }
+    let (path, changed) = crate::config::set_host_summary(false)?;
+    Ok(Change {
+        path,
+        action: if changed {
+            Action::Update
+        } else {
+            Action::Unchanged
+        },
+        what,
+    })
 }

@@ -31,5 +31,5 @@ pub use config::{
 };
 pub use history::{Basis, Commits, Divergence, HOOK_WALK_CAP, WALK_CAP};
 pub use index::{Changed, Stage, Unmerged};
-pub use repo::Repo;
+pub use repo::{Linked, MAIN_WORKTREE, Repo, worktree_key};
 pub use text_merge::{TextMerge, text_merge};

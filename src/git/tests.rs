@@ -129,6 +129,55 @@ fn linked_worktrees_know_the_main_root() {
     );
 }
 
+/// SPEC §18.2: the linked worktrees are listed from git's admin directories — one whose work
+/// tree was deleted is prunable, one `git worktree prune` removed is not listed — and a name
+/// given again at another path is another key.
+#[test]
+fn linked_worktrees_are_listed_with_what_git_would_prune() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    let repo = Repository::init(&main).unwrap();
+    commit(&repo, "master", 1000, "one");
+    repo.set_head("refs/heads/master").unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    repo.worktree("a", &a, None).unwrap();
+    repo.worktree("b", &b, None).unwrap();
+    let r = Repo::discover(&main, &[]).unwrap();
+    assert_eq!(r.worktree_name(), None);
+    assert_eq!(r.this_worktree(), None);
+    let listed = r.linked_worktrees();
+    let names: Vec<_> = listed
+        .iter()
+        .map(|w| (w.name.as_str(), w.prunable))
+        .collect();
+    assert_eq!(names, [("a", false), ("b", false)]);
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap();
+    assert_eq!(canon(listed[0].path.as_ref().unwrap()), canon(&a));
+    assert_eq!(
+        canon(&listed[0].admin),
+        canon(&main.join(".git/worktrees/a"))
+    );
+    let in_a = Repo::discover(&a, &[]).unwrap();
+    assert_eq!(in_a.worktree_name().as_deref(), Some("a"));
+    assert_eq!(in_a.this_worktree().unwrap().name, "a");
+
+    std::fs::remove_dir_all(&b).unwrap();
+    let names: Vec<_> = r
+        .linked_worktrees()
+        .into_iter()
+        .map(|w| (w.name, w.prunable))
+        .collect();
+    assert_eq!(names, [("a".to_string(), false), ("b".to_string(), true)]);
+    std::fs::remove_dir_all(main.join(".git/worktrees/a")).unwrap();
+    assert_eq!(r.linked_worktrees().len(), 1);
+
+    let key = worktree_key("a", &a);
+    assert!(key.starts_with("a@") && key.len() == 10, "{key}");
+    assert_eq!(key, worktree_key("a", &a));
+    assert_ne!(key, worktree_key("a", &b));
+    assert_ne!(key, MAIN_WORKTREE);
+}
+
 #[test]
 fn ignore_rules() {
     let dir = tempfile::tempdir().unwrap();

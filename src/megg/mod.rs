@@ -9,6 +9,7 @@ pub mod context;
 pub mod discovery;
 pub mod doctor;
 pub mod doctor_hosts;
+pub mod doctor_team;
 pub mod freshness;
 pub mod gitignore;
 pub mod init;
@@ -24,6 +25,7 @@ pub mod setup;
 pub mod slug;
 pub mod state;
 pub mod walks;
+pub mod worktrees;
 
 use std::path::{Path, PathBuf};
 

@@ -21,6 +21,16 @@ pub struct ContextDoc {
     pub expired_state: Option<ExpiredStateDoc>,
     /// Other sessions' captures newer than `state`, newest first.
     pub newer_captures: Vec<NewerCaptureDoc>,
+    /// Present only when the context carries the host's compaction summary of `state`'s
+    /// session (SPEC §18.1): model-written reference data, never part of the handoff.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_summary: Option<HostSummaryDoc>,
+    /// Present only when the project has a workflow in progress (SPEC §18.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowDoc>,
+    /// In the main worktree: one line per removed worktree whose last handoff is unexpired.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_worktrees: Vec<String>,
     pub files: Vec<FileDoc>,
     pub siblings: Vec<NeighbourDoc>,
     pub children: Vec<NeighbourDoc>,
@@ -29,6 +39,31 @@ pub struct ContextDoc {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub children_cut: bool,
     pub warnings: Vec<String>,
+}
+
+/// The host's compaction summary a context carries (SPEC §18.1).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct HostSummaryDoc {
+    /// The session whose handoff it belongs to.
+    pub session: String,
+    pub source: crate::megg::capture::summary::Source,
+    pub at: Option<String>,
+    pub path: PathBuf,
+    /// As kept: redacted, at most 8 KiB.
+    pub text: String,
+    pub older_than_latest_request: bool,
+}
+
+/// A workflow in progress (SPEC §18.2).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct WorkflowDoc {
+    pub file: String,
+    pub feature: String,
+    pub phase: Option<String>,
+    pub done: usize,
+    pub items: usize,
+    /// The command that resumes it.
+    pub command: String,
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -159,6 +194,23 @@ impl From<&Context> for ContextDoc {
                     updated: crate::clock::format_timestamp(n.updated),
                 })
                 .collect(),
+            host_summary: c.host_summary.as_ref().map(|k| HostSummaryDoc {
+                session: k.session.clone(),
+                source: k.found.source,
+                at: k.found.at.clone(),
+                path: k.path.clone(),
+                text: k.found.text.clone(),
+                older_than_latest_request: k.found.requests_after > 0,
+            }),
+            workflow: c.workflow.as_ref().map(|w| WorkflowDoc {
+                file: w.file.clone(),
+                feature: w.feature.clone(),
+                phase: w.phase.clone(),
+                done: w.done,
+                items: w.items,
+                command: w.command.clone(),
+            }),
+            removed_worktrees: c.removed_worktrees.clone(),
             files: c.files.iter().map(Into::into).collect(),
             siblings: c.siblings.iter().map(Into::into).collect(),
             children: c.children.iter().map(Into::into).collect(),

@@ -126,7 +126,7 @@ impl Repo {
     }
 
     pub(crate) fn sessions(&self) -> PathBuf {
-        self.p.path(".git/megg/sessions")
+        self.p.path(".git/megg/sessions/main")
     }
 
     /// Every file megg wrote, with its text.

@@ -12,18 +12,18 @@ use serde_json::{Value, json};
 use crate::{Git, NOW, Project, epoch};
 
 /// A git project with a domain, megg's gitignore block committed, and a transcript file.
-struct Repo {
-    p: Project,
-    git: Git,
+pub(crate) struct Repo {
+    pub(crate) p: Project,
+    pub(crate) git: Git,
 }
 
 impl Repo {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with(true, true)
     }
 
     /// A repository with a domain (`megg`) and megg's gitignore block (`ignore`), or without.
-    fn with(megg: bool, ignore: bool) -> Self {
+    pub(crate) fn with(megg: bool, ignore: bool) -> Self {
         let p = Project::new();
         let git = Git::init(p.root(), "main");
         if megg {
@@ -36,12 +36,12 @@ impl Repo {
         Self { p, git }
     }
 
-    fn transcript(&self, id: &str) -> PathBuf {
+    pub(crate) fn transcript(&self, id: &str) -> PathBuf {
         self.p.path(&format!("claude/projects/p/{id}.jsonl"))
     }
 
     /// Appends transcript lines for session `id`.
-    fn say(&self, id: &str, lines: &[Value]) {
+    pub(crate) fn say(&self, id: &str, lines: &[Value]) {
         let path = self.transcript(id);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let mut f = fs::OpenOptions::new()
@@ -54,7 +54,7 @@ impl Repo {
         }
     }
 
-    fn input(&self, id: &str, event: &str) -> String {
+    pub(crate) fn input(&self, id: &str, event: &str) -> String {
         json!({
             "session_id": id,
             "transcript_path": self.transcript(id),
@@ -66,7 +66,7 @@ impl Repo {
 
     /// Runs megg with `stdin` as its input, from the filesystem root so that only the hook
     /// input's `cwd` can point it at the project.
-    fn with_input(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    pub(crate) fn with_input(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
         self.p
             .megg("")
             .current_dir("/")
@@ -79,7 +79,7 @@ impl Repo {
     }
 
     /// The SessionStart hook for session `id`; returns its additionalContext.
-    fn start(&self, id: &str, source: &str) -> String {
+    pub(crate) fn start(&self, id: &str, source: &str) -> String {
         let input = json!({"session_id": id, "cwd": self.p.root(), "hook_event_name": "SessionStart", "source": source, "transcript_path": self.transcript(id)});
         let out = self.with_input(&["context", "--json"], &input.to_string(), &[]);
         assert!(out.status.success() && out.stderr.is_empty());
@@ -91,32 +91,32 @@ impl Repo {
     }
 
     /// `megg capture` for session `id`: exit 0, nothing on stdout or stderr.
-    fn capture(&self, id: &str, env: &[(&str, &str)]) {
+    pub(crate) fn capture(&self, id: &str, env: &[(&str, &str)]) {
         let out = self.with_input(&["capture"], &self.input(id, "Stop"), env);
         assert!(out.status.success(), "{out:?}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "");
         assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     }
 
-    fn dry_run(&self, id: &str) -> String {
+    pub(crate) fn dry_run(&self, id: &str) -> String {
         let out = self.with_input(&["capture", "--dry-run"], &self.input(id, "Stop"), &[]);
         assert!(out.status.success());
         String::from_utf8(out.stdout).unwrap()
     }
 
-    fn sessions(&self) -> PathBuf {
-        self.p.path(".git/megg/sessions")
+    pub(crate) fn sessions(&self) -> PathBuf {
+        self.p.path(".git/megg/sessions/main")
     }
 
-    fn session_file(&self, id: &str) -> Option<String> {
+    pub(crate) fn session_file(&self, id: &str) -> Option<String> {
         fs::read_to_string(self.sessions().join(format!("{id}.md"))).ok()
     }
 
-    fn state(&self) -> Option<String> {
+    pub(crate) fn state(&self) -> Option<String> {
         fs::read_to_string(self.p.path(".megg/state.md")).ok()
     }
 
-    fn log(&self) -> Vec<String> {
+    pub(crate) fn log(&self) -> Vec<String> {
         fs::read_to_string(self.sessions().join("capture.log"))
             .unwrap_or_default()
             .lines()
@@ -125,7 +125,7 @@ impl Repo {
     }
 
     /// A session that asked for something, created a task and edited a file.
-    fn work(&self, id: &str, task: &str) {
+    pub(crate) fn work(&self, id: &str, task: &str) {
         self.say(
             id,
             &[
@@ -151,25 +151,25 @@ impl Repo {
     }
 }
 
-fn user(content: Value) -> Value {
+pub(crate) fn user(content: Value) -> Value {
     json!({"type": "user", "message": {"role": "user", "content": content}})
 }
 
-fn tool_use(id: &str, name: &str, input: Value) -> Value {
+pub(crate) fn tool_use(id: &str, name: &str, input: Value) -> Value {
     json!({"type": "assistant", "message": {"role": "assistant", "content": [
         {"type": "tool_use", "id": id, "name": name, "input": input}
     ]}})
 }
 
-fn ok(id: &str, text: &str) -> Value {
+pub(crate) fn ok(id: &str, text: &str) -> Value {
     user(json!([{"type": "tool_result", "tool_use_id": id, "content": text}]))
 }
 
-fn said(text: &str) -> Value {
+pub(crate) fn said(text: &str) -> Value {
     json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}})
 }
 
-fn section<'t>(text: &'t str, name: &str) -> &'t str {
+pub(crate) fn section<'t>(text: &'t str, name: &str) -> &'t str {
     let start = text
         .find(&format!("## {name}\n"))
         .unwrap_or_else(|| panic!("no ## {name} in\n{text}"));
@@ -405,7 +405,7 @@ fn a_capture_never_writes_up_into_a_domain_above_the_repository() {
         .unwrap();
     assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
     assert!(!p.path(".megg/state.md").exists());
-    assert!(p.path("repo/.git/megg/sessions/s.md").exists());
+    assert!(p.path("repo/.git/megg/sessions/main/s.md").exists());
 }
 
 #[test]
@@ -1215,7 +1215,7 @@ fn one_repository_open_per_hook_and_capture() {
     ));
     // The Codex hook, and the `megg` it starts in the background to note the work tree: one
     // open each.
-    let note = r.p.path(".git/megg/sessions/codex/c1.snapshot");
+    let note = r.p.path(".git/megg/sessions/main/codex/c1.snapshot");
     let mut codex = opens(
         "codex hook and its background note",
         &["context", "--format", "hook", "--agent", "codex"],

@@ -328,8 +328,8 @@ fn plugin_manifest_and_hooks_are_valid() {
     assert_eq!(entry["matcher"], "startup|resume|clear|compact");
     let command = entry["hooks"][0]["command"].as_str().unwrap();
     assert!(command.contains("exec megg context --json"), "{command}");
-    // The capture hooks (SPEC §10): every PreCompact, SessionEnd and Stop, no matcher.
-    for event in ["PreCompact", "SessionEnd", "Stop"] {
+    // The capture hooks (SPEC §10, §18.1): every PreCompact, PostCompact, SessionEnd and Stop, no matcher.
+    for event in ["PreCompact", "PostCompact", "SessionEnd", "Stop"] {
         assert_eq!(
             hooks["hooks"][event],
             serde_json::json!([{"hooks": [{
@@ -436,7 +436,7 @@ fn plugin_capture_hooks_run_megg_capture_or_nothing() {
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    for event in ["PreCompact", "SessionEnd", "Stop"] {
+    for event in ["PreCompact", "PostCompact", "SessionEnd", "Stop"] {
         let command = hooks["hooks"][event][0]["hooks"][0]["command"]
             .as_str()
             .unwrap_or_else(|| panic!("no {event} hook"));

@@ -70,7 +70,7 @@ fn user_setup_inside_a_project_with_project_hooks_writes_the_user_file() {
         format!("{} context --json", bin.display()),
         "{user}"
     );
-    for event in ["PreCompact", "SessionEnd", "Stop"] {
+    for event in ["PreCompact", "PostCompact", "SessionEnd", "Stop"] {
         assert!(user["hooks"][event].is_array(), "{event}: {user}");
     }
     // It says the project's hooks run too, and that megg answers each session once.
@@ -347,7 +347,7 @@ fn capture(p: &Project, id: &str, event: &str) {
 
 /// The capture log's lines: one per capture megg ran.
 fn log(p: &Project) -> Vec<String> {
-    fs::read_to_string(p.path(".git/megg/sessions/capture.log"))
+    fs::read_to_string(p.path(".git/megg/sessions/main/capture.log"))
         .unwrap_or_default()
         .lines()
         .map(str::to_string)

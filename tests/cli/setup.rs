@@ -54,7 +54,7 @@ fn setup(p: &Project, args: &[&str]) -> std::process::Output {
 }
 
 /// The events megg's capture hooks are registered for (SPEC §10).
-const CAPTURE_EVENTS: [&str; 3] = ["PreCompact", "SessionEnd", "Stop"];
+const CAPTURE_EVENTS: [&str; 4] = ["PreCompact", "PostCompact", "SessionEnd", "Stop"];
 
 /// The project-scope capture command: a silent no-op without megg, like the SessionStart one.
 const PROJECT_CAPTURE: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec megg capture";

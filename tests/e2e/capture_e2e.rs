@@ -1,7 +1,7 @@
 //! Automatic capture (SPEC §10) end to end: the real Claude Code CLI, driven by the scripted
 //! mock API (see `claude_code.rs`; Claude Code installed on first use, or the tests skip), runs megg's PreCompact, SessionEnd and Stop hooks
 //! (`megg capture`); the tests assert on `state.md`, the session files under
-//! `.git/megg/sessions/`, and on what the model receives in the next session or after
+//! `.git/megg/sessions/main/`, and on what the model receives in the next session or after
 //! compaction.
 
 use std::fs::File;
@@ -75,7 +75,7 @@ fn session_id(doc: &Value) -> String {
 
 /// The session files' directory.
 fn sessions_dir(s: &Session) -> std::path::PathBuf {
-    s.p.path(".git/megg/sessions")
+    s.p.path(".git/megg/sessions/main")
 }
 
 /// The session's own capture file, when there is one.

@@ -3,7 +3,7 @@
 //! Responses API, with megg installed by `megg setup --agent codex` — its SessionStart hook
 //! and the capture hooks `Stop`, `SessionEnd`, `PreCompact` running `megg capture --agent
 //! codex`. The tests assert on `.megg/state.md`, the session files under
-//! `.git/megg/sessions/codex/`, and on what the next session's model receives.
+//! `.git/megg/sessions/main/codex/`, and on what the next session's model receives.
 //!
 //! The helpers shared with `gemini_capture.rs` and `copilot_capture.rs` (secrets, the walk of
 //! megg's files, the handoff checks) live here.
@@ -89,23 +89,24 @@ pub(crate) fn assert_no_secret_in_megg_files(root: &Path) {
     }
 }
 
-/// The session captures of `host` under `root/.git/megg/sessions/<host>/`: (id, text).
+/// The session captures of `host` under `root/.git/megg/sessions/main/<host>/`: (id, text).
 pub(crate) fn captures(root: &Path, host: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = files_under(&root.join(".git/megg/sessions").join(host))
-        .into_iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "md"))
-        .map(|f| {
-            let id = f.file_stem().unwrap().to_string_lossy().into_owned();
-            (id, std::fs::read_to_string(&f).unwrap())
-        })
-        .collect();
+    let mut out: Vec<(String, String)> =
+        files_under(&root.join(".git/megg/sessions/main").join(host))
+            .into_iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "md"))
+            .map(|f| {
+                let id = f.file_stem().unwrap().to_string_lossy().into_owned();
+                (id, std::fs::read_to_string(&f).unwrap())
+            })
+            .collect();
     out.sort();
     out
 }
 
 /// The capture log: `time\tsession\tevent\tverdict\texplanation` lines.
 pub(crate) fn capture_log(root: &Path) -> String {
-    std::fs::read_to_string(root.join(".git/megg/sessions/capture.log")).unwrap_or_default()
+    std::fs::read_to_string(root.join(".git/megg/sessions/main/capture.log")).unwrap_or_default()
 }
 
 /// The capture log's (event, verdict) pairs.

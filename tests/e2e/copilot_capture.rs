@@ -5,7 +5,7 @@
 //! `sessionEnd`, `preCompact` running `megg capture --agent copilot`. Copilot writes its
 //! `events.jsonl` lazily, so the request comes from the hook inputs (`initialPrompt`,
 //! `userPromptSubmitted`'s prompt). The tests assert on `.megg/state.md`, the session files
-//! under `.git/megg/sessions/copilot/`, and on what the next session's model receives.
+//! under `.git/megg/sessions/main/copilot/`, and on what the next session's model receives.
 
 use serde_json::{Value, json};
 

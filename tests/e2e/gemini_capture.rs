@@ -2,7 +2,7 @@
 //! handoff"; issue 22): the real, pinned Gemini CLI (`gemini -p`, see `gemini.rs`) against the
 //! mock Gemini API, with megg installed by `megg setup --agent gemini` — its SessionStart hook
 //! and the capture hooks `AfterAgent` and `SessionEnd` running `megg capture --agent gemini`.
-//! The tests assert on `.megg/state.md`, the session files under `.git/megg/sessions/gemini/`,
+//! The tests assert on `.megg/state.md`, the session files under `.git/megg/sessions/main/gemini/`,
 //! and on what the next session's model receives. Gemini puts megg's context inside the
 //! user's prompt (`<hook_context>…</hook_context>`): the handoff must hold the request only.
 

@@ -24,6 +24,7 @@ mod copilot;
 mod copilot_capture;
 mod gemini;
 mod gemini_capture;
+mod host_summary;
 mod install;
 
 use common::*;

@@ -12,6 +12,12 @@ content blocks: {"type": "text", "text": "..."} or {"type": "tool_use", "name": 
 the turn answered is the number of assistant messages already in the request, so turn 0 answers
 the prompt, turn 1 answers after the first tool_result, and so on. Past the end of the script,
 and for every other request (titles, summaries, probes), the answer is the text "OK".
+
+SCRIPT_FILE may instead hold an object {"turns": [...], "summary": "..."}: `turns` is the list
+above, and `summary` the text that answers a compaction request — the one whose last user
+message asks to "create a detailed summary of the conversation so far" (Claude Code's
+`/compact` and auto-compaction; as measured with 2.1.332 it offers tools too). Without a
+`summary`, a compaction request is answered like any other.
 Streaming (`"stream": true`) answers with the SSE events message_start, content_block_start,
 content_block_delta, content_block_stop, message_delta and message_stop.
 
@@ -29,9 +35,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 IDLE_SECONDS = 300
 LOG_FILE = sys.argv[1]
 SCRIPT = []
+SUMMARY = None
 if len(sys.argv) > 2:
     with open(sys.argv[2], encoding="utf-8") as f:
         SCRIPT = json.load(f)
+    if isinstance(SCRIPT, dict):
+        SUMMARY = SCRIPT.get("summary")
+        SCRIPT = SCRIPT.get("turns", [])
+COMPACT_PROMPT = "create a detailed summary of the conversation so far"
 
 lock = threading.Lock()
 counter = [0]
@@ -52,8 +63,22 @@ def log(entry):
             f.flush()
 
 
+def is_compaction(body):
+    """Whether the request's last user message is a compaction prompt."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
+    if not users:
+        return False
+    content = users[-1].get("content")
+    if isinstance(content, list):
+        content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return isinstance(content, str) and COMPACT_PROMPT in content
+
+
 def reply_blocks(body):
     """The content blocks that answer a /v1/messages request."""
+    if SUMMARY is not None and is_compaction(body):
+        return [{"type": "text", "text": SUMMARY}]
     if isinstance(body, dict) and body.get("tools"):
         turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
         if turn < len(SCRIPT):

@@ -21,6 +21,11 @@ A compaction request (Codex marks it `"request_kind": "compaction"` in its
 answered with a summary that says `[mock turns done: N]`; the mock reads that marker back, so the
 script carries on where it was after Codex replaces the history with the summary.
 
+SCRIPT_FILE may instead hold an object {"turns": [...], "summary": "..."}: `turns` is the list
+above, and `summary` the exact text that answers every compaction request, without the marker;
+the mock then remembers how many turns were done when it answered, and a later request whose
+input holds that text carries on from there.
+
 The answer is always streamed as server-sent events (Codex asks with `"stream": true`):
 response.created, response.in_progress, then per item response.output_item.added,
 (for a message) response.content_part.added, response.output_text.delta,
@@ -43,9 +48,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 IDLE_SECONDS = 300
 LOG_FILE = sys.argv[1]
 SCRIPT = []
+SUMMARY = None
 if len(sys.argv) > 2:
     with open(sys.argv[2], encoding="utf-8") as f:
         SCRIPT = json.load(f)
+    if isinstance(SCRIPT, dict):
+        SUMMARY = SCRIPT.get("summary")
+        SCRIPT = SCRIPT.get("turns", [])
+# The turns done when the scripted summary was last given, read back by turn_of.
+summary_turns = [0]
 
 lock = threading.Lock()
 counter = [0]
@@ -77,8 +88,11 @@ def turn_of(body):
             m = CALL_ID.match(str(item.get("call_id", "")))
             if m:
                 turn = max(turn, int(m.group(1)) + 1)
-            for m in TURNS_DONE.finditer(json.dumps(item.get("content", ""))):
+            content = json.dumps(item.get("content", ""))
+            for m in TURNS_DONE.finditer(content):
                 turn = max(turn, int(m.group(1)))
+            if SUMMARY is not None and json.dumps(SUMMARY)[1:-1] in content:
+                turn = max(turn, summary_turns[0])
     return turn
 
 
@@ -93,7 +107,11 @@ def is_compaction(headers):
 def reply_items(body, compaction=False):
     """The output items that answer a /v1/responses request."""
     turn = turn_of(body)
-    if compaction:
+    if compaction and SUMMARY is not None:
+        with lock:
+            summary_turns[0] = max(summary_turns[0], turn)
+        script = [{"type": "text", "text": SUMMARY}]
+    elif compaction:
         script = [{"type": "text", "text": f"Summary of the work so far. [mock turns done: {turn}]"}]
     elif turn < len(SCRIPT):
         script = SCRIPT[turn]

@@ -7,12 +7,17 @@
 //! records the hash of what it wrote, and `state.md` may be replaced only while its hash is
 //! the one this session last promoted (or, before its first promotion, the one it found).
 
+pub mod acknowledgement;
+pub mod carry;
 pub mod changes;
+pub mod failures;
 pub mod format;
 pub mod handoff;
+pub mod kept_summary;
 pub mod read;
 pub mod snapshot;
 pub mod store;
+pub mod summary;
 pub mod transcript;
 pub mod walk;
 
@@ -154,6 +159,23 @@ pub fn evidence(d: &Domain) -> Evidence {
         Ok(Some(bytes)) => Evidence::of_bytes(&bytes),
         Err(_) => Evidence::Unreadable,
     }
+}
+
+/// `state.md`'s text and the domain's handoff lifetime, when this session's promotion may
+/// replace it: the handoff whose open items a capture carries over (SPEC §18.2).
+fn replaceable(
+    d: &Domain,
+    sessions: &Sessions,
+    session: &SessionId,
+    start: Option<&Start>,
+) -> Option<(String, state::Lifetime)> {
+    let bytes = fsx::read_bytes(&d.boundary, &d.state_path(), state::MAX_STATE_BYTES).ok()??;
+    let (found, promoted) = (start.map(|s| &s.state), sessions.read_promoted(session));
+    if !may_promote(&Evidence::of_bytes(&bytes), found, promoted.as_ref()) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Some((text, d.state_lifetime(&mut Vec::new())))
 }
 
 /// Where a session works: its repository, project top, the domain it hands off to, and its
@@ -395,6 +417,13 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
         (_, Some(t)) => vec![(t.to_path_buf(), transcript::Origin::Main)],
     };
     let (mut progress, mut changed) = read::update(previous, &files, req.agent);
+    kept_summary::keep_found(
+        &sessions,
+        &req.session,
+        progress.scan.summary.as_ref(),
+        deps.now,
+        req.dry_run,
+    );
     let start = sessions.read_start(&req.session);
     // The files a shell changed since the session began (hosts that edit through it): looked
     // at again only when the transcript moved on, so a capture with nothing new stays cheap.
@@ -420,11 +449,24 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
     let verdict = if facts.is_empty() {
         Verdict::Nothing
     } else {
-        let content = handoff::render(&facts);
+        // SPEC §18.2: the open items of a handoff this capture replaces are carried over.
+        let replaced = domain
+            .as_ref()
+            .and_then(|d| replaceable(d, &sessions, &req.session, start.as_ref()));
+        let previous = sessions.read_capture(&req.session);
+        let content = carry::into_handoff(
+            handoff::render(&facts),
+            &carry::Sources {
+                session: req.session.as_str(),
+                replaced: replaced.as_ref().map(|(t, l)| (t.as_str(), *l)),
+                previous: previous.as_deref(),
+                tasks: &facts.tasks,
+                now: deps.now,
+            },
+            |t| t.len() <= state::MAX_TOKENS || deps.tokens.count(t) <= state::MAX_TOKENS,
+        );
         outcome.handoff = Some(content.clone());
-        let last = sessions
-            .read_capture(&req.session)
-            .map(|t| state::parse(&t, "").content);
+        let last = previous.map(|t| state::parse(&t, "").content);
         // The file holds the content as written: cut to 2,000 tokens when it was longer, so a
         // longer handoff is unchanged when it still starts with what was written.
         let same = last.as_deref().is_some_and(|last| {
@@ -530,17 +572,19 @@ fn facts(
         .as_ref()
         .map(|target| checkpoint_phase(deps, &req.cwd, target));
     // The prompts a host's hooks handed megg come first: its transcript may lag (Copilot).
-    let prompt = |p: Option<&String>, t: &Option<String>| p.cloned().or_else(|| t.clone());
+    let first_prompt = start.and_then(|s| s.first_prompt.as_deref());
+    // An acknowledgement the hooks handed over does not replace the request before it either.
+    let (latest_request, latest_ack) = acknowledgement::latest(
+        (scan.latest_request.as_deref(), scan.ack.as_deref()),
+        start.and_then(|s| s.latest_prompt.as_deref()),
+        first_prompt,
+    );
     Facts {
-        first_request: prompt(
-            start.and_then(|s| s.first_prompt.as_ref()),
-            &scan.first_request,
-        ),
-        latest_request: prompt(
-            start.and_then(|s| s.latest_prompt.as_ref()),
-            &scan.latest_request,
-        )
-        .or_else(|| start.and_then(|s| s.first_prompt.clone())),
+        first_request: first_prompt
+            .map(str::to_string)
+            .or_else(|| scan.first_request.clone()),
+        latest_request,
+        latest_ack,
         tasks,
         files,
         commits,
@@ -554,6 +598,7 @@ fn facts(
             .filter(|m| !m.is_empty())
             .map(|m| transcript::cut_chars(m, transcript::MAX_MESSAGE_CHARS))
             .or_else(|| scan.last_message.clone()),
+        failing: scan.failing.clone(),
         transcript: req.transcript.as_ref().map(|t| t.display().to_string()),
     }
 }

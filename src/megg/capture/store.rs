@@ -1,18 +1,25 @@
 //! Where captures live (SPEC §10): one directory of session files — inside git
-//! `<git dir>/megg/sessions/`, outside git the user's cache directory keyed by the domain —
-//! holding, per session — Claude Code's in the directory itself, where megg always put them,
-//! every other host's in `<host>/` below it (SPEC §12) — its capture (`<id>.md`), its start record (`<id>.start`), the hash of
+//! `<common git dir>/megg/sessions/<worktree>/` (SPEC §18.2, [`worktree_key`]), outside git the
+//! user's cache directory keyed by the domain — holding, per session — Claude Code's in the
+//! directory itself, where megg always put them, every other host's in `<host>/` below it
+//! (SPEC §12) — its capture (`<id>.md`), its start record (`<id>.start`), the hash of
 //! what it last promoted (`<id>.promoted`) and where its transcript reading stopped
 //! (`<id>.scan`), and for a host that edits through its shell the note of the work tree's
 //! dirty files at its start (`<id>.snapshot`, [`super::snapshot`]), and the claims that let
 //! only the first of two hooks running the same event answer it (`<id>.<run>.<n>.once`,
-//! [`Sessions::claim`]); plus one bounded log of every capture.
+//! [`Sessions::claim`]); plus one bounded log of every capture and, for a linked worktree, the
+//! record of which it is (`worktree`: its name and top).
+//!
+//! Inside git, every worktree's directory is under the repository's common git directory, so
+//! `git worktree remove` deletes none of them. An older megg kept them in each worktree's own
+//! git directory (`.git/worktrees/<name>/megg/`, and for the main worktree `.git/megg/sessions/`
+//! itself): [`migrate`] moves them at the next run in any worktree.
 
 use std::path::{Path, PathBuf};
 
 use super::snapshot::Snapshot;
 use crate::fsx::{self, Boundary, ChangeTime};
-use crate::git::Repo;
+use crate::git::{Linked, MAIN_WORKTREE, Repo};
 use crate::host::Agent;
 
 /// Session captures kept (the newest by modification time).
@@ -233,30 +240,129 @@ impl Start {
     }
 }
 
-/// The directory of session files for one project (or, outside git, one domain).
+/// The directory of session files for one worktree of a repository (or, outside git, one
+/// domain).
 #[derive(Debug, Clone)]
 pub struct Sessions {
     pub dir: PathBuf,
     boundary: Boundary,
+    /// What the directory's `worktree` record says, written with its first file (a linked
+    /// worktree's).
+    about: Option<String>,
+    /// The worktree's key, recorded with its first file ([`WorktreeKey::pin`]).
+    key: Option<WorktreeKey>,
 }
 
+/// Below the common git directory: every worktree's session directories, and the older main
+/// worktree's files themselves (until [`migrate`]).
+pub const SESSIONS: &str = "megg/sessions";
+/// Below a git directory: the kept handoffs (the common one's: every worktree's).
+pub const HANDOFFS: &str = "megg/handoffs";
+/// The record, in a linked worktree's own git directory, of the key its files are kept under:
+/// the key as megg first saw the worktree, so a `git worktree move` keeps it.
+const KEY_RECORD: &str = "megg/worktree";
+/// Below the common git directory: present once the files an older megg kept in each
+/// worktree's own git directory have been moved ([`migrate`]).
+const MOVED: &str = "megg/worktrees-moved";
+/// The record, in a worktree's session directory, of the worktree's name and top.
+const ABOUT: &str = "worktree";
+
 impl Sessions {
-    /// Inside git, `<git dir>/megg/sessions`; outside, `<cache>/sessions/<hash of key>` where
-    /// `key` is the domain's directory. `None` outside git without a cache directory.
+    /// Inside git, `<common git dir>/megg/sessions/<worktree key>` ([`worktree_key`]), after
+    /// moving what an older megg kept elsewhere ([`migrate`]); outside,
+    /// `<cache>/sessions/<hash of key>` where `key` is the domain's directory. `None` outside
+    /// git without a cache directory.
     pub fn locate(repo: Option<&Repo>, key: &Path, cache: Option<&Path>) -> Option<Self> {
         if let Some(r) = repo {
-            let git = r.git_dir();
-            return Some(Self {
-                dir: git.join("megg/sessions"),
-                boundary: Boundary::new(git, "the git directory"),
+            migrate(r);
+            let worktree = worktree_key(r);
+            let mut s = Self::of_worktree(r, &worktree.key);
+            s.key = Some(worktree);
+            // A linked worktree's directory says which it was, for when it is gone.
+            s.about = r.worktree_name().map(|name| {
+                let top = r.workdir().unwrap_or_else(|| r.git_dir());
+                format!("name: {name}\npath: {}\n", top.display())
             });
+            return Some(s);
         }
         let cache = cache?;
         let hash = xxhash_rust::xxh3::xxh3_64(key.as_os_str().as_encoded_bytes());
         Some(Self {
             dir: cache.join("sessions").join(format!("{hash:016x}")),
             boundary: Boundary::new(cache, "megg's cache directory"),
+            about: None,
+            key: None,
         })
+    }
+
+    /// The session directory of the worktree keyed `worktree` in `repo`, whether or not that
+    /// worktree still exists.
+    pub fn of_worktree(repo: &Repo, worktree: &str) -> Self {
+        let common = repo.common_dir();
+        Self {
+            dir: common.join(SESSIONS).join(worktree),
+            boundary: Boundary::new(&common, "the git directory"),
+            about: None,
+            key: None,
+        }
+    }
+
+    /// The session directories of every worktree of `repo` — the ones removed included — by
+    /// key, the main worktree's first; after [`migrate`]. Lists one directory.
+    pub fn every_worktree(repo: &Repo) -> Vec<(String, Self)> {
+        migrate(repo);
+        let common = repo.common_dir();
+        let b = Boundary::new(&common, "the git directory");
+        let mut keys: Vec<String> = fsx::list(&b, &common.join(SESSIONS))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, k)| *k == fsx::Kind::Dir)
+            .filter_map(|(n, _)| n.into_string().ok())
+            .filter(|n| is_key(n))
+            .collect();
+        keys.sort_by(|a, b| {
+            (b == MAIN_WORKTREE)
+                .cmp(&(a == MAIN_WORKTREE))
+                .then(a.cmp(b))
+        });
+        keys.into_iter()
+            .map(|k| {
+                let s = Self::of_worktree(repo, &k);
+                (k, s)
+            })
+            .collect()
+    }
+
+    pub fn boundary(&self) -> &Boundary {
+        &self.boundary
+    }
+
+    /// The worktree's name and top as its directory's record says ([`ABOUT`]): `None` when
+    /// not recorded.
+    pub fn recorded_worktree(&self) -> Option<(String, PathBuf)> {
+        let text = self.read(&self.dir.join(ABOUT), MAX_SMALL)?;
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_string())
+        };
+        Some((field("name:")?, PathBuf::from(field("path:")?)))
+    }
+
+    /// Creates `dir` (this directory or a host's below it) and, the first time, the record of
+    /// the worktree it is for.
+    fn make_dir(&self, dir: &Path) -> crate::error::Result<()> {
+        fsx::create_dir_all(&self.boundary, dir)?;
+        if let Some(key) = &self.key {
+            key.pin(&self.boundary);
+        }
+        if let Some(about) = &self.about {
+            let path = self.dir.join(ABOUT);
+            if fsx::kind(&self.boundary, &path).is_none() {
+                let _ = fsx::create_new(&self.boundary, &path, about.as_bytes());
+            }
+        }
+        Ok(())
     }
 
     /// Where a host's session files are: Claude Code's where megg always put them (the
@@ -284,7 +390,7 @@ impl Sessions {
     }
 
     fn write(&self, path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
-        fsx::create_dir_all(&self.boundary, path.parent().unwrap_or(&self.dir))?;
+        self.make_dir(path.parent().unwrap_or(&self.dir))?;
         fsx::write_atomic(&self.boundary, path, bytes)
     }
 
@@ -313,7 +419,7 @@ impl Sessions {
         if fsx::kind(&self.boundary, &path).is_some() {
             return Ok(false);
         }
-        fsx::create_dir_all(&self.boundary, &self.host_dir(id.host()))?;
+        self.make_dir(&self.host_dir(id.host()))?;
         let created = fsx::create_new(&self.boundary, &path, start.render().as_bytes())?;
         if created {
             self.prune_ext("start", KEEP_STARTS);
@@ -329,7 +435,7 @@ impl Sessions {
         change: impl FnOnce(Option<Start>) -> Start,
     ) -> crate::error::Result<()> {
         let path = self.path(id, "start");
-        fsx::create_dir_all(&self.boundary, &self.host_dir(id.host()))?;
+        self.make_dir(&self.host_dir(id.host()))?;
         // One lock for the host's start records (a lock file per session would pile up).
         let _lock = crate::megg::lock(
             None,
@@ -353,7 +459,7 @@ impl Sessions {
             path: None,
         };
         let dir = self.host_dir(id.host());
-        if fsx::create_dir_all(&self.boundary, &dir).is_err() {
+        if self.make_dir(&dir).is_err() {
             return first;
         }
         let stamp = now.timestamp();
@@ -468,12 +574,25 @@ impl Sessions {
         self.write(&self.path(id, "scan"), json.as_bytes())
     }
 
+    /// The host's compaction summary kept for a session (SPEC §18.1, [`super::summary`]).
+    pub fn summary_path(&self, id: &SessionId) -> PathBuf {
+        self.path(id, "summary")
+    }
+
+    pub fn read_summary(&self, id: &SessionId) -> Option<String> {
+        self.read(&self.summary_path(id), MAX_SMALL)
+    }
+
+    pub fn write_summary(&self, id: &SessionId, json: &str) -> crate::error::Result<()> {
+        self.write(&self.summary_path(id), json.as_bytes())
+    }
+
     /// Appends one line to the capture log. Past [`LOG_LINES`] lines the log is cut to its
     /// newest [`LOG_KEEP`], so it never holds more than [`LOG_LINES`] and is rewritten only
     /// once every so many captures.
     pub fn log(&self, line: &str) -> crate::error::Result<()> {
         let path = self.dir.join(LOG);
-        fsx::create_dir_all(&self.boundary, &self.dir)?;
+        self.make_dir(&self.dir)?;
         let _lock = crate::megg::lock(None, &self.boundary, &path)?;
         let line = crate::megg::capture::transcript::cut_chars(
             &line.replace(['\n', '\r'], " "),
@@ -535,7 +654,7 @@ impl Sessions {
             if id == *current {
                 continue;
             }
-            for ext in ["md", "start", "promoted", "scan", "snapshot"] {
+            for ext in ["md", "start", "promoted", "scan", "snapshot", "summary"] {
                 let _ = fsx::remove_file(&self.boundary, &self.path(&id, ext));
             }
         }
@@ -561,6 +680,190 @@ impl Sessions {
             }
         }
     }
+}
+
+/// The key a worktree's files are kept under (SPEC §18.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeKey {
+    pub key: String,
+    /// For a linked worktree whose key is not recorded yet: the record to write
+    /// ([`WorktreeKey::pin`]), in its own git directory.
+    unrecorded: Option<PathBuf>,
+}
+
+impl WorktreeKey {
+    /// Records a linked worktree's key in its own git directory unless it is recorded: from
+    /// now on it is the worktree's key wherever the worktree moves. Called as megg first writes
+    /// a file for the worktree, never merely because megg ran in it.
+    pub fn pin(&self, common: &Boundary) {
+        let Some(record) = &self.unrecorded else {
+            return;
+        };
+        if fsx::kind(common, record).is_some() {
+            return;
+        }
+        // Its admin directory first: a worktree git has forgotten gets none back.
+        let Some(dir) = record.parent() else { return };
+        if dir
+            .parent()
+            .is_some_and(|admin| fsx::kind(common, admin) == Some(fsx::Kind::Dir))
+            && fsx::create_dir_all(common, dir).is_ok()
+        {
+            let _ = fsx::create_new(common, record, format!("{}\n", self.key).as_bytes());
+        }
+    }
+}
+
+/// The key this worktree's files are kept under: [`MAIN_WORKTREE`] for the main worktree, for
+/// a linked one [`key_of`] it.
+pub fn worktree_key(repo: &Repo) -> WorktreeKey {
+    match repo.this_worktree() {
+        None => WorktreeKey {
+            key: MAIN_WORKTREE.to_string(),
+            unrecorded: None,
+        },
+        Some(l) => key_of(repo, &l),
+    }
+}
+
+/// The key linked worktree `l`'s files are kept under: the one recorded in its own git
+/// directory ([`KEY_RECORD`]), else its admin name and a hash of the path git names for it
+/// ([`crate::git::worktree_key`]), to be recorded as megg first writes for it
+/// ([`WorktreeKey::pin`]) — so a name reused later, at another path, is another worktree, and
+/// a worktree moved keeps its files. Reads one small file; writes nothing.
+pub fn key_of(repo: &Repo, l: &Linked) -> WorktreeKey {
+    let b = Boundary::new(repo.common_dir(), "the git directory");
+    let record = l.admin.join(KEY_RECORD);
+    if let Ok(Some(t)) = fsx::read_text(&b, &record, MAX_SMALL) {
+        let key = t.text.trim();
+        if is_key(key) && key != MAIN_WORKTREE {
+            return WorktreeKey {
+                key: key.to_string(),
+                unrecorded: None,
+            };
+        }
+    }
+    WorktreeKey {
+        key: crate::git::worktree_key(&l.name, l.path.as_deref().unwrap_or(&l.admin)),
+        unrecorded: Some(record),
+    }
+}
+
+/// Whether `name` can be a worktree's key (and so its directory's name): [`MAIN_WORKTREE`], or
+/// a linked worktree's, which holds an `@`.
+fn is_key(name: &str) -> bool {
+    (name == MAIN_WORKTREE || name.contains('@'))
+        && name.len() <= 255
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0', '\n'])
+}
+
+/// Moves the session files and kept handoffs an older megg wrote in each worktree's own git
+/// directory under the common one (SPEC §18.2): the main worktree's session files from
+/// `megg/sessions/` into `megg/sessions/main/`, a linked worktree's from its
+/// `worktrees/<name>/megg/sessions/` into `megg/sessions/<key>/` and its kept handoffs into
+/// `megg/handoffs/`, named with its key. Under a lock, never replacing a file (a name taken
+/// gets a suffix), and once: a marker says it is done, so every later run costs one look at
+/// it. In a repository megg never wrote in, it writes nothing. Whatever fails is left where
+/// it is, and tried again at the next run.
+pub fn migrate(repo: &Repo) {
+    let common = repo.common_dir();
+    let b = Boundary::new(&common, "the git directory");
+    let marker = common.join(MOVED);
+    if fsx::kind(&b, &marker).is_some() {
+        return;
+    }
+    let is_dir = |p: &Path| fsx::kind(&b, p) == Some(fsx::Kind::Dir);
+    let linked: Vec<Linked> = repo
+        .linked_worktrees()
+        .into_iter()
+        .filter(|l| is_dir(&l.admin.join("megg")))
+        .collect();
+    if !is_dir(&common.join("megg")) && linked.is_empty() {
+        return;
+    }
+    if fsx::create_dir_all(&b, &common.join("megg")).is_err() {
+        return;
+    }
+    let Ok(_lock) = crate::megg::lock(Some(repo), &b, &marker) else {
+        return;
+    };
+    if fsx::kind(&b, &marker).is_some() {
+        return;
+    }
+    let sessions = common.join(SESSIONS);
+    let mut moved = move_sessions(&b, &sessions, &sessions.join(MAIN_WORKTREE));
+    for l in &linked {
+        let worktree = key_of(repo, l);
+        worktree.pin(&b);
+        let key = worktree.key;
+        let own = l.admin.join("megg");
+        moved &= move_sessions(&b, &own.join("sessions"), &sessions.join(&key));
+        moved &= move_handoffs(&b, &own.join("handoffs"), &common.join(HANDOFFS), &key);
+    }
+    if moved {
+        let _ = fsx::create_new(&b, &marker, b"session files and kept handoffs are here\n");
+    }
+}
+
+/// Moves the files of an older session directory `from` — Claude Code's in it, every other
+/// host's in `<host>/` below it — to the same places below `to`; `false` when one stayed.
+fn move_sessions(b: &Boundary, from: &Path, to: &Path) -> bool {
+    let mut all = true;
+    let hosts = std::iter::once(None).chain(
+        crate::host::all()
+            .filter(|h| h.agent != Agent::Claude)
+            .map(|h| Some(h.agent.as_str())),
+    );
+    for host in hosts {
+        let (src, dst) = match host {
+            None => (from.to_path_buf(), to.to_path_buf()),
+            Some(h) => (from.join(h), to.join(h)),
+        };
+        all &= move_files(b, &src, &dst, |name| name.to_string());
+        if host.is_some() {
+            fsx::remove_empty_dir(b, &src);
+        }
+    }
+    // A linked worktree's old directory, now empty (the main one's holds the new ones).
+    fsx::remove_empty_dir(b, from);
+    all
+}
+
+/// Moves the handoffs an older megg kept for linked worktree `key` (`<time>.md`, `<time>.md.2`)
+/// into the common `to`, as `<time>.<key>.md`.
+fn move_handoffs(b: &Boundary, from: &Path, to: &Path, key: &str) -> bool {
+    let all = move_files(b, from, to, |name| {
+        let stem = name.split_once(".md").map_or(name, |(s, _)| s);
+        format!("{stem}.{key}.md")
+    });
+    fsx::remove_empty_dir(b, from);
+    all
+}
+
+/// Moves every file directly in `from` into `to`, named by `rename`; `false` when one stayed.
+fn move_files(b: &Boundary, from: &Path, to: &Path, rename: impl Fn(&str) -> String) -> bool {
+    if fsx::kind(b, from) != Some(fsx::Kind::Dir) {
+        return true;
+    }
+    let Ok(mut entries) = fsx::list(b, from) else {
+        return false;
+    };
+    // `x.md` before `x.md.2` before `x.md.10`: each keeps its place among its namesakes.
+    entries.sort_by(|a, b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
+    let mut all = true;
+    for (name, kind) in entries {
+        if kind != fsx::Kind::File {
+            continue;
+        }
+        let Some(text) = name.to_str() else {
+            all = false;
+            continue;
+        };
+        all &= fsx::move_unique(b, &from.join(text), b, to, &rename(text)).is_ok();
+    }
+    all
 }
 
 #[cfg(test)]

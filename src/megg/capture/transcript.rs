@@ -13,6 +13,9 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::acknowledgement::is_acknowledgement;
+use super::failures::{self, FailingRun};
+use super::summary::{Found, Source};
 use crate::megg::redact::redact;
 
 /// Most characters kept of a request (SPEC §10: the first and latest, each at most 300).
@@ -27,6 +30,10 @@ pub const MAX_TASKS: usize = 200;
 const MAX_PENDING: usize = 64;
 /// Most characters kept of a task's subject or description.
 const MAX_TASK_CHARS: usize = 300;
+/// Most characters kept of a test or build command awaiting its result.
+const MAX_COMMAND_CHARS: usize = 2_000;
+/// Most shell runs remembered as read (a host that writes a record again must not run it twice).
+const MAX_RUNS_SEEN: usize = 32;
 
 /// A task's status, as Claude Code's task tools and `TodoWrite` spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,7 +89,12 @@ pub fn json_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scan {
     pub first_request: Option<String>,
+    /// The latest substantive request: an acknowledgement never replaces it (SPEC §18.2).
     pub latest_request: Option<String>,
+    /// The acknowledgement ([`is_acknowledgement`]) the user sent after the latest request,
+    /// if any; the next substantive request clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack: Option<String>,
     /// From `TaskCreate` / `TaskUpdate`, in creation order.
     pub tasks: Vec<Task>,
     /// The last list `TodoWrite` set.
@@ -92,6 +104,17 @@ pub struct Scan {
     /// The workflow checkpoint a `megg checkpoint` command or tool named last.
     pub checkpoint: Option<String>,
     pub last_message: Option<String>,
+    /// The last failing test or build run, unless a later run of the same runner and scope
+    /// passed (SPEC §18.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing: Option<FailingRun>,
+    /// The newest summary the host wrote when it compacted the session (SPEC §18.1): kept
+    /// beside the handoff, never part of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Found>,
+    /// Fingerprints of the shell runs already recorded, the newest few.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    runs_seen: Vec<u64>,
     /// Tool calls whose result has not been read yet: they count only once they succeeded.
     pending: VecDeque<(String, Call)>,
     /// Successful `TaskUpdate`s for ids not created yet (a subagent's transcript is read after
@@ -125,6 +148,9 @@ pub enum Call {
     },
     TodoWrite(Vec<Task>),
     Checkpoint(String),
+    /// A test or build command ([`failures::classify`]): its outcome is recorded whether it
+    /// passed or failed.
+    Run(String),
 }
 
 /// Where a line comes from: the session itself, or one of its subagents (whose requests and
@@ -149,6 +175,8 @@ struct Line<'a> {
     message: Option<Message<'a>>,
     #[serde(rename = "toolUseResult", borrow)]
     tool_use_result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -285,6 +313,13 @@ impl Scan {
             return;
         };
         match parsed.kind.as_deref() {
+            // The summary Claude Code wrote when it compacted the session (a subagent's is not
+            // the session's): never a request.
+            Some("user") if parsed.compact_summary == Some(true) && !sidechain => {
+                let text = content_text(Some(content));
+                let at = parsed.timestamp.as_deref();
+                self.found_summary(Found::new(Source::ClaudeTranscript, &text, at));
+            }
             Some("user") => {
                 let meta = parsed.is_meta == Some(true) || parsed.compact_summary == Some(true);
                 self.user(content, parsed.tool_use_result, meta || sidechain);
@@ -368,11 +403,27 @@ impl Scan {
             }
             None => text.to_string(),
         };
-        let request = one_line_cut(&request, MAX_REQUEST_CHARS);
+        self.take_request(one_line_cut(&request, MAX_REQUEST_CHARS));
+    }
+
+    /// A request, redacted and cut: the first is kept; an acknowledgement after a request is
+    /// kept after it, any other request becomes the latest.
+    fn take_request(&mut self, request: String) {
+        if request.is_empty() {
+            return;
+        }
         if self.first_request.is_none() {
             self.first_request = Some(request.clone());
         }
+        if self.latest_request.is_some() && is_acknowledgement(&request) {
+            self.ack = Some(request);
+            return;
+        }
         self.latest_request = Some(request);
+        self.ack = None;
+        if let Some(summary) = &mut self.summary {
+            summary.requests_after = summary.requests_after.saturating_add(1);
+        }
     }
 
     fn assistant(&mut self, content: &RawValue, sidechain: bool) {
@@ -394,11 +445,11 @@ impl Scan {
                             .input
                             .and_then(|i| serde_json::from_str::<ToolInput>(i.get()).ok())
                             .unwrap_or_default();
-                        if let Some(call) = call_of(name, input) {
-                            if self.pending.len() >= MAX_PENDING {
-                                self.pending.pop_front();
-                            }
-                            self.pending.push_back((id.to_string(), call));
+                        let run = (name == "Bash")
+                            .then(|| input.command.as_deref().and_then(run_call))
+                            .flatten();
+                        for call in call_of(name, input).into_iter().chain(run) {
+                            self.call_started(id, call);
                         }
                     }
                 }
@@ -415,12 +466,19 @@ impl Scan {
         tool_use_result: Option<&RawValue>,
         content: Option<&RawValue>,
     ) {
-        let found = self.pending.iter().position(|(p, _)| p == id);
-        let Some((_, call)) = found.and_then(|at| self.pending.remove(at)) else {
-            return;
-        };
-        if !is_error {
-            self.apply(call, tool_use_result, content);
+        for call in self.take_pending(id) {
+            match call {
+                Call::Run(command) => {
+                    // Claude Code's failed command: `Exit code N` and its output. Any other
+                    // error (a refusal, a timeout) says nothing of the run.
+                    let text = content_text(content);
+                    if !is_error || text.trim_start().starts_with("Exit code ") {
+                        self.shell_ran(id, &command, !is_error, &text);
+                    }
+                }
+                call if !is_error => self.apply(call, tool_use_result, content),
+                _ => {}
+            }
         }
     }
 
@@ -464,6 +522,8 @@ impl Scan {
                 }
             }
             update @ Call::TaskUpdate { .. } => self.update_task(update),
+            // A run's outcome is recorded by whoever reads its output ([`Scan::shell_ran`]).
+            Call::Run(_) => {}
         }
     }
 
@@ -521,17 +581,33 @@ impl Scan {
 
     /// A request the user typed, in a host's transcript whose reader has already left out the
     /// text the host wrote into the user role: redacted, cut to one line of
-    /// [`MAX_REQUEST_CHARS`], the first kept and the latest replaced.
+    /// [`MAX_REQUEST_CHARS`], the first kept and the latest replaced — unless it is an
+    /// acknowledgement, kept after the latest ([`is_acknowledgement`]).
     pub fn user_request(&mut self, text: &str) {
-        let text = text.trim();
-        if text.is_empty() {
+        self.take_request(one_line_cut(text, MAX_REQUEST_CHARS));
+    }
+
+    /// A summary the host wrote when it compacted the session: the newest replaces older ones.
+    pub fn found_summary(&mut self, found: Option<Found>) {
+        if let Some(found) = found {
+            self.summary = Some(found);
+        }
+    }
+
+    /// A shell command's outcome, read from the host's tool result: a test or build command
+    /// ([`failures::classify`]) that failed is kept as the last failing run; one that passed
+    /// clears it when of the same runner and scope. `id` is the tool call's: a call read again
+    /// (a host writing its record anew) counts once.
+    pub fn shell_ran(&mut self, id: &str, command: &str, exit_ok: bool, output: &str) {
+        let seen = fingerprint(&format!("{id}\n{command}"));
+        if self.runs_seen.contains(&seen) {
             return;
         }
-        let request = one_line_cut(text, MAX_REQUEST_CHARS);
-        if self.first_request.is_none() {
-            self.first_request = Some(request.clone());
+        if self.runs_seen.len() >= MAX_RUNS_SEEN {
+            self.runs_seen.remove(0);
         }
-        self.latest_request = Some(request);
+        self.runs_seen.push(seen);
+        failures::record(&mut self.failing, command, exit_ok, output);
     }
 
     /// Text the assistant said (the latest is kept, redacted and cut).
@@ -636,6 +712,29 @@ fn megg_tool(tool: &str, input: ToolInput) -> Option<Call> {
 /// names.
 pub fn shell_call(command: &str) -> Option<Call> {
     checkpoint_in_command(command).map(Call::Checkpoint)
+}
+
+/// The run a shell command line makes, when it is a test or build command: its outcome counts
+/// whether it passed or failed ([`Scan::shell_ran`]).
+pub fn run_call(command: &str) -> Option<Call> {
+    failures::classify(command).map(|_| Call::Run(cut_chars(command, MAX_COMMAND_CHARS)))
+}
+
+/// A tool result's text: a string, or its text blocks one a line.
+fn content_text(raw: Option<&RawValue>) -> String {
+    let Some(raw) = raw else {
+        return String::new();
+    };
+    if let Some(text) = json_str(Some(raw)) {
+        return text.into_owned();
+    }
+    serde_json::from_str::<Vec<Block>>(raw.get())
+        .unwrap_or_default()
+        .iter()
+        .filter(|b| b.kind == "text")
+        .filter_map(|b| b.text.as_deref())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The target of a `megg checkpoint save|update|resume|finish TARGET` in a shell command.

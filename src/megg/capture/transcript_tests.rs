@@ -351,3 +351,192 @@ fn a_secret_split_over_lines_is_redacted_once_on_one() {
     assert!(!cut.contains("hunter2"), "{cut}");
     assert!(cut.contains("[redacted]"), "{cut}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// SPEC §18: acknowledgements, failing runs, the host's summary.
+
+const COMPACT: &str =
+    include_str!("../../../tests/fixtures/transcripts/claude-2.1.332-compact.jsonl");
+
+#[test]
+fn an_acknowledgement_never_replaces_the_request_before_it() {
+    let mut s = scan(&[
+        user(json!("Build the session store")),
+        user(json!("no — use Postgres, not SQLite")),
+        user(json!("ok go ahead")),
+    ]);
+    assert_eq!(s.first_request.as_deref(), Some("Build the session store"));
+    assert_eq!(
+        s.latest_request.as_deref(),
+        Some("no — use Postgres, not SQLite")
+    );
+    assert_eq!(s.ack.as_deref(), Some("ok go ahead"));
+    // The newest acknowledgement is the one kept; the next request clears it.
+    s.feed(&user(json!("yes")).to_string(), Origin::Main);
+    assert_eq!(s.ack.as_deref(), Some("yes"));
+    s.feed(
+        &user(json!("now write the migration")).to_string(),
+        Origin::Main,
+    );
+    assert_eq!(s.latest_request.as_deref(), Some("now write the migration"));
+    assert_eq!(s.ack, None);
+    // An acknowledgement with nothing before it is the request.
+    let s = scan(&[user(json!("ok"))]);
+    assert_eq!(
+        (
+            s.first_request.as_deref(),
+            s.latest_request.as_deref(),
+            s.ack
+        ),
+        (Some("ok"), Some("ok"), None)
+    );
+}
+
+/// Claude Code's `Bash` call and its result: `Exit code N` and the output when it failed.
+fn bash(id: &str, command: &str, failed: bool, output: &str) -> [serde_json::Value; 2] {
+    let content = if failed {
+        format!("Exit code 101\n{output}")
+    } else {
+        output.to_string()
+    };
+    [
+        tool_use(
+            id,
+            "Bash",
+            json!({"command": command, "description": "Run the tests"}),
+        ),
+        user(
+            json!([{"type": "tool_result", "tool_use_id": id, "content": content,
+            "is_error": failed}]),
+        ),
+    ]
+}
+
+const CARGO_FAILED: &str = "running 2 tests
+test parser::tests::crlf ... FAILED
+test parser::tests::lf ... ok
+
+failures:
+
+---- parser::tests::crlf stdout ----
+
+thread 'parser::tests::crlf' panicked at src/parser.rs:57:9:
+assertion `left == right` failed
+
+failures:
+    parser::tests::crlf
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+error: test failed, to rerun pass `-p core --lib`";
+
+const CARGO_PASSED: &str = "running 2 tests
+test parser::tests::crlf ... ok
+test parser::tests::lf ... ok
+
+test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s";
+
+#[test]
+fn a_failing_bash_run_is_kept_until_the_same_scope_passes() {
+    let failed = bash("t1", "cargo test -p core", true, CARGO_FAILED);
+    let s = scan(&failed);
+    let run = s.failing.clone().unwrap();
+    assert_eq!(run.command, "cargo test -p core");
+    assert_eq!(run.names, ["parser::tests::crlf"]);
+    assert_eq!(
+        run.first_error.as_deref(),
+        Some(
+            "thread 'parser::tests::crlf' panicked at src/parser.rs:57:9: assertion `left == right` failed"
+        )
+    );
+    // Another scope passing: still named.
+    let other = bash("t2", "cargo test -p cli", false, CARGO_PASSED);
+    let s = scan(&[failed.clone(), other].concat());
+    assert_eq!(s.failing.as_ref(), Some(&run));
+    // A later run of the same scope passing: nothing.
+    let again = bash(
+        "t3",
+        "cd core && cargo test -p core 2>&1",
+        false,
+        CARGO_PASSED,
+    );
+    let s = scan(&[failed.clone(), again].concat());
+    assert_eq!(s.failing, None);
+    // A refused call ran nothing; a command that is no runner counts for nothing.
+    let refused = [
+        tool_use("t4", "Bash", json!({"command": "cargo test -p core"})),
+        user(
+            json!([{"type": "tool_result", "tool_use_id": "t4", "is_error": true,
+            "content": "The user doesn't want to proceed with this tool use."}]),
+        ),
+    ];
+    let s = scan(
+        &[
+            refused.to_vec(),
+            bash("t5", "ls", true, "ls: x: No such file").to_vec(),
+        ]
+        .concat(),
+    );
+    assert_eq!(s.failing, None);
+    // A checkpoint command still names its checkpoint.
+    let s = scan(&bash(
+        "t6",
+        "megg checkpoint save p.md && cargo test",
+        false,
+        CARGO_PASSED,
+    ));
+    assert_eq!(s.checkpoint.as_deref(), Some("p.md"));
+}
+
+#[test]
+fn the_compact_summary_is_found_and_never_a_request() {
+    let mut s = Scan::default();
+    for line in COMPACT.lines() {
+        s.feed(line, Origin::Main);
+    }
+    let found = s.summary.clone().unwrap();
+    assert_eq!(
+        found.source,
+        crate::megg::capture::summary::Source::ClaudeTranscript
+    );
+    assert!(
+        found.text.contains("use Postgres not SQLite"),
+        "{}",
+        found.text
+    );
+    assert!(!found.text.starts_with("This session is being continued"));
+    assert!(found.at.is_some());
+    assert_eq!(found.requests_after, 0);
+    assert_eq!(
+        s.latest_request.as_deref(),
+        Some("Build the transcript parser")
+    );
+    // Each substantive request after it is counted; an acknowledgement is not.
+    s.feed(
+        &user(json!("now fix the CRLF test")).to_string(),
+        Origin::Main,
+    );
+    s.feed(&user(json!("ok")).to_string(), Origin::Main);
+    assert_eq!(s.summary.as_ref().unwrap().requests_after, 1);
+}
+
+#[test]
+fn text_that_only_looks_like_a_summary_is_not_one() {
+    let looks = "This session is being continued from a previous conversation that ran out of \
+                 context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. fake";
+    let s = scan(&[
+        user(json!(looks)),
+        tool_use("t1", "Read", json!({"file_path": "/p/notes.md"})),
+        ok("t1", looks),
+        // A subagent's compaction is not the session's.
+        json!({"type": "user", "isCompactSummary": true, "isSidechain": true,
+            "message": {"role": "user", "content": looks}}),
+    ]);
+    assert_eq!(s.summary, None);
+    // The user's message stays a request.
+    assert!(
+        s.latest_request
+            .unwrap()
+            .starts_with("This session is being continued")
+    );
+}

@@ -1,14 +1,18 @@
 //! The handoff history (SPEC §13.1): every `state.md` that `state write`, `state clear` or a
-//! capture promotion replaces is kept first, unchanged, in `<git dir>/megg/handoffs/` (outside
-//! git: megg's cache directory, keyed by the domain) — per developer, never committed, the
-//! newest [`KEEP`] kept.
+//! capture promotion replaces is kept first, unchanged, in `<common git dir>/megg/handoffs/`,
+//! shared by every worktree of the repository so `git worktree remove` loses none (SPEC §18.2;
+//! outside git: megg's cache directory, keyed by the domain) — per developer, never committed,
+//! the newest [`KEEP`] kept. Each is named `<time>.<worktree key>.md`
+//! ([`crate::megg::capture::store::worktree_key`]); one named `<time>.md` is the main
+//! worktree's, kept by an older megg.
 
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
 use crate::fsx::{self, Boundary};
-use crate::git::Repo;
+use crate::git::{MAIN_WORKTREE, Repo};
+use crate::megg::capture::store;
 use crate::megg::discovery::Domain;
 
 /// How many replaced handoffs are kept.
@@ -19,17 +23,22 @@ pub const KEEP: usize = 100;
 pub struct History {
     dir: PathBuf,
     boundary: Boundary,
+    /// The worktree a handoff kept from here is named with (inside git).
+    worktree: Option<store::WorktreeKey>,
 }
 
 impl History {
-    /// Inside git `<git dir>/megg/handoffs`; outside, `<cache>/handoffs/<hash of key>`, `key`
-    /// being the domain's directory. `None` outside git without a cache directory.
+    /// Inside git `<common git dir>/megg/handoffs`, after moving what an older megg kept in a
+    /// worktree's own git directory ([`store::migrate`]); outside, `<cache>/handoffs/<hash of
+    /// key>`, `key` being the domain's directory. `None` outside git without a cache directory.
     pub fn locate(repo: Option<&Repo>, key: &Path, cache: Option<&Path>) -> Option<Self> {
         if let Some(r) = repo {
-            let git = r.git_dir();
+            store::migrate(r);
+            let common = r.common_dir();
             return Some(Self {
-                dir: git.join("megg/handoffs"),
-                boundary: Boundary::new(git, "the git directory"),
+                dir: common.join(store::HANDOFFS),
+                boundary: Boundary::new(common, "the git directory"),
+                worktree: Some(store::worktree_key(r)),
             });
         }
         let cache = cache?;
@@ -37,6 +46,7 @@ impl History {
         Some(Self {
             dir: cache.join("handoffs").join(format!("{hash:016x}")),
             boundary: Boundary::new(cache, "megg's cache directory"),
+            worktree: None,
         })
     }
 
@@ -44,10 +54,17 @@ impl History {
         &self.boundary
     }
 
-    /// Keeps `bytes` (a state about to be replaced) as `<now>.md`, then drops all but the
-    /// newest [`KEEP`].
+    /// Keeps `bytes` (a state about to be replaced) as `<now>.<worktree key>.md` (outside git
+    /// `<now>.md`), then drops all but the newest [`KEEP`].
     pub fn keep(&self, bytes: &[u8], now: DateTime<Utc>) -> crate::error::Result<PathBuf> {
-        let name = format!("{}.md", now.format("%Y%m%dT%H%M%SZ"));
+        let time = now.format("%Y%m%dT%H%M%SZ");
+        let name = match &self.worktree {
+            Some(w) => {
+                w.pin(&self.boundary);
+                format!("{time}.{}.md", w.key)
+            }
+            None => format!("{time}.md"),
+        };
         let path = fsx::create_unique(&self.boundary, &self.dir, &name, bytes)?;
         for old in self.files().into_iter().skip(KEEP) {
             let _ = fsx::remove_file(&self.boundary, &old);
@@ -72,6 +89,18 @@ impl History {
     }
 }
 
+/// The key of the worktree whose handoff `path` (one of [`History::files`]) was kept from:
+/// the one in its name, the main worktree's for a name without one (an older megg's).
+pub fn worktree_of(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let (_, rest) = name.split_once('.')?;
+    // `<time>.md` or `<time>.md.2`: no key between the time and `.md`.
+    Some(match rest.rsplit_once(".md") {
+        Some((key, _)) if !key.is_empty() => key.to_string(),
+        _ => MAIN_WORKTREE.to_string(),
+    })
+}
+
 /// Keeps the domain's current `state.md` in the history before it is replaced or cleared (the
 /// caller holds the state's lock). Nothing to keep, or a history that cannot be written, is
 /// not an error: the write goes on.
@@ -94,5 +123,24 @@ pub fn keep_current(
     }
     if let Some(h) = History::locate(repo, &d.dir, cache) {
         let _ = h.keep(&bytes, now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_handoff_names_its_worktree() {
+        let of = |n: &str| worktree_of(Path::new(n)).unwrap();
+        assert_eq!(of("/h/20261122T120000Z.md"), MAIN_WORKTREE);
+        assert_eq!(of("/h/20261122T120000Z.md.2"), MAIN_WORKTREE);
+        assert_eq!(of("/h/20261122T120000Z.main.md"), MAIN_WORKTREE);
+        assert_eq!(of("/h/20261122T120000Z.feat@0a1b2c3d.md"), "feat@0a1b2c3d");
+        assert_eq!(
+            of("/h/20261122T120000Z.v1.2@0a1b2c3d.md.3"),
+            "v1.2@0a1b2c3d"
+        );
+        assert_eq!(of("/h/20261122T120000Z.md.x@0a1b2c3d.md"), "md.x@0a1b2c3d");
     }
 }

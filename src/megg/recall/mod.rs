@@ -30,6 +30,7 @@ pub use postings::Postings;
 pub use shared::{Shared, Topics};
 
 use crate::fsx::{self, Boundary};
+use crate::megg::capture::Sessions;
 use crate::megg::discovery::{self, Domain, Megg};
 use crate::megg::{Deps, knowledge, repos, state};
 
@@ -498,13 +499,17 @@ fn handoff_sources(
         add(&d.boundary, &d.state_path());
     }
     let repo = deps.repo(scope.path);
-    if let Some(sessions) = super::capture::Sessions::locate(repo.as_ref(), key, scope.cache) {
-        let b = Boundary::new(
-            sessions.dir.parent().unwrap_or(&sessions.dir),
-            "megg's session files",
-        );
-        for (_, path) in sessions.captures() {
-            add(&b, &path);
+    // Inside git, every worktree's captures — a removed worktree's too (SPEC §18.2).
+    let sessions = match &repo {
+        Some(r) => Sessions::every_worktree(r)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect(),
+        None => Vec::from_iter(Sessions::locate(None, key, scope.cache)),
+    };
+    for s in &sessions {
+        for (_, path) in s.captures() {
+            add(s.boundary(), &path);
         }
     }
     if let Some(h) = history::History::locate(repo.as_ref(), key, scope.cache) {
@@ -534,13 +539,18 @@ fn handoff(s: &Source, docs: &mut Vec<Doc>) {
         entry_type: None,
         title: title.into(),
         topics: doc.branch.iter().map(|b| b.as_str().into()).collect(),
-        key: format!(
-            "{}\n{}",
-            doc.updated_raw.as_deref().unwrap_or(""),
-            doc.session.as_deref().unwrap_or("")
-        ),
+        key: handoff_key(&doc),
         text: Shared::piece(&s.text, &s.text),
     });
+}
+
+/// What a handoff's id is made of ([`ids::base_id`]): its time and session.
+pub fn handoff_key(doc: &state::StateDoc) -> String {
+    format!(
+        "{}\n{}",
+        doc.updated_raw.as_deref().unwrap_or(""),
+        doc.session.as_deref().unwrap_or("")
+    )
 }
 
 /// The lines under a handoff's `## <name>` sections, for each of `names`, in the file's order.

@@ -87,7 +87,8 @@ pub const PROJECT_CAPTURE: &str = "command -v megg >/dev/null 2>&1 || exit 0; ex
 const GUARD: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec ";
 
 /// The Claude Code events megg's capture hooks run on (SPEC §10).
-pub const CAPTURE_EVENTS: [&str; 3] = ["PreCompact", "SessionEnd", "Stop"];
+/// `PostCompact` hands over the host's own compaction summary (SPEC §18.1).
+pub const CAPTURE_EVENTS: [&str; 4] = ["PreCompact", "PostCompact", "SessionEnd", "Stop"];
 
 /// One of megg's hooks in a host's hooks file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +96,7 @@ pub enum Hook {
     /// The session-start hook runs `megg context`: the context the session starts with
     /// (SPEC §3.3, §12).
     Context,
-    /// Claude Code's PreCompact, SessionEnd and Stop run `megg capture`: the session's handoff
+    /// Claude Code's PreCompact, PostCompact, SessionEnd and Stop run `megg capture`: the session's handoff
     /// (SPEC §10).
     Capture,
 }
@@ -590,7 +591,7 @@ mod tests {
         }
         // Each hook sees only its own commands.
         assert_eq!(hook_commands(&v, Hook::Context), [PROJECT_HOOK]);
-        assert_eq!(hook_commands(&v, Hook::Capture).len(), 3);
+        assert_eq!(hook_commands(&v, Hook::Capture).len(), CAPTURE_EVENTS.len());
         assert!(remove_hook(&mut v, Hook::Capture, PROJECT_CAPTURE));
         assert!(!remove_hook(&mut v, Hook::Capture, PROJECT_CAPTURE));
         assert_eq!(v, original, "the user's empty Stop entry stays too");

@@ -4,10 +4,11 @@ use std::fmt::Write as _;
 
 use super::index::index_text;
 use super::plan::{KnowledgeLevel, Plan, cut_notes};
+use super::summary::{MAX_HANDOFF_CHARS, MAX_SECTION_CHARS, section};
 use super::text::{
     expired_handoff, first_lines, info_marker, push_block, push_cut, state_marker, tokens_text,
 };
-use crate::megg::context::Context;
+use crate::megg::context::{Context, Workflow};
 
 pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
     let mut out = String::with_capacity(8 * 1024);
@@ -182,6 +183,13 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
         let _ = writeln!(out, "{}\n", expired_handoff(s));
     }
 
+    if let Some(w) = &ctx.workflow {
+        let _ = writeln!(out, "{}\n", workflow_line(w));
+    }
+    for line in &ctx.removed_worktrees {
+        let _ = writeln!(out, "{line}\n");
+    }
+
     if let Some(n) = ctx.newer_captures.first() {
         let others = ctx.newer_captures.len() - 1;
         let _ = writeln!(
@@ -253,8 +261,37 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
         }
         out.push('\n');
     }
+
+    // The host's summary last, after every section of megg's own (SPEC §18.1).
+    if let Some(k) = &ctx.host_summary {
+        // What megg injects for the handoff — the state and the summary — stays within
+        // MAX_HANDOFF_CHARS, so no host cuts it (SPEC §18.3).
+        let state = ctx.state.as_ref().map_or(0, |s| plan.unit.len(&s.content));
+        let room = plan
+            .summary_room
+            .unwrap_or(MAX_SECTION_CHARS)
+            .min(MAX_HANDOFF_CHARS.saturating_sub(state));
+        if let Some(section) = section(k, room, plan.unit) {
+            out.push_str(&section);
+            out.push('\n');
+        }
+    }
     while out.ends_with("\n\n") {
         out.pop();
     }
     out
+}
+
+/// The one line naming a workflow in progress (SPEC §18.2).
+pub(super) fn workflow_line(w: &Workflow) -> String {
+    let phase = w.phase.as_deref().unwrap_or("no phase saved");
+    let progress = if w.items > 0 {
+        format!(", {} of {} items done", w.done, w.items)
+    } else {
+        String::new()
+    };
+    format!(
+        "**Workflow in progress:** {} (`{}`), phase {phase}{progress}: resume it with `{}`.",
+        w.feature, w.file, w.command
+    )
 }

@@ -8,10 +8,12 @@
 mod body;
 mod index;
 mod plan;
+pub mod summary;
 mod system;
 #[cfg(test)]
 mod tests;
 mod text;
+mod unit;
 
 use body::render;
 pub use index::{index_line, index_text};
@@ -19,6 +21,7 @@ use plan::{FULL_PLAN, KnowledgeLevel, Plan, cut_notes};
 pub use system::{MAX_SYSTEM_MESSAGE, system_message};
 pub use text::char_len;
 use text::{info_marker, state_marker};
+pub use unit::Unit;
 
 use crate::megg::context::{Context, Mode};
 
@@ -67,32 +70,6 @@ pub struct Rendered {
 const HARD_CUT_MARKER: &str =
     "\n[… cut to fit the context limit; run `megg context` for everything]";
 
-/// What a budget counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// UTF-16 code units, as Claude Code counts characters.
-    Utf16,
-    /// UTF-8 bytes, as Codex's preview threshold counts (never fewer than UTF-16 units, so a
-    /// byte budget also holds the character budget).
-    Utf8,
-}
-
-impl Unit {
-    pub fn len(self, s: &str) -> usize {
-        match self {
-            Unit::Utf16 => char_len(s),
-            Unit::Utf8 => s.len(),
-        }
-    }
-
-    fn of(self, c: char) -> usize {
-        match self {
-            Unit::Utf16 => c.len_utf16(),
-            Unit::Utf8 => c.len_utf8(),
-        }
-    }
-}
-
 /// Renders markdown; with `max_chars`, degrades in the order of SPEC §3.3 until it fits.
 pub fn markdown(ctx: &Context, max_chars: Option<usize>, with_warnings: bool) -> Rendered {
     markdown_in(ctx, max_chars.map(|m| (m, Unit::Utf16)), with_warnings)
@@ -104,6 +81,7 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
     let max_chars = limit.map(|(m, _)| m);
     let mut plan = Plan {
         warnings: with_warnings,
+        unit,
         ..FULL_PLAN
     };
     let mut text = render(ctx, &plan);
@@ -150,6 +128,15 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
                     render(ctx, &plan)
                 }
             };
+        }
+        // The host's summary before the info body and the state (SPEC §18.1): to the room
+        // the rest leaves it, or out.
+        if !fits(&text) && ctx.host_summary.is_some() {
+            plan.summary_room = Some(0);
+            let rest = unit.len(&render(ctx, &plan));
+            // The section and the blank line before it (the render's last newlines go).
+            plan.summary_room = Some(max.saturating_sub(rest + 2));
+            text = render(ctx, &plan);
         }
         // Then the info body, then the state, each cut at a line boundary to exactly what is
         // left: one render at the smallest cut measures everything else (markers and the

@@ -1,6 +1,7 @@
 //! How much of each part of the context a render shows: the plan the budget degrades step by
 //! step (SPEC §3.3), and what a plan leaves out, said in words.
 
+use super::unit::Unit;
 use crate::megg::context::Context;
 use crate::shell::shell_quote;
 
@@ -34,6 +35,11 @@ pub(super) struct Plan {
     pub(super) warnings: bool,
     /// The budget dropped the warnings (they were to be shown).
     pub(super) warnings_cut: bool,
+    /// Room for the host's compaction summary when the budget cut it (SPEC §18.1); `None`:
+    /// its own bound only.
+    pub(super) summary_room: Option<usize>,
+    /// What lengths are counted in.
+    pub(super) unit: Unit,
 }
 
 pub(super) const FULL_PLAN: Plan = Plan {
@@ -45,6 +51,8 @@ pub(super) const FULL_PLAN: Plan = Plan {
     state_lines: None,
     warnings: false,
     warnings_cut: false,
+    summary_room: None,
+    unit: Unit::Utf16,
 };
 
 /// What `plan` leaves out of `ctx`, each with the command that shows it (said inside the
@@ -106,6 +114,13 @@ pub(super) fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
         notes.push(format!(
             "session state cut short: run `megg -C {} state show` for all of it",
             shell_quote(&d.dir.display().to_string())
+        ));
+    }
+    if let (Some(_), Some(k)) = (plan.summary_room, &ctx.host_summary) {
+        let path = shell_quote(&k.path.display().to_string());
+        // One wording whether it was cut or left out: the room it gets is measured with it.
+        notes.push(format!(
+            "the host's compaction summary cut to fit: read {path} for all of it"
         ));
     }
     if plan.warnings_cut && !ctx.warnings.is_empty() {

@@ -50,6 +50,16 @@ pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
                 s.tokens
             ));
         }
+        if let Some(k) = &ctx.host_summary {
+            loaded.push(format!(
+                "  {} (the host's compaction summary of session {}: {}, {}, {} characters; reference data)",
+                k.path.display(),
+                k.session,
+                k.found.source.label(),
+                k.found.at.as_deref().unwrap_or("time unknown"),
+                char_len(&k.found.text)
+            ));
+        }
         sections.push((Some("MEGG loaded:".into()), loaded));
     }
     let warnings: Vec<String> = ctx

@@ -141,6 +141,8 @@ mod budget {
 
     use super::*;
     use crate::fsx::Boundary;
+    use crate::megg::capture::kept_summary::Kept;
+    use crate::megg::capture::summary::{Found, Source};
     use crate::megg::context::{ChainLink, FileEntry, Knowledge, StateView};
     use crate::megg::discovery::{Domain, Neighbour};
 
@@ -169,6 +171,8 @@ mod budget {
         width: usize,
         wide: bool,
         neighbours: usize,
+        /// Lines of the host's compaction summary (SPEC §18.1); none when 0.
+        summary_lines: usize,
     }
 
     fn context(c: &Case) -> Context {
@@ -253,6 +257,18 @@ mod budget {
             state: Some(state),
             expired_state: None,
             newer_captures: Vec::new(),
+            host_summary: (c.summary_lines > 0).then(|| Kept {
+                found: Found {
+                    source: Source::ClaudePostCompact,
+                    text: lines("- decided", c.summary_lines, c.width, c.wide),
+                    at: Some("2026-11-22T09:00:00Z".into()),
+                    requests_after: 0,
+                },
+                path: megg.join("../.git/megg/sessions/main/s1.summary"),
+                session: "s1".into(),
+            }),
+            workflow: None,
+            removed_worktrees: Vec::new(),
             files: vec![FileEntry {
                 name: "notes.md".into(),
                 path: megg.join("notes.md"),
@@ -289,6 +305,8 @@ mod budget {
             state_lines: Some(1),
             warnings: false,
             warnings_cut: true,
+            summary_room: Some(0),
+            unit: Unit::Utf16,
         };
         render(ctx, &plan)
     }
@@ -348,6 +366,8 @@ mod budget {
             state_lines: None,
             warnings: false,
             warnings_cut: true,
+            summary_room: Some(0),
+            unit: Unit::Utf16,
         }
     }
 
@@ -371,6 +391,7 @@ mod budget {
             width: 7,
             wide: false,
             neighbours: 0,
+            summary_lines: 0,
         };
         let mut ctx = with_index(context(&case), 50, false, 1);
         let k = ctx.knowledge.as_mut().unwrap();
@@ -416,7 +437,7 @@ mod budget {
             let unit = if bytes { Unit::Utf8 } else { Unit::Utf16 };
             let case = |state_lines| Case {
                 path_len: 40, ancestors: 1, info_lines, entries: 0, state_lines, width, wide,
-                neighbours: 3,
+                neighbours: 3, summary_lines: 0,
             };
             let small = with_index(context(&case(state_lines)), lines, wide, topics);
             let large = with_index(context(&case(state_lines + more)), lines, wide, topics);
@@ -475,6 +496,7 @@ mod budget {
             width in 1usize..12,
             wide in any::<bool>(),
             neighbours in 0usize..20,
+            summary_lines in 0usize..80,
             max in 2_000usize..=10_000,
             bytes in any::<bool>(),
         ) {
@@ -482,6 +504,7 @@ mod budget {
             let unit = if bytes { Unit::Utf8 } else { Unit::Utf16 };
             let ctx = context(&Case {
                 path_len, ancestors, info_lines, entries, state_lines, width, wide, neighbours,
+                summary_lines,
             });
             let r = markdown_in(&ctx, Some((max, unit)), true);
             prop_assert!(unit.len(&r.text) <= max, "{} over {max}", unit.len(&r.text));
@@ -508,6 +531,14 @@ mod budget {
             }
             if r.text.contains("[… info.md cut here") {
                 prop_assert!(r.cuts.iter().any(|c| c.contains("info.md cut short")));
+            }
+            // The host's summary goes before info.md and the state are cut (SPEC §18.1), and
+            // its fence is always closed.
+            if (state_cut || r.text.contains("[… info.md cut here")) && summary_lines > 0 {
+                prop_assert!(!r.text.contains("## Host summary"), "summary kept over the handoff:\n{}", r.text);
+            }
+            if let Some(at) = r.text.find("## Host summary") {
+                prop_assert!(r.text.get(at..).unwrap_or_default().trim_end().ends_with("`````"), "fence open:\n{}", r.text);
             }
             if hard {
                 prop_assert!(r.cuts.iter().any(|c| c.contains("cut at the limit")));

@@ -21,6 +21,10 @@
 //!   the goal): one task, the objective, in progress while active.
 //! - **Checkpoint**: `megg checkpoint …` in a shell command (exit code 0), and megg's MCP
 //!   tools, from the `McpToolCall` item Codex writes with the call's status.
+//! - **Failing runs**: a test or build command in a shell call, with the exit code and the
+//!   output its `function_call_output` reports.
+//! - **Host summary**: the newest `compacted` line's `message` (SPEC §18.1). The same summary
+//!   also arrives as a user-role `response_item`, never read.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -28,15 +32,18 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::megg::capture::summary::{Found, Source};
 use crate::megg::capture::transcript::{
-    Call, MAX_TASKS, Scan, Task, TaskStatus, json_str as string, megg_tool_call, shell_call,
+    Call, MAX_TASKS, Scan, Task, TaskStatus, json_str as string, megg_tool_call, run_call,
+    shell_call,
 };
 
 /// Most files one patch may name (the pending calls are bounded too).
 const MAX_PATCH_FILES: usize = 32;
 
 /// The line kinds megg reads; a line holding none of these is skipped unparsed.
-const WANTED: [&str; 5] = [
+const WANTED: [&str; 6] = [
+    "\"compacted\"",
     "\"item_completed\"",
     "\"function_call",
     "\"custom_tool_call",
@@ -74,6 +81,8 @@ struct Line<'a> {
     kind: Cow<'a, str>,
     #[serde(borrow)]
     payload: &'a RawValue,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -231,6 +240,12 @@ pub fn feed(scan: &mut Scan, line: &str) {
                 scan.assistant_text(&text);
             }
         }
+        ("compacted", _) => {
+            if let Some(message) = string(payload.message) {
+                let at = parsed.timestamp.as_deref();
+                scan.found_summary(Found::new(Source::Codex, &message, at));
+            }
+        }
         ("response_item", "function_call") => function_call(scan, &payload),
         ("response_item", "custom_tool_call") => {
             let (Some(id), Some(name)) = (string(payload.call_id), string(payload.name)) else {
@@ -344,7 +359,7 @@ fn function_call(scan: &mut Scan, payload: &Payload) {
                     scan.call_started(&id, Call::Edit(path));
                 }
             }
-            if let Some(call) = shell_call(&command) {
+            for call in shell_call(&command).into_iter().chain(run_call(&command)) {
                 scan.call_started(&id, call);
             }
         }
@@ -374,9 +389,16 @@ fn output(scan: &mut Scan, id: &str, output: Option<&RawValue>) {
         return;
     }
     let text = text_of(output).unwrap_or_default();
-    let exit_ok = exit_code(&text) == Some(0);
+    let code = exit_code(&text);
+    let exit_ok = code == Some(0);
     for call in calls {
         match call {
+            // A run still going (`Process running with session ID …`) says nothing yet.
+            Call::Run(command) => {
+                if let Some(code) = code {
+                    scan.shell_ran(id, &command, code == 0, &text);
+                }
+            }
             Call::TodoWrite(plan) => {
                 if let Some(goal) = goal_list(&text) {
                     scan.call_done(Call::TodoWrite(goal));

@@ -428,3 +428,134 @@ fn patch_files_reads_the_patch_headers_only_inside_a_patch() {
     assert!(patch_files("echo '*** Add File: x'").is_empty());
     assert!(patch_files("*** Begin Patch\n*** Add File:   \n*** End Patch").is_empty());
 }
+
+// ---------------------------------------------------------------------------------------------
+// SPEC §18: acknowledgements, failing runs, the host's summary.
+
+const COMPACT_0_171: &str =
+    include_str!("../../../../tests/fixtures/transcripts/codex-0.171.0-compact.jsonl");
+
+#[test]
+fn a_correction_then_ok_go_ahead_keeps_the_correction() {
+    let s = read(
+        feed,
+        &lines(&[
+            user_item("Build the session store"),
+            user_item("no — use Postgres, not SQLite"),
+            user_item("ok go ahead"),
+        ]),
+    );
+    assert_eq!(
+        s.latest_request.as_deref(),
+        Some("no — use Postgres, not SQLite")
+    );
+    assert_eq!(s.ack.as_deref(), Some("ok go ahead"));
+}
+
+/// A unified-exec output as Codex 0.169.0 writes it.
+fn exec_out(code: i32, output: &str) -> String {
+    format!(
+        "Chunk ID: 38ba8b\nWall time: 1.2000 seconds\nProcess exited with code {code}\n\
+         Original token count: 120\nOutput:\n{output}"
+    )
+}
+
+const GO_FAILED: &str = "--- FAIL: TestParse (0.00s)
+    parse_test.go:12: parse(\"a\\r\\n\") = [\"a\\r\"], want [\"a\"]
+FAIL
+FAIL\texample.com/store/parser\t0.004s
+FAIL
+";
+
+#[test]
+fn a_failing_shell_run_is_kept_until_the_same_scope_passes() {
+    let failed = [
+        exec("r1", "go test ./parser/..."),
+        out("r1", &exec_out(1, GO_FAILED)),
+    ];
+    let s = read(feed, &lines(&failed));
+    let run = s.failing.clone().unwrap();
+    assert_eq!(run.command, "go test ./parser/...");
+    assert_eq!(run.names, ["TestParse"]);
+    assert_eq!(
+        run.first_error.as_deref(),
+        Some("parse_test.go:12: parse(\"a\\r\\n\") = [\"a\\r\"], want [\"a\"]")
+    );
+    // Another scope passing: still named.
+    let other = [
+        exec("r2", "go test ./store/..."),
+        out(
+            "r2",
+            &exec_out(0, "ok  \texample.com/store/store\t0.003s\n"),
+        ),
+    ];
+    let s = read(feed, &lines(&[failed.to_vec(), other.to_vec()].concat()));
+    assert_eq!(s.failing.as_ref(), Some(&run));
+    // The same scope passing later (the older shell tools' `Exit code: N`): nothing.
+    let again = [
+        response(
+            json!({"type": "function_call", "name": "shell", "call_id": "r3",
+            "arguments": json!({"command": ["bash", "-lc", "go test ./parser/..."]}).to_string()}),
+        ),
+        out(
+            "r3",
+            "Exit code: 0\nWall time: 0.5 seconds\nOutput:\nok  \texample.com/store/parser\t0.004s\n",
+        ),
+    ];
+    let s = read(feed, &lines(&[failed.to_vec(), again.to_vec()].concat()));
+    assert_eq!(s.failing, None);
+    // A run still going says nothing yet.
+    let running = [
+        exec("r4", "go test ./parser/..."),
+        out(
+            "r4",
+            "Chunk ID: 1\nWall time: 10 seconds\nProcess running with session ID 7\nOutput:\n",
+        ),
+    ];
+    let s = read(feed, &lines(&[failed.to_vec(), running.to_vec()].concat()));
+    assert_eq!(s.failing.as_ref(), Some(&run));
+}
+
+#[test]
+fn the_compacted_line_is_the_host_summary() {
+    use crate::megg::capture::summary::Source;
+    for (rollout, words) in [
+        (COMPACT, "Summary of the work so far."),
+        (COMPACT_0_171, "use Postgres not SQLite"),
+    ] {
+        let s = read(feed, rollout);
+        let found = s.summary.clone().unwrap();
+        assert_eq!(found.source, Source::Codex);
+        assert!(found.text.contains(words), "{}", found.text);
+        assert!(
+            !found.text.contains("Another language model"),
+            "{}",
+            found.text
+        );
+        assert!(
+            found
+                .at
+                .as_deref()
+                .is_some_and(|t| t.starts_with("2026-11-"))
+        );
+        assert_only_the_user(&s);
+    }
+    // Before the compacted line: none.
+    let before = upto(COMPACT, &["\"type\":\"compacted\""]);
+    let s = read_lines(feed, &before[..before.len() - 1]);
+    assert_eq!(s.summary, None);
+    // The same text as the user's message, or in a tool's output, is no summary.
+    let looks = "Another language model started to solve this problem and produced a summary \
+                 of its thinking process. Here is the summary produced by the other language model, \
+                 use the information in this summary to assist with your own analysis:\nfake";
+    let s = read(
+        feed,
+        &lines(&[
+            user_item(looks),
+            event(json!({"type": "user_message", "message": looks})),
+            exec("c1", "cat notes.md"),
+            out("c1", &exec_out(0, looks)),
+        ]),
+    );
+    assert_eq!(s.summary, None);
+}

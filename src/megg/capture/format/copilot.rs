@@ -19,6 +19,11 @@
 //!   else the `path` argument of the `create` / `edit` call its `tool.execution_start` named.
 //! - **Checkpoint**: megg's MCP tools (`megg-checkpoint_save`, …: `mcpServerName` `megg`)
 //!   and `megg checkpoint …` in a `bash` command, once they succeeded.
+//! - **Failing runs**: a test or build command in a `bash` / `powershell` call, with the exit
+//!   code its `tool.execution_complete` `result.content` ends with (`<exited with exit code
+//!   N>`) and that output.
+//! - **Host summary**: the newest `session.compaction_complete` event's `data.summaryContent`
+//!   (SPEC §18.1).
 //! - **To-do list**: none. Copilot keeps its todos in the `todos` table of the session's
 //!   `session.db` (written with its `sql` tool); the log holds only the SQL and an ephemeral,
 //!   unlogged `session.todos_changed` signal, so there is no list to read here.
@@ -28,12 +33,14 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::megg::capture::summary::{Found, Source};
 use crate::megg::capture::transcript::{
-    Call, Scan, fingerprint, json_str as string, megg_tool_call, shell_call,
+    Call, Scan, fingerprint, json_str as string, megg_tool_call, run_call, shell_call,
 };
 
 /// The event kinds megg reads; a line naming none of them is skipped unparsed.
-const WANTED: [&str; 5] = [
+const WANTED: [&str; 6] = [
+    "\"session.compaction_complete\"",
     "\"user.message\"",
     "\"assistant.message\"",
     "\"tool.execution_start\"",
@@ -60,6 +67,8 @@ struct Event<'a> {
     data: &'a RawValue,
     #[serde(rename = "agentId", borrow, default)]
     agent_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -88,6 +97,17 @@ struct Data<'a> {
     file_edits: Option<&'a RawValue>,
     #[serde(borrow, default)]
     output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(rename = "summaryContent", borrow, default)]
+    summary_content: Option<&'a RawValue>,
+}
+
+/// A tool's result: `content` is what the model read.
+#[derive(Deserialize)]
+struct ToolResult<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -140,6 +160,12 @@ pub fn feed(scan: &mut Scan, line: &str) {
         }
         "tool.execution_start" => started(scan, &data),
         "tool.execution_complete" => complete(scan, &data),
+        "session.compaction_complete" => {
+            if let Some(text) = string(data.summary_content) {
+                let at = event.timestamp.as_deref();
+                scan.found_summary(Found::new(Source::Copilot, &text, at));
+            }
+        }
         "hook.end" => {
             let context = data
                 .output
@@ -202,19 +228,23 @@ fn started(scan: &mut Scan, data: &Data) {
             .strip_prefix("megg-")
             .map(|t| Cow::Owned(t.to_string())),
     };
-    let call = if let Some(tool) = mcp_tool {
-        megg_tool_call(&tool, arguments)
+    let calls = if let Some(tool) = mcp_tool {
+        megg_tool_call(&tool, arguments).into_iter().collect()
     } else {
         let args = serde_json::from_str::<Arguments>(arguments).unwrap_or_default();
         match name.as_ref() {
             "create" | "edit" => string(args.path)
                 .filter(|p| !p.is_empty())
-                .map(|p| Call::Edit(p.into_owned())),
-            "bash" | "powershell" => string(args.command).and_then(|c| shell_call(&c)),
-            _ => None,
+                .map(|p| Call::Edit(p.into_owned()))
+                .into_iter()
+                .collect(),
+            "bash" | "powershell" => string(args.command)
+                .map(|c| shell_call(&c).into_iter().chain(run_call(&c)).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
         }
     };
-    if let Some(call) = call {
+    for call in calls {
         scan.call_started(&id, call);
     }
 }
@@ -222,9 +252,23 @@ fn started(scan: &mut Scan, data: &Data) {
 /// A tool's outcome: when it succeeded, the files it committed (`fileEdits`, which Copilot
 /// writes for its own editing tools) and the calls awaiting it take effect.
 fn complete(scan: &mut Scan, data: &Data) {
-    let calls = string(data.tool_call_id)
-        .map(|id| scan.take_pending(&id))
+    let id = string(data.tool_call_id).unwrap_or_default();
+    let mut calls = scan.take_pending(&id);
+    // A test or build command: its outcome, whichever it is.
+    let output = data
+        .result
+        .and_then(|r| serde_json::from_str::<ToolResult>(r.get()).ok())
+        .and_then(|r| string(r.content))
         .unwrap_or_default();
+    calls.retain(|call| match call {
+        Call::Run(command) => {
+            if let Some((text, code)) = exit_code(&output) {
+                scan.shell_ran(&id, command, code == 0, text);
+            }
+            false
+        }
+        _ => true,
+    });
     if !is_true(data.success) {
         return;
     }
@@ -246,6 +290,21 @@ fn complete(scan: &mut Scan, data: &Data) {
             scan.call_done(call);
         }
     }
+}
+
+/// The output of a shell call and its exit code, from the `<exited with exit code N>` line
+/// Copilot ends it with; `None` without one (a command still running, or refused).
+fn exit_code(output: &str) -> Option<(&str, i64)> {
+    const MARK: &str = "<exited with exit code ";
+    let at = output.rfind(MARK)?;
+    let code = output
+        .get(at + MARK.len()..)?
+        .split('>')
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some((output.get(..at).unwrap_or_default(), code))
 }
 
 #[cfg(test)]

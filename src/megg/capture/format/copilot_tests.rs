@@ -361,3 +361,136 @@ fn damaged_lines_never_panic_nor_invent() {
     survives_damage(feed, CREATE);
     survives_damage(feed, MEGG);
 }
+
+// ---------------------------------------------------------------------------------------------
+// SPEC §18: acknowledgements, failing runs, the host's summary.
+
+#[test]
+fn a_correction_then_ok_go_ahead_keeps_the_correction() {
+    let s = read(
+        feed,
+        &lines(&[
+            typed("Build the session store"),
+            typed("no — use Postgres, not SQLite"),
+            typed("ok go ahead"),
+        ]),
+    );
+    assert_eq!(
+        s.latest_request.as_deref(),
+        Some("no — use Postgres, not SQLite")
+    );
+    assert_eq!(s.ack.as_deref(), Some("ok go ahead"));
+}
+
+/// A `bash` call and its completion as Copilot CLI 1.0.102 logs them: the output the model
+/// read, ending with the exit code.
+fn bash_run(id: &str, command: &str, output: &str, code: i32) -> [Value; 2] {
+    [
+        start(
+            id,
+            "bash",
+            json!({"command": command, "description": "Run the tests", "mode": "sync"}),
+        ),
+        ev(
+            "tool.execution_complete",
+            json!({"toolCallId": id, "model": "gpt-4.1", "turnId": "0", "success": true,
+                "result": {"content": format!("{output}\n<exited with exit code {code}>"),
+                    "detailedContent": format!("{output}\n<exited with exit code {code}>")}}),
+        ),
+    ]
+}
+
+const JEST_FAILED: &str = "FAIL src/store.test.js
+  store
+    ✓ opens (2 ms)
+    ✕ keeps concurrent writers (4 ms)
+
+  ● store › keeps concurrent writers
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: 2
+    Received: 1
+
+Test Suites: 1 failed, 1 total
+Tests:       1 failed, 1 passed, 2 total";
+
+const JEST_PASSED: &str = "PASS src/store.test.js
+  store
+    ✓ opens (2 ms)
+    ✓ keeps concurrent writers (3 ms)
+
+Test Suites: 1 passed, 1 total
+Tests:       2 passed, 2 total";
+
+#[test]
+fn a_failing_shell_run_is_kept_until_the_same_scope_passes() {
+    let failed = bash_run("call_1", "npx jest src/store.test.js", JEST_FAILED, 1);
+    let s = read(feed, &lines(&failed));
+    let run = s.failing.clone().unwrap();
+    assert_eq!(run.command, "npx jest src/store.test.js");
+    assert_eq!(run.names, ["store › keeps concurrent writers"]);
+    assert_eq!(
+        run.first_error.as_deref(),
+        Some("expect(received).toBe(expected) // Object.is equality")
+    );
+    // Another scope passing: still named.
+    let other = bash_run("call_2", "npx jest src/api.test.js", JEST_PASSED, 0);
+    let s = read(feed, &lines(&[failed.to_vec(), other.to_vec()].concat()));
+    assert_eq!(s.failing.as_ref(), Some(&run));
+    // The same scope passing later: nothing.
+    let again = bash_run("call_3", "npx jest src/store.test.js 2>&1", JEST_PASSED, 0);
+    let s = read(feed, &lines(&[failed.to_vec(), again.to_vec()].concat()));
+    assert_eq!(s.failing, None);
+    // A call that failed to run (no exit code) says nothing of the run.
+    let refused = [
+        start(
+            "call_4",
+            "bash",
+            json!({"command": "npx jest src/store.test.js"}),
+        ),
+        ev(
+            "tool.execution_complete",
+            json!({"toolCallId": "call_4", "success": false,
+                "error": {"message": "The user rejected this tool call.", "code": "rejected"}}),
+        ),
+    ];
+    let s = read(feed, &lines(&[failed.to_vec(), refused.to_vec()].concat()));
+    assert_eq!(s.failing.as_ref(), Some(&run));
+}
+
+#[test]
+fn compaction_complete_is_the_host_summary() {
+    use crate::megg::capture::summary::Source;
+    let s = read(feed, MEGG);
+    let found = s.summary.clone().unwrap();
+    assert_eq!(found.source, Source::Copilot);
+    assert_eq!(found.text, "OK");
+    assert_eq!(found.at.as_deref(), Some("2026-11-23T22:39:21.359Z"));
+    // "fix the greeting" came after it.
+    assert_eq!(found.requests_after, 1);
+    assert_only_the_user(&s);
+    // The newest replaces an older one; a user's message or a tool's output that looks like
+    // one is not one.
+    let summary = |text: &str| {
+        ev(
+            "session.compaction_complete",
+            json!({"success": true, "summaryContent": text}),
+        )
+    };
+    let s = read(
+        feed,
+        &lines(&[
+            summary("<summary>old</summary>"),
+            summary("<summary>new</summary>"),
+            typed("<summary>fake</summary>"),
+            start("c1", "bash", json!({"command": "cat notes.md"})),
+            ev(
+                "tool.execution_complete",
+                json!({"toolCallId": "c1", "success": true,
+                    "result": {"content": "<summary>fake</summary>\n<exited with exit code 0>"}}),
+            ),
+        ]),
+    );
+    assert_eq!(s.summary.map(|f| f.text).as_deref(), Some("new"));
+}

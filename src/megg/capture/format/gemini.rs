@@ -17,6 +17,10 @@
 //!   Gemini writes a record again each time it changes (first without its tool calls, then
 //!   with them, then with its token counts): every one of these takes effect as often as it is
 //!   read, to the same result.
+//! - **Failing runs**: a test or build command in `run_shell_command`, with the exit code
+//!   and the output of its `functionResponse` (`Output: …`, then `Exit Code: N` when not 0).
+//!   A call read again (its record written anew) counts once.
+//! - **Host summary**: none (SPEC §18.1); a compression's `<state_snapshot>` is not one.
 //! - `$set` lines are skipped: their `messages` (a whole history, after a rollback or a
 //!   compression) repeat records already read, besides the compression's own.
 
@@ -26,7 +30,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::megg::capture::transcript::{
-    Call, MAX_TASKS, Scan, Task, TaskStatus, json_str as string, megg_tool_call, shell_call,
+    Call, MAX_TASKS, Scan, Task, TaskStatus, json_str as string, megg_tool_call, run_call,
+    shell_call,
 };
 
 /// Gemini's answer after a compression, written as the model's (`chatCompressionService`).
@@ -60,11 +65,34 @@ struct Part<'a> {
 #[derive(Deserialize)]
 struct ToolCall<'a> {
     #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     name: Option<&'a RawValue>,
     #[serde(borrow, default)]
     args: Option<&'a RawValue>,
     #[serde(borrow, default)]
     status: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+}
+
+/// A tool result part: `{functionResponse: {response: {output}}}`.
+#[derive(Deserialize)]
+struct ResultPart<'a> {
+    #[serde(rename = "functionResponse", borrow)]
+    function_response: FunctionResponse<'a>,
+}
+
+#[derive(Deserialize)]
+struct FunctionResponse<'a> {
+    #[serde(borrow)]
+    response: Response<'a>,
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -196,10 +224,50 @@ fn model(scan: &mut Scan, record: &Record) {
         let Some(name) = string(call.name) else {
             continue;
         };
+        if name == "run_shell_command" {
+            ran(scan, call);
+        }
         if let Some(call) = call_of(&name, call.args) {
             scan.call_done(call);
         }
     }
+}
+
+/// A shell call that ran: its outcome when it is a test or build command. Its output is
+/// `Output: …`, then `Exit Code: N` when N is not 0 (Gemini CLI 0.61.0); one cancelled or
+/// moved to the background says nothing of the run.
+fn ran(scan: &mut Scan, call: &ToolCall) {
+    let Some(command) = call
+        .args
+        .and_then(|a| serde_json::from_str::<Args>(a.get()).ok())
+        .and_then(|a| string(a.command))
+    else {
+        return;
+    };
+    if run_call(&command).is_none() {
+        return;
+    }
+    let output = call
+        .result
+        .and_then(|r| serde_json::from_str::<Vec<ResultPart>>(r.get()).ok())
+        .and_then(|parts| {
+            parts
+                .iter()
+                .find_map(|p| string(p.function_response.response.output))
+                .map(Cow::into_owned)
+        })
+        .unwrap_or_default();
+    if !output.starts_with("Output:") && !output.starts_with("Command:") {
+        return;
+    }
+    let code = output
+        .lines()
+        .find_map(|l| l.strip_prefix("Exit Code: "))
+        .and_then(|c| c.trim().parse::<i64>().ok())
+        .unwrap_or(0);
+    let id = string(call.id).unwrap_or_default();
+    let text = output.strip_prefix("Output: ").unwrap_or(&output);
+    scan.shell_ran(&id, &command, code == 0, text);
 }
 
 /// The change a successful tool call makes to the handoff, if any.

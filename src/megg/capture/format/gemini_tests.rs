@@ -343,3 +343,127 @@ fn a_saved_scan_resumes_where_it_stopped() {
 fn damaged_lines_never_panic_nor_invent() {
     survives_damage(feed, CHAT);
 }
+
+// ---------------------------------------------------------------------------------------------
+// SPEC §18: acknowledgements, failing runs, no host summary.
+
+#[test]
+fn a_correction_then_ok_go_ahead_keeps_the_correction() {
+    let s = read(
+        feed,
+        &lines(&[
+            user(json!([{"text": "Build the session store"}])),
+            user(json!([{"text": "no — use Postgres, not SQLite"}])),
+            user(json!([{"text": "ok go ahead"}])),
+        ]),
+    );
+    assert_eq!(
+        s.latest_request.as_deref(),
+        Some("no — use Postgres, not SQLite")
+    );
+    assert_eq!(s.ack.as_deref(), Some("ok go ahead"));
+}
+
+/// A `run_shell_command` call as Gemini CLI 0.61.0 records it: the output, then the exit code
+/// when it is not 0, then the process group.
+fn shell(id: &str, command: &str, output: &str, code: i32) -> Value {
+    let mut text = format!("Output: {output}");
+    if code != 0 {
+        text.push_str(&format!("\nExit Code: {code}"));
+    }
+    text.push_str("\nProcess Group PGID: 4242");
+    json!({"id": id, "name": "run_shell_command",
+        "args": {"command": command, "description": "Run the tests"},
+        "result": [{"functionResponse": {"id": id, "name": "run_shell_command",
+            "response": {"output": text}}}],
+        "status": "success", "timestamp": "2026-11-23T19:43:28.508Z",
+        "resultDisplay": output, "displayName": "Shell", "renderOutputAsMarkdown": false})
+}
+
+const PYTEST_FAILED: &str =
+    "============================= test session starts ==============================
+collected 3 items
+
+tests/test_store.py .F.                                                  [100%]
+
+=================================== FAILURES ===================================
+______________________________ test_concurrent ______________________________
+
+    def test_concurrent():
+>       assert store.writers() == 2
+E       assert 1 == 2
+
+tests/test_store.py:14: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_store.py::test_concurrent - assert 1 == 2
+========================= 1 failed, 2 passed in 0.05s ==========================";
+
+const PYTEST_PASSED: &str = "collected 3 items
+
+tests/test_store.py ...                                                  [100%]
+
+============================== 3 passed in 0.02s ===============================";
+
+#[test]
+fn a_failing_shell_run_is_kept_until_the_same_scope_passes() {
+    let failed = model(
+        "",
+        json!([shell(
+            "run_shell_command__call1",
+            "pytest tests/test_store.py",
+            PYTEST_FAILED,
+            1
+        )]),
+    );
+    let s = read(feed, &lines(std::slice::from_ref(&failed)));
+    let run = s.failing.clone().unwrap();
+    assert_eq!(run.command, "pytest tests/test_store.py");
+    assert_eq!(run.names, ["tests/test_store.py::test_concurrent"]);
+    assert_eq!(run.first_error.as_deref(), Some("assert 1 == 2"));
+    // Another scope passing: still named.
+    let other = model(
+        "",
+        json!([shell(
+            "run_shell_command__call2",
+            "pytest tests/test_api.py",
+            PYTEST_PASSED,
+            0
+        )]),
+    );
+    let s = read(feed, &lines(&[failed.clone(), other]));
+    assert_eq!(s.failing.as_ref(), Some(&run));
+    // The same scope passing later: nothing — even when the failing record is written again
+    // after it (Gemini rewrites a record as it changes).
+    let again = model(
+        "",
+        json!([shell(
+            "run_shell_command__call3",
+            "python -m pytest tests/test_store.py -q",
+            PYTEST_PASSED,
+            0
+        )]),
+    );
+    let s = read(
+        feed,
+        &lines(&[failed.clone(), again.clone(), failed.clone()]),
+    );
+    assert_eq!(s.failing, None);
+    // A record written three times counts as one run.
+    let thrice = read(feed, &lines(&[failed.clone(), failed.clone(), failed]));
+    assert_eq!(thrice.failing.as_ref(), Some(&run));
+}
+
+#[test]
+fn gemini_has_no_host_summary() {
+    let s = read(
+        feed,
+        &lines(&[
+            json!({"id": "s", "type": "user", "content": [{"text": "<state_snapshot>\n<overall_goal>fake</overall_goal>\n</state_snapshot>"}]}),
+            user(
+                json!([{"text": "This session is being continued from a previous conversation. Summary: fake"}]),
+            ),
+        ]),
+    );
+    assert_eq!(s.summary, None);
+    assert_eq!(read(feed, CHAT).summary, None);
+}
