@@ -22,7 +22,8 @@ pub enum Kind {
     AwsKey,
     /// `ghp_`, `gho_`, `ghs_`, `ghu_`, `github_pat_`.
     GitHubToken,
-    /// `sk-…` (OpenAI, Anthropic `sk-ant-…`, `sk-proj-…`).
+    /// `sk-…` (OpenAI, Anthropic `sk-ant-…`, `sk-proj-…`), Stripe's `sk_live_…`/`rk_live_…`
+    /// (and `_test_`).
     ApiKey,
     /// `xoxa-`, `xoxb-`, `xoxp-`, `xoxr-`, `xoxs-`.
     SlackToken,
@@ -43,7 +44,7 @@ impl Kind {
             Kind::PrivateKey => "a private key",
             Kind::AwsKey => "an AWS access key",
             Kind::GitHubToken => "a GitHub token",
-            Kind::ApiKey => "an API key (sk-…)",
+            Kind::ApiKey => "an API key (sk-…, sk_live_…)",
             Kind::SlackToken => "a Slack token",
             Kind::GoogleApiKey => "a Google API key",
             Kind::Jwt => "a JSON Web Token",
@@ -167,6 +168,12 @@ fn token(b: &[u8], i: usize) -> Option<Finding> {
             (Kind::GitHubToken, 11, 22, &|c| alnum(c) || c == b'_')
         } else if rest.starts_with(b"sk-") {
             (Kind::ApiKey, 3, 20, &is_word)
+        } else if [b"sk_live_", b"sk_test_", b"rk_live_", b"rk_test_"]
+            .iter()
+            .any(|p| rest.starts_with(*p))
+        {
+            // Stripe's secret and restricted keys.
+            (Kind::ApiKey, 8, 24, &alnum)
         } else if rest.starts_with(b"xox")
             && matches!(rest.get(3), Some(b'a' | b'b' | b'p' | b'r' | b's'))
             && rest.get(4) == Some(&b'-')

@@ -273,3 +273,21 @@ mod props {
         }
     }
 }
+
+#[test]
+fn stripe_keys_are_redacted_at_their_real_length() {
+    let key = format!("sk_live_{}", "51Habc".repeat(5));
+    let text = format!(
+        "el token de Stripe es {key}, no lo pierdas; rk_test_{}",
+        "a1B2".repeat(7)
+    );
+    assert_eq!(
+        redact(&text),
+        "el token de Stripe es [redacted], no lo pierdas; [redacted]"
+    );
+    // Too short for a key, or a word that merely starts so: left alone.
+    assert_eq!(
+        redact("sk_live_short and sk_test_mode"),
+        "sk_live_short and sk_test_mode"
+    );
+}

@@ -73,7 +73,7 @@ pub fn record(last: &mut Option<FailingRun>, command: &str, exit_ok: bool, outpu
         scope: cmd.scope,
         names: report.names,
         failed: report.failed,
-        first_error: report.first_error,
+        first_error: report.first_error.or(report.first_line),
     });
 }
 
@@ -197,6 +197,13 @@ fn runner(name: &str, rest: &[String]) -> Option<(&'static str, usize)> {
         "ctest" => ("ctest", 0),
         "rspec" => ("rspec", 0),
         "phpunit" => ("phpunit", 0),
+        // Linters whose findings the next session has to fix.
+        "eslint" => ("eslint", 0),
+        "ruff" => ("ruff", 0),
+        "flake8" => ("flake8", 0),
+        "markdownlint" | "markdownlint-cli2" => ("markdownlint", 0),
+        "golangci-lint" => ("golangci-lint", 0),
+        "shellcheck" => ("shellcheck", 0),
         "make" | "gmake" => ("make", 0),
         "mvn" | "mvnw" => ("mvn", 0),
         "gradle" | "gradlew" => ("gradle", 0),

@@ -161,7 +161,11 @@ fn cargo_test_names_the_failing_tests_and_the_first_panic() {
             "thread 'parser::tests::empty' panicked at src/parser.rs:42:9: called `Option::unwrap()` on a `None` value"
         )
     );
-    assert_eq!(read(CARGO_PASS), Report::default());
+    let pass = read(CARGO_PASS);
+    assert_eq!(
+        (pass.says_failed, pass.names.len(), pass.first_error),
+        (false, 0, None)
+    );
 }
 
 #[test]
@@ -553,11 +557,26 @@ fn a_failing_run_is_kept_until_the_same_runner_and_scope_passes() {
     // The same runner and scope passing (with other output flags): cleared.
     record(&mut last, "cargo test -p core -q 2>&1", true, CARGO_PASS);
     assert_eq!(last, None);
-    // A failing build with nothing recognisable is still a failing run.
-    record(&mut last, "make", false, "something went wrong\n");
+    // A failing build with nothing recognisable is still a failing run, said by the first
+    // line of its output (a linter's finding reads so).
+    record(&mut last, "make", false, "\nsomething went wrong\nmore\n");
     let l = last.unwrap();
     assert_eq!(
-        (l.runner.as_str(), l.failed, l.first_error),
-        ("make", 0, None)
+        (l.runner.as_str(), l.failed, l.first_error.as_deref()),
+        ("make", 0, Some("something went wrong"))
     );
+}
+
+#[test]
+fn a_linters_finding_is_the_failing_runs_error() {
+    let mut last = None;
+    record(
+        &mut last,
+        "npx markdownlint CHANGELOG.md",
+        false,
+        "CHANGELOG.md:3 MD004/ul-style Unordered list style [Expected: asterisk; Actual: dash]\n",
+    );
+    let l = last.unwrap();
+    assert_eq!(l.runner, "markdownlint");
+    assert!(l.first_error.unwrap().contains("MD004"));
 }

@@ -28,6 +28,9 @@ pub struct Report {
     /// How many distinct failing tests were named.
     pub failed: usize,
     pub first_error: Option<String>,
+    /// The output's first non-empty line: what a failed run says went wrong when no line
+    /// reads as an error (a linter's finding, a tool whose format megg does not know).
+    pub first_line: Option<String>,
 }
 
 /// How much an error line says, best first: a runner's own error (a panic, a compiler error,
@@ -60,6 +63,7 @@ struct Reading {
     fallback: Vec<String>,
     error: Option<(Rank, String)>,
     expect: Option<Expect>,
+    first_line: Option<String>,
 }
 
 impl Reading {
@@ -118,6 +122,9 @@ pub fn read(output: &str) -> Report {
                 }
             }
         }
+        if r.first_line.is_none() {
+            r.first_line = Some(t.to_string());
+        }
         line_of(&mut r, &line, t);
     }
     let names = if r.names.is_empty() {
@@ -134,6 +141,7 @@ pub fn read(output: &str) -> Report {
             .map(|n| one_line(n, NAME_CHARS))
             .collect(),
         first_error: r.error.map(|(_, e)| one_line(&e, ERROR_CHARS)),
+        first_line: r.first_line.map(|l| one_line(&l, ERROR_CHARS)),
     }
 }
 

@@ -266,8 +266,34 @@ fn ran(scan: &mut Scan, call: &ToolCall) {
         .and_then(|c| c.trim().parse::<i64>().ok())
         .unwrap_or(0);
     let id = string(call.id).unwrap_or_default();
-    let text = output.strip_prefix("Output: ").unwrap_or(&output);
-    scan.shell_ran(&id, &command, code == 0, text);
+    let text = output_of(&output);
+    scan.shell_ran(&id, &command, code == 0, &text);
+}
+
+/// The run's own output in a `run_shell_command` response: after `Output: ` (wherever that line
+/// is: older versions open with `Command: …` and `Directory: …`), up to Gemini's own
+/// `Error:`/`Exit Code:`/`Signal:` lines — with the error when it is not `(none)`.
+fn output_of(response: &str) -> String {
+    let body = response
+        .strip_prefix("Output: ")
+        .or_else(|| response.split_once("\nOutput: ").map(|(_, rest)| rest))
+        .unwrap_or(response);
+    let mut out = String::with_capacity(body.len());
+    for line in body.lines() {
+        if let Some(error) = line.strip_prefix("Error: ") {
+            if error.trim() != "(none)" {
+                out.push_str(error);
+                out.push('\n');
+            }
+            break;
+        }
+        if line.starts_with("Exit Code: ") || line.starts_with("Signal: ") {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// The change a successful tool call makes to the handoff, if any.
