@@ -87,6 +87,7 @@ pub fn run(env: &Env, args: &Args, input: Option<&HookInput>) -> String {
             .clone()
             .or_else(|| input.prompt_response.clone()),
         dry_run: args.dry_run,
+        host_summary: !env.host_summary_off,
     };
     // One megg per session (SPEC §7): of two of megg's hooks running this same event at once
     // (user scope and a project's), only the first captures.

@@ -159,6 +159,18 @@ fn host_summaries_off_keeps_and_injects_none() {
             .to_string_lossy()
             .ends_with(".summary")
     }));
+    // Nor the transcript's compact-summary message.
+    r.say(
+        "s1",
+        &[json!({"type": "user", "isCompactSummary": true, "message": {"role": "user", "content": "Summary:\n1. Decided: Redis."}})],
+    );
+    r.capture("s1", &off);
+    assert!(fs::read_dir(r.sessions()).unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".summary")
+    }));
     // Kept while on, then turned off: not injected.
     let r = Repo::new();
     compacted_session(&r, "s1", "<summary>Decided: Postgres.</summary>", &[]);
@@ -256,4 +268,33 @@ fn the_newest_summary_replaces_the_older() {
         ctx.contains("Second compaction.") && !ctx.contains("First compaction."),
         "{ctx}"
     );
+}
+
+#[test]
+fn search_in_handoffs_finds_the_summary_and_show_prints_it_all_fenced() {
+    let r = Repo::new();
+    let long = format!(
+        "<summary>\nDecided: the ledger stays append-only.\n{}Last: zebrafish migration.\n</summary>",
+        (0..200)
+            .map(|i| format!("detail line {i}\n"))
+            .collect::<String>()
+    );
+    compacted_session(&r, "s1", &long, &[]);
+    let found: Value =
+        r.p.json("", &["search", "zebrafish", "--in", "handoff", "--json"]);
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{found}");
+    assert!(
+        results[0]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Host summary (model-written by Claude Code (PostCompact)"),
+        "{found}"
+    );
+    let id = results[0]["id"].as_str().unwrap();
+    let shown = r.p.ok("", &["show", id]);
+    // All of it, past the context's 3,000 characters, inside its fence.
+    assert!(shown.contains("detail line 199") && shown.contains("Last: zebrafish migration."));
+    let open = shown.find("`````text\n").expect("fenced");
+    assert!(shown[open..].contains("append-only"));
 }

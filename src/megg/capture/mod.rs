@@ -57,6 +57,9 @@ pub struct Request {
     pub last_message: Option<String>,
     /// Report, write nothing.
     pub dry_run: bool,
+    /// Keep the host's compaction summary the transcript holds (SPEC §18.1; off with
+    /// `MEGG_HOST_SUMMARY=off`).
+    pub host_summary: bool,
 }
 
 /// What a capture did.
@@ -417,13 +420,15 @@ pub fn capture(deps: &Deps<'_>, req: &Request) -> Outcome {
         (_, Some(t)) => vec![(t.to_path_buf(), transcript::Origin::Main)],
     };
     let (mut progress, mut changed) = read::update(previous, &files, req.agent);
-    kept_summary::keep_found(
-        &sessions,
-        &req.session,
-        progress.scan.summary.as_ref(),
-        deps.now,
-        req.dry_run,
-    );
+    if req.host_summary {
+        kept_summary::keep_found(
+            &sessions,
+            &req.session,
+            progress.scan.summary.as_ref(),
+            deps.now,
+            req.dry_run,
+        );
+    }
     let start = sessions.read_start(&req.session);
     // The files a shell changed since the session began (hosts that edit through it): looked
     // at again only when the transcript moved on, so a capture with nothing new stays cheap.

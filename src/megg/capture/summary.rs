@@ -9,6 +9,8 @@
 //! The text is another program's: it is redacted before anything else and cut to
 //! [`MAX_KEPT_BYTES`]; only the host's fixed opening and closing sentences are dropped.
 
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 
 use crate::megg::redact::redact;
@@ -146,6 +148,118 @@ fn keep(text: &str) -> String {
         end -= 1;
     }
     text.get(..end).unwrap_or_default().to_string()
+}
+
+/// The shortest fence around a summary: longer than any code fence it would hold.
+const MIN_FENCE: usize = 5;
+
+/// Backtick runs longer than this inside a summary are collapsed to three first, so the
+/// fence around it stays short.
+const MAX_BACKTICK_RUN: usize = 32;
+
+/// Tags that could pose as the host's own structure: their lines lose the tags (the text
+/// between stays).
+const HOST_TAGS: &[&str] = &[
+    "system-reminder",
+    "hook_context",
+    "summary",
+    "analysis",
+    "session_context",
+    "environment_context",
+    "current_datetime",
+];
+
+/// The backtick fence that `sanitised` text cannot close: one longer than its longest run of
+/// backticks, at least [`MIN_FENCE`].
+pub fn fence_for(sanitised: &str) -> String {
+    "`".repeat(longest_backtick_run(sanitised).max(MIN_FENCE - 1) + 1)
+}
+
+/// The text with host-structure tags taken out of its lines, heading lines indented and long
+/// backtick runs collapsed; trimmed at both ends.
+pub fn sanitise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.trim().lines() {
+        let line = collapse_backticks(&strip_tags(line));
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            let _ = writeln!(out, "    {trimmed}");
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+/// `line` without any host-structure tag: `<tag>`, `</tag>`, `<tag attr…>`, any case, and
+/// any `<command-…>` tag.
+fn strip_tags(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('<') {
+        let (before, from) = rest.split_at(open);
+        out.push_str(before);
+        match from.find('>').and_then(|close| {
+            let inner = from.get(1..close)?;
+            is_host_tag(inner).then_some(close)
+        }) {
+            Some(close) => rest = from.get(close + 1..).unwrap_or_default(),
+            None => {
+                out.push('<');
+                rest = from.get(1..).unwrap_or_default();
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether the inside of `<…>` is one of [`HOST_TAGS`] (or `command-…`), opening or closing.
+fn is_host_tag(inner: &str) -> bool {
+    let name = inner.trim().trim_start_matches('/').trim_end_matches('/');
+    let name = name
+        .split(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    HOST_TAGS.contains(&name.as_str())
+        || name.strip_prefix("command-").is_some_and(|n| !n.is_empty())
+}
+
+fn collapse_backticks(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut run = 0;
+    for c in line.chars().chain(std::iter::once('\0')) {
+        if c == '`' {
+            run += 1;
+            continue;
+        }
+        if run > 0 {
+            let n = if run > MAX_BACKTICK_RUN { 3 } else { run };
+            out.push_str(&"`".repeat(n));
+            run = 0;
+        }
+        if c != '\0' {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    best
 }
 
 #[cfg(test)]

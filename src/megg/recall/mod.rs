@@ -30,7 +30,7 @@ pub use postings::Postings;
 pub use shared::{Shared, Topics};
 
 use crate::fsx::{self, Boundary};
-use crate::megg::capture::Sessions;
+use crate::megg::capture::{Sessions, kept_summary};
 use crate::megg::discovery::{self, Domain, Megg};
 use crate::megg::{Deps, knowledge, repos, state};
 
@@ -507,9 +507,21 @@ fn handoff_sources(
             .collect(),
         None => Vec::from_iter(Sessions::locate(None, key, scope.cache)),
     };
+    // Each session's kept host summary beside its handoff (SPEC §18.1: search and show reach
+    // all of it), as megg shows it: labelled and fenced.
+    let mut summaries = Vec::new();
     for s in &sessions {
-        for (_, path) in s.captures() {
+        for (id, path) in s.captures() {
             add(s.boundary(), &path);
+            if let Some(found) = kept_summary::read(s, &id) {
+                summaries.push(Source {
+                    kind: Kind::Handoff,
+                    path: Arc::from(s.summary_path(&id)),
+                    domain: String::new(),
+                    place: String::new(),
+                    text: Arc::new(kept_summary::as_document(&found, id.as_str())),
+                });
+            }
         }
     }
     if let Some(h) = history::History::locate(repo.as_ref(), key, scope.cache) {
@@ -517,6 +529,7 @@ fn handoff_sources(
             add(h.boundary(), &path);
         }
     }
+    sources.extend(summaries);
 }
 
 /// One handoff file: titled by its time and first Working On line.
@@ -525,7 +538,16 @@ fn handoff(s: &Source, docs: &mut Vec<Doc>) {
     let working = handoff_sections(&doc.content, &["Working On"])
         .find(|l| !l.trim().is_empty())
         .map(|l| l.trim().trim_start_matches("- ").to_string());
+    let summary = doc.content.lines().find_map(|l| {
+        l.strip_prefix("## ")
+            .filter(|h| h.starts_with(kept_summary::HEADING))
+    });
     let title = match (&working, &doc.session) {
+        _ if summary.is_some() => format!(
+            "{} of session {}",
+            summary.unwrap_or_default(),
+            doc.session.as_deref().unwrap_or("?")
+        ),
         (Some(w), _) => w.clone(),
         (None, Some(sess)) => format!("handoff of session {sess}"),
         (None, None) => "handoff".to_string(),
@@ -539,7 +561,12 @@ fn handoff(s: &Source, docs: &mut Vec<Doc>) {
         entry_type: None,
         title: title.into(),
         topics: doc.branch.iter().map(|b| b.as_str().into()).collect(),
-        key: handoff_key(&doc),
+        // A summary is its session's other document: its own id.
+        key: if summary.is_some() {
+            format!("{}\nsummary", handoff_key(&doc))
+        } else {
+            handoff_key(&doc)
+        },
         text: Shared::piece(&s.text, &s.text),
     });
 }

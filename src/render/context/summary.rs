@@ -2,9 +2,8 @@
 //! model-written summary that is reference data, fenced so nothing inside it can pose as
 //! megg's sections or the host's structure, and cut — never its fence — to its budget.
 
-use std::fmt::Write as _;
-
 use crate::megg::capture::kept_summary::Kept;
+use crate::megg::capture::summary::{fence_for, sanitise};
 use crate::render::context::Unit;
 
 /// Most characters of the summary's section in a context.
@@ -13,25 +12,6 @@ pub const MAX_SECTION_CHARS: usize = 3_000;
 /// Most characters (Codex: bytes) of what megg injects for the handoff: the state, the items
 /// it carries and the summary together (SPEC §18.3).
 pub const MAX_HANDOFF_CHARS: usize = 6_000;
-
-/// The shortest fence: longer than any code fence a summary would hold.
-const MIN_FENCE: usize = 5;
-
-/// Backtick runs longer than this inside a summary are collapsed to three first, so the
-/// fence around it stays short.
-const MAX_BACKTICK_RUN: usize = 32;
-
-/// Tags that could pose as the host's own structure: their lines lose the tags (the text
-/// between stays).
-const HOST_TAGS: &[&str] = &[
-    "system-reminder",
-    "hook_context",
-    "summary",
-    "analysis",
-    "session_context",
-    "environment_context",
-    "current_datetime",
-];
 
 /// The heading every summary section starts with: what it is, whose, when.
 fn heading(k: &Kept) -> String {
@@ -60,7 +40,7 @@ fn preamble(k: &Kept) -> String {
 pub fn section(k: &Kept, max: usize, unit: Unit) -> Option<String> {
     let max = max.min(MAX_SECTION_CHARS);
     let body = sanitise(&k.found.text);
-    let fence = "`".repeat(longest_backtick_run(&body).max(MIN_FENCE - 1) + 1);
+    let fence = fence_for(&body);
     let head = format!("{}\n\n{}\n\n{fence}text\n", heading(k), preamble(k));
     let close = format!("{fence}\n");
     let whole = format!("{head}{body}\n{close}");
@@ -92,93 +72,6 @@ pub fn section(k: &Kept, max: usize, unit: Unit) -> Option<String> {
     out.push_str(&marker);
     out.push_str(&close);
     Some(out)
-}
-
-/// The text with host-structure tags taken out of its lines, heading lines indented and long
-/// backtick runs collapsed; trimmed at both ends.
-fn sanitise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.trim().lines() {
-        let line = collapse_backticks(&strip_tags(line));
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('#') {
-            let _ = writeln!(out, "    {trimmed}");
-        } else {
-            let _ = writeln!(out, "{line}");
-        }
-    }
-    while out.ends_with('\n') {
-        out.pop();
-    }
-    out
-}
-
-/// `line` without any host-structure tag: `<tag>`, `</tag>`, `<tag attr…>`, any case, and
-/// any `<command-…>` tag.
-fn strip_tags(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(open) = rest.find('<') {
-        let (before, from) = rest.split_at(open);
-        out.push_str(before);
-        match from.find('>').and_then(|close| {
-            let inner = from.get(1..close)?;
-            is_host_tag(inner).then_some(close)
-        }) {
-            Some(close) => rest = from.get(close + 1..).unwrap_or_default(),
-            None => {
-                out.push('<');
-                rest = from.get(1..).unwrap_or_default();
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Whether the inside of `<…>` is one of [`HOST_TAGS`] (or `command-…`), opening or closing.
-fn is_host_tag(inner: &str) -> bool {
-    let name = inner.trim().trim_start_matches('/').trim_end_matches('/');
-    let name = name
-        .split(|c: char| c.is_whitespace())
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    HOST_TAGS.contains(&name.as_str())
-        || name.strip_prefix("command-").is_some_and(|n| !n.is_empty())
-}
-
-fn collapse_backticks(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut run = 0;
-    for c in line.chars().chain(std::iter::once('\0')) {
-        if c == '`' {
-            run += 1;
-            continue;
-        }
-        if run > 0 {
-            let n = if run > MAX_BACKTICK_RUN { 3 } else { run };
-            out.push_str(&"`".repeat(n));
-            run = 0;
-        }
-        if c != '\0' {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn longest_backtick_run(text: &str) -> usize {
-    let (mut best, mut run) = (0, 0);
-    for c in text.chars() {
-        if c == '`' {
-            run += 1;
-            best = best.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    best
 }
 
 /// The text without quoted lines (`> …`, how summaries quote the user's messages) and
@@ -285,7 +178,7 @@ mod tests {
     fn long_backtick_runs_are_collapsed_before_the_fence_is_chosen() {
         let s = section(&kept(&"`".repeat(100)), 3_000, Unit::Utf16).unwrap();
         let (fence, _) = fenced(&s);
-        assert_eq!(fence.len(), MIN_FENCE);
+        assert_eq!(fence.len(), 5);
     }
 
     #[test]
