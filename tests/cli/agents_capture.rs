@@ -632,6 +632,38 @@ fn a_prompt_without_a_recorded_start_never_takes_over_a_written_state() {
     );
 }
 
+/// SPEC §18.2: a correction the user submitted, then "ok go ahead", both only in Copilot's
+/// `userPromptSubmitted` (its transcript lags): the correction stays the latest request, the
+/// acknowledgement after it.
+#[test]
+fn copilot_an_acknowledgement_after_a_submitted_correction_keeps_the_correction() {
+    let r = Repo::new();
+    let start = r.input("hook-inputs/copilot-sessionStart.json", None);
+    let id = start["sessionId"].as_str().unwrap().to_string();
+    let transcript = r.transcript(
+        "copilot-create.jsonl",
+        &format!("copilot/session-state/{id}/events.jsonl"),
+        |l| !l.contains("user.message") && !l.contains("write the notes"),
+    );
+    r.start("copilot", &start);
+    for prompt in ["no — use Postgres, not SQLite", "ok go ahead"] {
+        let mut submitted = r.input("hook-inputs/copilot-userPromptSubmitted.json", None);
+        submitted["prompt"] = serde_json::json!(prompt);
+        r.capture("copilot", &submitted);
+    }
+    r.p.write("notes.md", "# Notes\n");
+    r.capture(
+        "copilot",
+        &r.input("hook-inputs/copilot-agentStop.json", Some(&transcript)),
+    );
+    let state = r.state().expect("promoted to state.md");
+    assert!(
+        section(&state, "Working On")
+            .contains("Latest request: no — use Postgres, not SQLite (then: \"ok go ahead\")"),
+        "{state}"
+    );
+}
+
 /// Copilot running only megg's Claude-format hooks hands no `userPromptSubmitted`: the latest
 /// request is the transcript's, not the first prompt frozen in the start record.
 #[test]

@@ -313,7 +313,17 @@ pub fn record_prompt(deps: &Deps<'_>, cwd: &Path, session: &SessionId, prompt: &
             ..found(session, repo.as_ref(), &domain, &sessions)
         });
         start.first_prompt.get_or_insert_with(|| text.clone());
-        start.latest_prompt = Some(text);
+        // An acknowledgement after a request keeps the request (SPEC §18.2).
+        let substantive = start
+            .latest_prompt
+            .as_deref()
+            .is_some_and(|p| !acknowledgement::is_acknowledgement(p));
+        if acknowledgement::is_acknowledgement(&text) && substantive {
+            start.ack = Some(text);
+        } else {
+            start.latest_prompt = Some(text);
+            start.ack = None;
+        }
         if first {
             recorded = Some(start.clone());
         }
@@ -579,11 +589,14 @@ fn facts(
     // The prompts a host's hooks handed megg come first: its transcript may lag (Copilot).
     let first_prompt = start.and_then(|s| s.first_prompt.as_deref());
     // An acknowledgement the hooks handed over does not replace the request before it either.
-    let (latest_request, latest_ack) = acknowledgement::latest(
+    let (latest_request, mut latest_ack) = acknowledgement::latest(
         (scan.latest_request.as_deref(), scan.ack.as_deref()),
         start.and_then(|s| s.latest_prompt.as_deref()),
         first_prompt,
     );
+    if let Some(s) = start.filter(|s| s.ack.is_some() && s.latest_prompt == latest_request) {
+        latest_ack.clone_from(&s.ack);
+    }
     Facts {
         first_request: first_prompt
             .map(str::to_string)

@@ -201,6 +201,9 @@ pub struct Start {
     /// transcript lags its hooks), redacted and cut.
     pub first_prompt: Option<String>,
     pub latest_prompt: Option<String>,
+    /// An acknowledgement the hooks handed over after `latest_prompt` (SPEC §18.2: it never
+    /// replaces the request before it).
+    pub ack: Option<String>,
 }
 
 impl Start {
@@ -216,6 +219,7 @@ impl Start {
         for (key, prompt) in [
             ("prompt", &self.first_prompt),
             ("latest", &self.latest_prompt),
+            ("ack", &self.ack),
         ] {
             if let Some(p) = prompt {
                 text.push_str(&format!("{key}: {p}\n"));
@@ -236,6 +240,7 @@ impl Start {
             since: field("since:").and_then(|t| ChangeTime::parse(&t)),
             first_prompt: field("prompt:").filter(|p| !p.is_empty()),
             latest_prompt: field("latest:").filter(|p| !p.is_empty()),
+            ack: field("ack:").filter(|p| !p.is_empty()),
         })
     }
 }
