@@ -903,6 +903,7 @@ mod tests {
             since: Some(ChangeTime::from_parts(1_732_512_345, 7)),
             first_prompt: Some("write the notes".into()),
             latest_prompt: Some("and test them".into()),
+            ack: Some("ok go ahead".into()),
         };
         assert_eq!(Start::parse(&start.render()), Some(start));
         // Records written before hosts had a start time: none taken.
