@@ -111,7 +111,7 @@ fn post_compact(env: &Env, args: &Args, session: &SessionId, input: &HookInput) 
     if env.host_summary_off {
         return render::note(
             args.dry_run,
-            "host summaries are off (MEGG_HOST_SUMMARY=off)",
+            "host summaries are off (MEGG_HOST_SUMMARY=off, or host_summary = false in megg's config)",
         );
     }
     let Some(raw) = input.compact_summary.as_deref() else {

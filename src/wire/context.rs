@@ -49,7 +49,8 @@ pub struct HostSummaryDoc {
     pub source: crate::megg::capture::summary::Source,
     pub at: Option<String>,
     pub path: PathBuf,
-    /// As kept: redacted, at most 8 KiB.
+    /// As kept (redacted, at most 8 KiB), with host-structure tags taken out and heading lines
+    /// indented, as the context shows it.
     pub text: String,
     pub older_than_latest_request: bool,
 }
@@ -199,7 +200,8 @@ impl From<&Context> for ContextDoc {
                 source: k.found.source,
                 at: k.found.at.clone(),
                 path: k.path.clone(),
-                text: k.found.text.clone(),
+                // As the context shows it: no host tag, no heading of its own.
+                text: crate::megg::capture::summary::sanitise(&k.found.text),
                 older_than_latest_request: k.found.requests_after > 0,
             }),
             workflow: c.workflow.as_ref().map(|w| WorkflowDoc {

@@ -256,6 +256,28 @@ fn setup_registers_post_compact_and_doctor_shows_the_last_summary() {
     );
 }
 
+/// Review of issue 44: the transcript still holds an older compaction's summary as its
+/// newest (Claude Code wrote the newer one only to `PostCompact`): the newer one stays.
+#[test]
+fn an_older_summary_in_the_transcript_never_replaces_a_newer_post_compact_one() {
+    let r = Repo::new();
+    r.start("s1", "startup");
+    r.work("s1", "Build the parser");
+    r.say(
+        "s1",
+        &[json!({"type": "user", "isCompactSummary": true, "timestamp": "2026-11-22T10:00:00Z", "message": {"role": "user", "content": "Summary:\n1. First compaction."}})],
+    );
+    r.capture("s1", &[]);
+    r.post_compact("s1", "<summary>Second compaction.</summary>", &[]);
+    r.say("s1", &[said("More work.")]);
+    r.capture("s1", &[]);
+    let ctx = r.start("s2", "startup");
+    assert!(
+        ctx.contains("Second compaction.") && !ctx.contains("First compaction."),
+        "{ctx}"
+    );
+}
+
 #[test]
 fn the_newest_summary_replaces_the_older() {
     let r = Repo::new();

@@ -38,6 +38,12 @@ pub fn keep_found(
             found.source = k.source;
             found.at.clone_from(&k.at);
         }
+        // Another summary, dated before the kept one: an older compaction the transcript
+        // still holds as its newest (a `PostCompact` kept a newer one): the kept one stays.
+        // Both times are in megg's RFC 3339 form, so they compare as text.
+        Some(k) if matches!((&found.at, &k.at), (Some(f), Some(k)) if f < k) => {
+            return;
+        }
         _ => {
             if found.at.is_none() {
                 found.at = Some(format_timestamp(now));

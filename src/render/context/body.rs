@@ -141,7 +141,11 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
         }
     }
 
+    // What the handoff takes of the context, as rendered: with the summary, at most
+    // MAX_HANDOFF_CHARS (SPEC §18.3).
+    let mut state_len = 0;
     if let Some(s) = &ctx.state {
+        let state_start = out.len();
         out.push_str("## Session State\n\n");
         let mut meta = String::new();
         if let Some(u) = &s.updated {
@@ -175,6 +179,7 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
                 out.push_str(&state_marker(left, &s.path.display().to_string()));
             }
         }
+        state_len = plan.unit.len(out.get(state_start..).unwrap_or_default());
     }
 
     if ctx.state.is_none()
@@ -266,11 +271,10 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
     if let Some(k) = &ctx.host_summary {
         // What megg injects for the handoff — the state and the summary — stays within
         // MAX_HANDOFF_CHARS, so no host cuts it (SPEC §18.3).
-        let state = ctx.state.as_ref().map_or(0, |s| plan.unit.len(&s.content));
         let room = plan
             .summary_room
             .unwrap_or(MAX_SECTION_CHARS)
-            .min(MAX_HANDOFF_CHARS.saturating_sub(state));
+            .min(MAX_HANDOFF_CHARS.saturating_sub(state_len));
         if let Some(section) = section(k, room, plan.unit) {
             out.push_str(&section);
             out.push('\n');

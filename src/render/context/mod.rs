@@ -66,6 +66,32 @@ pub struct Rendered {
     pub cuts: Vec<String>,
 }
 
+/// The lines of the state kept so that what megg injects for the handoff stays within
+/// [`summary::MAX_HANDOFF_CHARS`]; `None` when all of it does.
+fn handoff_cap(ctx: &Context, unit: Unit) -> Option<usize> {
+    let s = ctx.state.as_ref()?;
+    // The heading and the line of facts take their share too.
+    let room = summary::MAX_HANDOFF_CHARS.saturating_sub(HANDOFF_OVERHEAD);
+    if unit.len(&s.content) <= room {
+        return None;
+    }
+    let lines: Vec<&str> = s.content.split_inclusive('\n').collect();
+    let kept = kept_lengths(&lines, unit);
+    let path = s.path.display().to_string();
+    let keep = (0..lines.len())
+        .rev()
+        .find(|&k| {
+            kept.get(k).copied().unwrap_or_default()
+                + unit.len(&state_marker(lines.len() - k, &path))
+                <= room
+        })
+        .unwrap_or(0);
+    Some(keep)
+}
+
+/// What the state's heading and its line of facts (updated, branch, session) take, at most.
+const HANDOFF_OVERHEAD: usize = 400;
+
 /// The marker that ends a hard cut, the last resort when the state alone cannot fit.
 const HARD_CUT_MARKER: &str =
     "\n[… cut to fit the context limit; run `megg context` for everything]";
@@ -84,6 +110,10 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
         unit,
         ..FULL_PLAN
     };
+    // The handoff alone stays within MAX_HANDOFF_CHARS whatever the budget (SPEC §18.3): a
+    // longer state is cut at a line boundary first, and a budget's cut never keeps more.
+    let state_cap = handoff_cap(ctx, unit);
+    plan.state_lines = state_cap;
     let mut text = render(ctx, &plan);
     let mut hard = false;
     if let Some(max) = max_chars {
@@ -146,16 +176,26 @@ pub fn markdown_in(ctx: &Context, limit: Option<(usize, Unit)>, with_warnings: b
             && info.split_inclusive('\n').nth(1).is_some()
         {
             let path = d.info_path().display().to_string();
-            text = cut_to_fit(ctx, &mut plan, (max, unit), Part::Info, info, |left| {
-                unit.len(&info_marker(left, &path))
-            });
+            text = cut_to_fit(
+                ctx,
+                &mut plan,
+                (max, unit),
+                (Part::Info, None),
+                info,
+                |left| unit.len(&info_marker(left, &path)),
+            );
         }
         let state = ctx.state.as_ref().filter(|s| !s.content.trim().is_empty());
         let cut_state = |plan: &mut Plan, s: &crate::megg::context::StateView| {
             let path = s.path.display().to_string();
-            cut_to_fit(ctx, plan, (max, unit), Part::State, &s.content, |left| {
-                unit.len(&state_marker(left, &path))
-            })
+            cut_to_fit(
+                ctx,
+                plan,
+                (max, unit),
+                (Part::State, state_cap),
+                &s.content,
+                |left| unit.len(&state_marker(left, &path)),
+            )
         };
         if !fits(&text)
             && let Some(s) = state
@@ -200,12 +240,13 @@ enum Part {
 
 /// Cuts `block` (the `part` of `ctx`) to the most whole lines for which the render stays
 /// within `max`, and returns that render. When even the smallest cut does not fit, the plan
-/// keeps the smallest cut (the next part, or the hard cut, takes over from there).
+/// keeps the smallest cut (the next part, or the hard cut, takes over from there). `most`: the
+/// most lines it may keep, when fewer than all.
 fn cut_to_fit(
     ctx: &Context,
     plan: &mut Plan,
     (max, unit): (usize, Unit),
-    part: Part,
+    (part, most): (Part, Option<usize>),
     block: &str,
     marker_len: impl Fn(usize) -> usize,
 ) -> String {
@@ -226,7 +267,7 @@ fn cut_to_fit(
     let kept_at = |k: usize| kept.get(k).copied().unwrap_or_default();
     let rest = unit.len(&smallest) - kept_at(least) - marker_len(lines.len() - least);
     // Keeping every line is no cut; it did not fit without a marker, so not with one either.
-    let best = (least..lines.len())
+    let best = (least..most.map_or(lines.len(), |m| (m + 1).min(lines.len())))
         .rev()
         .find(|&k| rest + kept_at(k) + marker_len(lines.len() - k) <= max);
     match best {

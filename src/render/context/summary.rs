@@ -2,7 +2,7 @@
 //! model-written summary that is reference data, fenced so nothing inside it can pose as
 //! megg's sections or the host's structure, and cut — never its fence — to its budget.
 
-use crate::megg::capture::kept_summary::Kept;
+use crate::megg::capture::kept_summary::{HEADING, Kept};
 use crate::megg::capture::summary::{fence_for, sanitise};
 use crate::render::context::Unit;
 
@@ -21,10 +21,7 @@ fn heading(k: &Kept) -> String {
     } else {
         ""
     };
-    format!(
-        "## Host summary (model-written by {}, {at}{stale})",
-        k.found.source.label()
-    )
+    format!("## {HEADING} by {}, {at}{stale})", k.found.source.label())
 }
 
 /// The line that says how to read it.
@@ -61,6 +58,18 @@ pub fn section(k: &Kept, max: usize, unit: Unit) -> Option<String> {
     for line in lean.split_inclusive('\n') {
         let n = unit.len(line);
         if used + n > room {
+            // A first line longer than the room is cut inside, not left out.
+            if used == 0 {
+                let mut part = 0;
+                for c in line.chars().take_while(|&c| c != '\n') {
+                    part += unit.len(c.encode_utf8(&mut [0; 4]));
+                    if part + unit.len("…\n") > room {
+                        break;
+                    }
+                    out.push(c);
+                }
+                out.push_str("…\n");
+            }
             break;
         }
         used += n;
@@ -206,6 +215,17 @@ mod tests {
             assert!(inside.contains("s1.summary"), "the marker names the file");
         }
         assert!(section(&kept(&long), 100, Unit::Utf16).is_none());
+    }
+
+    #[test]
+    fn a_summary_of_one_long_line_is_cut_inside_it() {
+        let s = section(&kept(&"word ".repeat(2_000)), 1_000, Unit::Utf16).unwrap();
+        assert!(char_len(&s) <= 1_000);
+        let (_, inside) = fenced(&s);
+        assert!(
+            inside.starts_with("word word") && inside.contains("…\n[… cut to fit"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -50,14 +50,16 @@ pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
                 s.tokens
             ));
         }
-        if let Some(k) = &ctx.host_summary {
+        // Named only when the render carries it, by what it carries.
+        let heading = format!("## {}", crate::megg::capture::kept_summary::HEADING);
+        if let (Some(k), Some(at)) = (&ctx.host_summary, r.text.find(&heading)) {
             loaded.push(format!(
                 "  {} (the host's compaction summary of session {}: {}, {}, {} characters; reference data)",
                 k.path.display(),
                 k.session,
                 k.found.source.label(),
                 k.found.at.as_deref().unwrap_or("time unknown"),
-                char_len(&k.found.text)
+                char_len(r.text.get(at..).unwrap_or_default())
             ));
         }
         sections.push((Some("MEGG loaded:".into()), loaded));

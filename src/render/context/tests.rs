@@ -453,7 +453,8 @@ mod budget {
                         prop_assert!(r.text.contains(needed), "no {needed} at {max}:\n{}", r.text);
                     }
                 }
-                let state_cut = r.text.contains("[… state cut here");
+                // A state over the handoff's own bound is cut whatever the budget.
+                let state_cut = r.text.contains("[… state cut here") && handoff_cap(ctx, unit).is_none();
                 let info_cut = r.text.contains("[… info.md cut here");
                 if state_cut || info_cut {
                     prop_assert_eq!(kept(&r.text), 0, "cut the info or state with index lines left");
@@ -478,6 +479,47 @@ mod budget {
                 prop_assert_eq!(r.knowledge_mode, Some(mode));
             }
             prop_assert!(kept(&a.text) >= kept(&b.text), "{} then {}", kept(&a.text), kept(&b.text));
+        }
+    }
+
+    /// SPEC §18.3: what megg injects for the handoff — the state and the host's summary —
+    /// stays within 6,000 units whatever the budget, the summary going first.
+    #[test]
+    fn the_handoff_and_the_summary_stay_within_six_thousand() {
+        for (state_lines, summary_lines, max) in [
+            (400, 60, None),
+            (400, 60, Some(9_500)),
+            (60, 60, None),
+            (5, 60, None),
+            (400, 0, None),
+        ] {
+            let ctx = context(&Case {
+                path_len: 20,
+                ancestors: 0,
+                info_lines: 3,
+                entries: 0,
+                state_lines,
+                width: 6,
+                wide: false,
+                neighbours: 0,
+                summary_lines,
+            });
+            let r = markdown(&ctx, max, false);
+            let text = &r.text;
+            let state = text.find("## Session State").unwrap();
+            let after = text.find("## Also in .megg").unwrap();
+            let summary = text
+                .find("## Host summary")
+                .map_or(0, |at| Unit::Utf16.len(text.get(at..).unwrap()));
+            let handoff = Unit::Utf16.len(text.get(state..after).unwrap()) + summary;
+            assert!(
+                handoff <= 6_000,
+                "{state_lines}/{summary_lines}/{max:?}: {handoff}"
+            );
+            assert!(text.contains(FIRST));
+            if state_lines <= 5 {
+                assert!(summary > 0, "room left for the summary");
+            }
         }
     }
 
@@ -520,7 +562,9 @@ mod budget {
                     r.cuts.iter().any(|c| c.contains("session state cut short"))
                 );
             }
-            if state_cut && ctx.info.as_ref().is_some_and(|i| i.lines().count() > 1) {
+            // A state over the handoff's own bound (SPEC §18.3) is cut whatever the budget.
+            let budget_cut_state = state_cut && handoff_cap(&ctx, unit).is_none();
+            if budget_cut_state && ctx.info.as_ref().is_some_and(|i| i.lines().count() > 1) {
                 // The state is cut only once info.md is down to its title.
                 prop_assert!(
                     r.text.contains("# Billing\n\n[… info.md cut here")
@@ -534,7 +578,7 @@ mod budget {
             }
             // The host's summary goes before info.md and the state are cut (SPEC §18.1), and
             // its fence is always closed.
-            if (state_cut || r.text.contains("[… info.md cut here")) && summary_lines > 0 {
+            if (budget_cut_state || r.text.contains("[… info.md cut here")) && summary_lines > 0 {
                 prop_assert!(!r.text.contains("## Host summary"), "summary kept over the handoff:\n{}", r.text);
             }
             if let Some(at) = r.text.find("## Host summary") {

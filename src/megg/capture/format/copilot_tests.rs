@@ -466,7 +466,7 @@ fn compaction_complete_is_the_host_summary() {
     let found = s.summary.clone().unwrap();
     assert_eq!(found.source, Source::Copilot);
     assert_eq!(found.text, "OK");
-    assert_eq!(found.at.as_deref(), Some("2026-11-23T22:39:21.359Z"));
+    assert_eq!(found.at.as_deref(), Some("2026-11-23T22:39:21Z"));
     // "fix the greeting" came after it.
     assert_eq!(found.requests_after, 1);
     assert_only_the_user(&s);
