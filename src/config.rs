@@ -95,6 +95,25 @@ pub fn is_trusted(dir: &Path, trusted: &[PathBuf]) -> bool {
 pub fn edit_list(
     edit: impl FnOnce(&mut Vec<PathBuf>) -> bool,
 ) -> Result<(PathBuf, Vec<PathBuf>, bool)> {
+    let mut dirs = Vec::new();
+    let (file, changed) = edit_file(|doc| {
+        dirs = list(doc);
+        let changed = edit(&mut dirs);
+        if changed {
+            let mut array = Array::new();
+            for d in &dirs {
+                array.push(d.to_string_lossy().into_owned());
+            }
+            *doc.entry("trusted_dirs").or_insert(Item::None) = value(array);
+        }
+        changed
+    })?;
+    Ok((file, dirs, changed))
+}
+
+/// Changes the config file under its lock: read, `edit` (which says whether it changed
+/// anything), write only then; every other key and comment stays.
+fn edit_file(edit: impl FnOnce(&mut DocumentMut) -> bool) -> Result<(PathBuf, bool)> {
     let file = path().ok_or_else(|| {
         Error::user("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
     })?;
@@ -102,17 +121,11 @@ pub fn edit_list(
     fsx::create_dir_all(&b, b.root())?;
     let _lock = fsx::Lock::acquire(&b, &file.with_file_name(".config.toml.lock"))?;
     let mut doc = read(&file)?;
-    let mut dirs = list(&doc);
-    let changed = edit(&mut dirs);
+    let changed = edit(&mut doc);
     if changed {
-        let mut array = Array::new();
-        for d in &dirs {
-            array.push(d.to_string_lossy().into_owned());
-        }
-        *doc.entry("trusted_dirs").or_insert(Item::None) = value(array);
         fsx::write_atomic(&b, &file, doc.to_string().as_bytes())?;
     }
-    Ok((file, dirs, changed))
+    Ok((file, changed))
 }
 
 /// The config's `host_summary` (SPEC §18.1): `false` turns the hosts' compaction summaries
@@ -137,27 +150,22 @@ pub fn host_summary(project: &Path) -> bool {
 pub const HOST_SUMMARY_KEY: &str = "host_summary";
 
 /// Sets `host_summary` under the config's lock, keeping every other key and comment; returns
-/// the file and whether it changed.
+/// the file and whether it changed. On is the key's absence.
 pub fn set_host_summary(on: bool) -> Result<(PathBuf, bool)> {
-    let file = path().ok_or_else(|| {
-        Error::user("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
-    })?;
-    let b = boundary(&file);
-    fsx::create_dir_all(&b, b.root())?;
-    let _lock = fsx::Lock::acquire(&b, &file.with_file_name(".config.toml.lock"))?;
-    let mut doc = read(&file)?;
-    let now = doc
-        .get(HOST_SUMMARY_KEY)
-        .and_then(Item::as_bool)
-        .unwrap_or(true);
-    if now == on && doc.get(HOST_SUMMARY_KEY).is_some() != on {
-        return Ok((file, false));
-    }
-    if on {
-        doc.remove(HOST_SUMMARY_KEY);
-    } else {
-        *doc.entry(HOST_SUMMARY_KEY).or_insert(Item::None) = value(false);
-    }
-    fsx::write_atomic(&b, &file, doc.to_string().as_bytes())?;
-    Ok((file, true))
+    edit_file(|doc| {
+        let present = doc.get(HOST_SUMMARY_KEY).is_some();
+        let now = doc
+            .get(HOST_SUMMARY_KEY)
+            .and_then(Item::as_bool)
+            .unwrap_or(true);
+        if now == on && present != on {
+            return false;
+        }
+        if on {
+            doc.remove(HOST_SUMMARY_KEY);
+        } else {
+            *doc.entry(HOST_SUMMARY_KEY).or_insert(Item::None) = value(false);
+        }
+        true
+    })
 }

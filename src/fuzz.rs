@@ -266,6 +266,30 @@ pub fn state(data: &[u8]) {
     let _ = recall::handoff_sections(&doc.content, &["Working On", "Next"]).count();
     let first = text.lines().next().unwrap_or("");
     let _ = crate::clock::parse_timestamp(first);
+    // The open items a later capture carries over from it, as replaced handoff and as the
+    // session's own previous capture (SPEC §18.2): every text is one, and carrying is bounded.
+    let sources = crate::megg::capture::carry::Sources {
+        session: first,
+        replaced: Some((text, crate::megg::state::Lifetime::default())),
+        previous: Some(text),
+        tasks: &[],
+        now: now(),
+    };
+    let carried =
+        crate::megg::capture::carry::into_handoff(String::from("## Next\n"), &sources, |_| true);
+    assert!(carried.lines().count() <= 64, "carried without bound");
+    // The text as a host summary the context fences (SPEC §18.1): no host tag survives, no
+    // line starts a heading, and the fence cannot be closed from inside.
+    let fenced = crate::megg::capture::summary::sanitise(text);
+    let fence = crate::megg::capture::summary::fence_for(&fenced);
+    assert!(
+        !fenced.lines().any(|l| l.trim_start().starts_with(&fence)),
+        "closes its fence"
+    );
+    assert!(
+        !fenced.lines().any(|l| l.starts_with('#')),
+        "a heading left in a summary"
+    );
 
     let written = state::render(text, now(), Some(first), Some(first));
     let read = state::parse(&written, "state.md");

@@ -62,24 +62,31 @@ pub fn removed_handoffs(deps: &Deps<'_>, repo: &Repo, domain: &Domain) -> Vec<Re
                     .to_string(),
             };
             let top = recorded.map(|(_, top)| top);
-            let newest = sessions
-                .captures()
-                .into_iter()
-                .filter_map(|(id, _)| {
-                    let doc = state::parse(&sessions.read_capture(&id)?, "");
-                    let updated = doc.updated?;
-                    // Only the captures of the domain at this place in that work tree.
-                    let here = match (&doc.domain, &top, &place) {
-                        (Some(dir), Some(top), Some(place)) => {
-                            Path::new(dir).strip_prefix(top).ok() == Some(place.as_path())
-                        }
-                        _ => true,
-                    };
-                    (here && state::expiry_within(&doc, deps.now, lifetime).is_active())
-                        .then_some((updated, doc))
-                })
-                .max_by_key(|(updated, _)| *updated)?;
-            let (updated, doc) = newest;
+            // Newest first (as written): the first active capture of the domain is the last
+            // handoff — a removed worktree's directory costs a read or two per session start
+            // (at most its 20 captures when none is active any more).
+            let mut newest = None;
+            for (id, _) in sessions.captures() {
+                let Some(doc) = sessions.read_capture(&id).map(|t| state::parse(&t, "")) else {
+                    continue;
+                };
+                let Some(updated) = doc.updated else { continue };
+                if deps.now - updated > lifetime.duration() {
+                    continue;
+                }
+                // Only the captures of the domain at this place in that work tree.
+                let here = match (&doc.domain, &top, &place) {
+                    (Some(dir), Some(top), Some(place)) => {
+                        Path::new(dir).strip_prefix(top).ok() == Some(place.as_path())
+                    }
+                    _ => true,
+                };
+                if here && state::expiry_within(&doc, deps.now, lifetime).is_active() {
+                    newest = Some((updated, doc));
+                    break;
+                }
+            }
+            let (updated, doc) = newest?;
             Some(Removed {
                 name,
                 branch: doc.branch.clone(),

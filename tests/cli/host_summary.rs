@@ -320,3 +320,28 @@ fn search_in_handoffs_finds_the_summary_and_show_prints_it_all_fenced() {
     let open = shown.find("`````text\n").expect("fenced");
     assert!(shown[open..].contains("append-only"));
 }
+
+#[test]
+fn setup_no_host_summary_turns_them_off_in_the_users_config() {
+    let r = Repo::new();
+    let dry = r.p.ok("", &["setup", "--no-host-summary", "--dry-run"]);
+    assert!(dry.contains("host_summary = false"), "{dry}");
+    let config = r.p.cache.path().join(".config/megg/config.toml");
+    assert!(!config.exists(), "a dry run writes nothing");
+    r.p.ok("", &["setup", "--no-host-summary"]);
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "host_summary = false\n"
+    );
+    compacted_session(&r, "s1", "<summary>Decided: Postgres.</summary>", &[]);
+    assert!(fs::read_dir(r.sessions()).unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".summary")
+    }));
+    assert!(!r.start("s2", "startup").contains(HEADING));
+    // Twice: nothing more to change.
+    let again = r.p.ok("", &["setup", "--no-host-summary", "--json"]);
+    assert!(again.contains("\"unchanged\""), "{again}");
+}

@@ -144,6 +144,7 @@ pub fn megg_command() -> Command {
         "MEGG_CACHE_DIR",
         "MEGG_FAILPOINTS",
         "MEGG_CAPTURE",
+        "MEGG_HOST_SUMMARY",
         "CLAUDE_CONFIG_DIR",
         "XDG_CACHE_HOME",
         "XDG_CONFIG_HOME",

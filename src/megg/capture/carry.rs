@@ -217,7 +217,10 @@ pub fn next_items(content: &str) -> NextItems {
             continue;
         }
         let text = line.trim_start();
-        let Some(item) = inside.then(|| list_item(text)).flatten() else {
+        let Some(item) = inside
+            .then(|| crate::megg::recall::session::without_list_marker(text))
+            .flatten()
+        else {
             continue;
         };
         let at = line.len() - text.len();
@@ -240,23 +243,6 @@ pub fn next_items(content: &str) -> NextItems {
     }
     close(&mut group, &mut out);
     out
-}
-
-/// A list item's text without its marker (`- `, `* `, `+ `, `12. `, `3) `); `None` for a line
-/// that is not one.
-fn list_item(line: &str) -> Option<&str> {
-    if let Some(rest) = ["- ", "* ", "+ "].iter().find_map(|m| line.strip_prefix(m)) {
-        return Some(rest);
-    }
-    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let after = line.get(digits..)?;
-    (digits > 0)
-        .then(|| {
-            after
-                .strip_prefix(". ")
-                .or_else(|| after.strip_prefix(") "))
-        })
-        .flatten()
 }
 
 /// An item's text when it is open and says something: not checked (`[x]`), not a placeholder

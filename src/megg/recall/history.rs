@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use crate::fsx::{self, Boundary};
-use crate::git::{MAIN_WORKTREE, Repo};
+use crate::git::Repo;
 use crate::megg::capture::store;
 use crate::megg::discovery::Domain;
 
@@ -89,18 +89,6 @@ impl History {
     }
 }
 
-/// The key of the worktree whose handoff `path` (one of [`History::files`]) was kept from:
-/// the one in its name, the main worktree's for a name without one (an older megg's).
-pub fn worktree_of(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    let (_, rest) = name.split_once('.')?;
-    // `<time>.md` or `<time>.md.2`: no key between the time and `.md`.
-    Some(match rest.rsplit_once(".md") {
-        Some((key, _)) if !key.is_empty() => key.to_string(),
-        _ => MAIN_WORKTREE.to_string(),
-    })
-}
-
 /// Keeps the domain's current `state.md` in the history before it is replaced or cleared (the
 /// caller holds the state's lock). Nothing to keep, or a history that cannot be written, is
 /// not an error: the write goes on.
@@ -123,24 +111,5 @@ pub fn keep_current(
     }
     if let Some(h) = History::locate(repo, &d.dir, cache) {
         let _ = h.keep(&bytes, now);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_kept_handoff_names_its_worktree() {
-        let of = |n: &str| worktree_of(Path::new(n)).unwrap();
-        assert_eq!(of("/h/20261122T120000Z.md"), MAIN_WORKTREE);
-        assert_eq!(of("/h/20261122T120000Z.md.2"), MAIN_WORKTREE);
-        assert_eq!(of("/h/20261122T120000Z.main.md"), MAIN_WORKTREE);
-        assert_eq!(of("/h/20261122T120000Z.feat@0a1b2c3d.md"), "feat@0a1b2c3d");
-        assert_eq!(
-            of("/h/20261122T120000Z.v1.2@0a1b2c3d.md.3"),
-            "v1.2@0a1b2c3d"
-        );
-        assert_eq!(of("/h/20261122T120000Z.md.x@0a1b2c3d.md"), "md.x@0a1b2c3d");
     }
 }

@@ -86,13 +86,10 @@ pub fn handoff_items(content: &str) -> Vec<String> {
     items
 }
 
-/// The text of a list item's line without its marker (`- `, `* `, `+ `, `12. `, `3) `) and
-/// checkbox; `None` for a line that is not one.
-fn list_item(line: &str) -> Option<&str> {
-    if matches!(line, "-" | "*" | "+") {
-        return Some("");
-    }
-    let rest = ["- ", "* ", "+ "]
+/// A list item's line without its marker (`- `, `* `, `+ `, `12. `, `3) `); `None` for a line
+/// that is not one. The handoff's lists are read so wherever megg reads them.
+pub fn without_list_marker(line: &str) -> Option<&str> {
+    ["- ", "* ", "+ "]
         .iter()
         .find_map(|m| line.strip_prefix(m))
         .or_else(|| {
@@ -105,8 +102,16 @@ fn list_item(line: &str) -> Option<&str> {
                         .or_else(|| after.strip_prefix(") "))
                 })
                 .flatten()
-        })?;
-    let rest = rest.trim_start();
+        })
+}
+
+/// The text of a list item's line without its marker (`- `, `* `, `+ `, `12. `, `3) `) and
+/// checkbox; `None` for a line that is not one.
+fn list_item(line: &str) -> Option<&str> {
+    if matches!(line, "-" | "*" | "+") {
+        return Some("");
+    }
+    let rest = without_list_marker(line)?.trim_start();
     Some(
         ["[ ] ", "[x] ", "[X] "]
             .iter()
