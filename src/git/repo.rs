@@ -105,6 +105,15 @@ impl Repo {
         }
     }
 
+    /// Whether the repository's common directory is bare (`core.bare`): its worktrees are all
+    /// linked ones, none of them the main one.
+    pub fn common_is_bare(&self) -> bool {
+        self.repo
+            .config()
+            .and_then(|c| c.get_bool("core.bare"))
+            .unwrap_or(false)
+    }
+
     /// In a linked worktree, the main worktree's top directory; `None` otherwise.
     pub fn main_worktree_root(&self) -> Option<PathBuf> {
         if !self.repo.is_worktree() {

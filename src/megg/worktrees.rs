@@ -32,11 +32,14 @@ pub struct Removed {
 
 /// The newest unexpired capture of each worktree of `repo` that no longer exists — its admin
 /// directory is gone, or git would prune it — for `domain` (the same place in that work tree
-/// as `domain` in this one), newest first. Only in the main worktree: elsewhere, none. Reads
+/// as `domain` in this one), newest first. Only in the main worktree (in a bare repository, in
+/// each worktree): elsewhere, none. Reads
 /// git's admin files, the session directories' listing and the gone worktrees' captures;
 /// never a work tree.
 pub fn removed_handoffs(deps: &Deps<'_>, repo: &Repo, domain: &Domain) -> Vec<Removed> {
-    if repo.worktree_name().is_some() {
+    // Of a bare repository's worktrees none is the main one: each names the others' (its own
+    // is live, so never among them).
+    if repo.worktree_name().is_some() && !repo.common_is_bare() {
         return Vec::new();
     }
     let live: HashSet<String> = repo

@@ -295,3 +295,32 @@ fn a_name_reused_at_another_path_is_another_worktree() {
     let found = r.handoffs("repo", "refund flow");
     assert_eq!(found.len(), 2, "{found:?}");
 }
+
+/// Review of issue 44: in a bare repository with linked worktrees — the layout many agent
+/// users work in — no worktree is the main one; each names a removed one's last handoff.
+#[test]
+fn in_a_bare_repository_each_worktree_names_a_removed_ones_handoff() {
+    let r = Repo::new();
+    r.git("", &["clone", "-q", "--bare", "repo", "bare.git"]);
+    r.git("bare.git", &["worktree", "add", "-q", "../one", "main"]);
+    r.git(
+        "bare.git",
+        &["worktree", "add", "-q", "-b", "feature/x", "../two"],
+    );
+    r.p.ok("one", &["gitignore"]);
+    r.p.ok("two", &["gitignore"]);
+    r.capture("two", "s-two", "the refund webhook");
+    let ctx = r.p.ok("one", &["context"]);
+    assert!(!ctx.contains("was removed"), "{ctx}");
+    r.git("bare.git", &["worktree", "remove", "--force", "../two"]);
+    let ctx = r.p.ok("one", &["context"]);
+    let named: Vec<&str> = ctx
+        .lines()
+        .filter(|l| l.starts_with("Worktree `two` (branch feature/x) was removed"))
+        .collect();
+    assert_eq!(named.len(), 1, "{ctx}");
+    assert!(
+        !ctx.contains("Please do the refund webhook"),
+        "never as its own:\n{ctx}"
+    );
+}
