@@ -862,8 +862,9 @@ fn move_files(b: &Boundary, from: &Path, to: &Path, rename: impl Fn(&str) -> Str
         if kind != fsx::Kind::File {
             continue;
         }
+        // megg names its files in ASCII: a name that is not UTF-8 is not megg's, and is not
+        // a reason to try again at every run.
         let Some(text) = name.to_str() else {
-            all = false;
             continue;
         };
         all &= fsx::move_unique(b, &from.join(text), b, to, &rename(text)).is_ok();
