@@ -13,7 +13,7 @@
 //!
 //! The table prints before any floor is asserted, so a failing run still shows the numbers.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -42,219 +42,12 @@ const KINDS: [&str; 10] = [
     "carried",
 ];
 
-// ---------------------------------------------------------------------------------------------
-// A small case-insensitive pattern matcher: literals, `.`, `[…]` classes (ranges, `^`),
-// `\d \w \s` and escaped punctuation, groups with `|`, and `* + ? {m,n}`. Enough for facts,
-// without a regex dependency.
-
-#[derive(Debug, Clone)]
-enum Node {
-    Char(char),
-    Any,
-    Class(Vec<(char, char)>, bool),
-    Group(Vec<Vec<(Node, usize, usize)>>),
-}
-
-struct Parser {
-    chars: Vec<char>,
-    at: usize,
-}
-
-fn lower(c: char) -> char {
-    c.to_lowercase().next().unwrap_or(c)
-}
-
-impl Parser {
-    fn alt(&mut self) -> Vec<Vec<(Node, usize, usize)>> {
-        let mut alts = vec![self.seq()];
-        while self.chars.get(self.at) == Some(&'|') {
-            self.at += 1;
-            alts.push(self.seq());
-        }
-        alts
-    }
-
-    fn seq(&mut self) -> Vec<(Node, usize, usize)> {
-        let mut seq = Vec::new();
-        while let Some(&c) = self.chars.get(self.at) {
-            if c == '|' || c == ')' {
-                break;
-            }
-            self.at += 1;
-            let node = match c {
-                '(' => {
-                    let g = self.alt();
-                    assert_eq!(self.chars.get(self.at), Some(&')'), "unclosed group");
-                    self.at += 1;
-                    Node::Group(g)
-                }
-                '.' => Node::Any,
-                '[' => self.class(),
-                '\\' => self.escape(),
-                c => Node::Char(lower(c)),
-            };
-            let (min, max) = self.quant();
-            seq.push((node, min, max));
-        }
-        seq
-    }
-
-    fn escape(&mut self) -> Node {
-        let c = self.chars[self.at];
-        self.at += 1;
-        match c {
-            'd' => Node::Class(vec![('0', '9')], false),
-            'w' => Node::Class(vec![('a', 'z'), ('0', '9'), ('_', '_')], false),
-            's' => Node::Class(
-                vec![(' ', ' '), ('\t', '\t'), ('\n', '\n'), ('\r', '\r')],
-                false,
-            ),
-            c => Node::Char(lower(c)),
-        }
-    }
-
-    fn class(&mut self) -> Node {
-        let mut negated = false;
-        if self.chars.get(self.at) == Some(&'^') {
-            negated = true;
-            self.at += 1;
-        }
-        let mut ranges = Vec::new();
-        while let Some(&c) = self.chars.get(self.at) {
-            self.at += 1;
-            if c == ']' {
-                return Node::Class(ranges, negated);
-            }
-            let c = if c == '\\' {
-                let e = self.chars[self.at];
-                self.at += 1;
-                e
-            } else {
-                c
-            };
-            if self.chars.get(self.at) == Some(&'-') && self.chars.get(self.at + 1) != Some(&']') {
-                let hi = self.chars[self.at + 1];
-                self.at += 2;
-                ranges.push((lower(c), lower(hi)));
-            } else {
-                ranges.push((lower(c), lower(c)));
-            }
-        }
-        panic!("unclosed class");
-    }
-
-    fn quant(&mut self) -> (usize, usize) {
-        match self.chars.get(self.at) {
-            Some('*') => {
-                self.at += 1;
-                (0, usize::MAX)
-            }
-            Some('+') => {
-                self.at += 1;
-                (1, usize::MAX)
-            }
-            Some('?') => {
-                self.at += 1;
-                (0, 1)
-            }
-            Some('{') => {
-                let end = self.chars[self.at..]
-                    .iter()
-                    .position(|c| *c == '}')
-                    .unwrap()
-                    + self.at;
-                let inner: String = self.chars[self.at + 1..end].iter().collect();
-                self.at = end + 1;
-                match inner.split_once(',') {
-                    Some((a, b)) => (
-                        a.trim().parse().unwrap_or(0),
-                        b.trim().parse().unwrap_or(usize::MAX),
-                    ),
-                    None => {
-                        let n = inner.trim().parse().unwrap();
-                        (n, n)
-                    }
-                }
-            }
-            _ => (1, 1),
-        }
-    }
-}
-
-/// A compiled pattern.
-pub(crate) struct Pattern(Vec<Vec<(Node, usize, usize)>>);
-
-impl Pattern {
-    pub(crate) fn new(pattern: &str) -> Self {
-        let mut p = Parser {
-            chars: pattern.chars().collect(),
-            at: 0,
-        };
-        let alts = p.alt();
-        assert_eq!(p.at, p.chars.len(), "bad pattern {pattern:?}");
-        Self(alts)
-    }
-
-    /// Whether the pattern matches anywhere in `text`, case aside.
-    pub(crate) fn find(&self, text: &str) -> bool {
-        let text: Vec<char> = text.chars().map(lower).collect();
-        (0..=text.len()).any(|start| !alt_ends(&self.0, &text, start).is_empty())
-    }
-}
-
-fn alt_ends(alts: &[Vec<(Node, usize, usize)>], text: &[char], at: usize) -> BTreeSet<usize> {
-    let mut out = BTreeSet::new();
-    for seq in alts {
-        let mut pos = BTreeSet::from([at]);
-        for (node, min, max) in seq {
-            let mut reached = BTreeSet::new();
-            let mut frontier = pos;
-            if *min == 0 {
-                reached.extend(frontier.iter().copied());
-            }
-            let mut n = 0;
-            while !frontier.is_empty() && n < *max {
-                n += 1;
-                let mut next = BTreeSet::new();
-                for p in &frontier {
-                    next.extend(node_ends(node, text, *p));
-                }
-                // Stop once a repetition reaches nothing new.
-                let fresh: BTreeSet<usize> = next.difference(&reached).copied().collect();
-                if n >= *min {
-                    reached.extend(next.iter().copied());
-                }
-                if n >= *min && fresh.is_empty() {
-                    break;
-                }
-                frontier = next;
-            }
-            pos = reached;
-            if pos.is_empty() {
-                break;
-            }
-        }
-        out.extend(pos);
-    }
-    out
-}
-
-fn node_ends(node: &Node, text: &[char], at: usize) -> BTreeSet<usize> {
-    let Some(&c) = text.get(at) else {
-        return match node {
-            Node::Group(g) => alt_ends(g, text, at),
-            _ => BTreeSet::new(),
-        };
-    };
-    match node {
-        Node::Char(x) => (c == *x).then_some(at + 1).into_iter().collect(),
-        Node::Any => (c != '\n').then_some(at + 1).into_iter().collect(),
-        Node::Class(ranges, negated) => {
-            let inside = ranges.iter().any(|(lo, hi)| *lo <= c && c <= *hi);
-            (inside != *negated).then_some(at + 1).into_iter().collect()
-        }
-        Node::Group(g) => alt_ends(g, text, at),
-    }
+/// A fact's pattern, case aside.
+fn pattern(re: &str) -> regex::Regex {
+    regex::RegexBuilder::new(re)
+        .case_insensitive(true)
+        .build()
+        .unwrap_or_else(|e| panic!("bad pattern {re:?}: {e}"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,7 +66,7 @@ fn facts(story: &str) -> Vec<Fact> {
         let kind = t["kind"].as_str().unwrap().to_string();
         assert!(KINDS.contains(&kind.as_str()), "{story}: kind {kind}");
         let re = t["re"].as_str().unwrap().to_string();
-        Pattern::new(&re);
+        pattern(&re);
         out.push(Fact { kind, re });
     }
     out
@@ -808,13 +601,13 @@ fn score(story: &str) -> Scored {
         facts: facts
             .iter()
             .map(|f| {
-                let p = Pattern::new(&f.re);
+                let p = pattern(&f.re);
                 (
                     f.kind.clone(),
                     f.re.clone(),
-                    p.find(&with_summary),
-                    p.find(&after),
-                    p.find(&new),
+                    p.is_match(&with_summary),
+                    p.is_match(&after),
+                    p.is_match(&new),
                 )
             })
             .collect(),
@@ -1177,33 +970,5 @@ fn a_hostile_summary_stays_data_and_no_secret_leaks() {
                 );
             }
         }
-    }
-}
-
-/// The matcher the facts rely on.
-#[test]
-fn fact_patterns_match_as_written() {
-    for (re, text, hit) in [
-        (
-            "webhook.{0,80}follow-up",
-            "The Webhook goes in a follow-up PR",
-            true,
-        ),
-        (
-            "webhook.{0,3}follow-up",
-            "The Webhook goes in a follow-up PR",
-            false,
-        ),
-        ("validaci[oó]n", "VALIDACIÓN", true),
-        ("a|b(c|d)e", "xbdx", false),
-        ("a|b(c|d)e", "xbde", true),
-        (r"\.min\(12\)", "add .min(12) now", true),
-        ("UNIQUE ?\\(comment_id", "unique(comment_id", true),
-        ("`?to`? inclusive", "make `to` inclusive", true),
-        ("カート画面", "「カート画面の合計」", true),
-        ("x+y", "xxxy", true),
-        ("[^a]b", "ab", false),
-    ] {
-        assert_eq!(Pattern::new(re).find(text), hit, "/{re}/ on {text:?}");
     }
 }
