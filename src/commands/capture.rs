@@ -122,13 +122,8 @@ fn post_compact(env: &Env, args: &Args, session: &SessionId, input: &HookInput) 
     }
     let deps = env.deps();
     let place = capture::place(&deps, &env.cwd);
-    if let (Some(_), Some(sessions)) = (place.domain, place.sessions)
-        && capture::kept_summary::keep_hook(&sessions, session, raw, deps.now)
-    {
-        let _ = sessions.log(&format!(
-            "{}\t{session}\tPostCompact\tsummary\tkept the host's compaction summary",
-            crate::clock::format_timestamp(deps.now)
-        ));
+    if let (Some(_), Some(sessions)) = (place.domain, place.sessions) {
+        capture::kept_summary::keep_hook(&sessions, session, raw, deps.now);
     }
     String::new()
 }

@@ -53,14 +53,18 @@ pub fn keep_found(
     write(sessions, id, &found);
 }
 
-/// Keeps the summary a `PostCompact` hook input hands over (Claude Code's `compact_summary`);
-/// an empty one is no summary. `true` when one was kept.
+/// Keeps the summary a `PostCompact` hook input hands over (Claude Code's `compact_summary`),
+/// with a line in the capture log; an empty one is no summary. `true` when one was kept.
 pub fn keep_hook(sessions: &Sessions, id: &SessionId, raw: &str, now: DateTime<Utc>) -> bool {
     let Some(found) = Found::new(Source::ClaudePostCompact, raw, Some(&format_timestamp(now)))
     else {
         return false;
     };
     write(sessions, id, &found);
+    let _ = sessions.log(&format!(
+        "{}\t{id}\tPostCompact\tsummary\tkept the host's compaction summary",
+        format_timestamp(now)
+    ));
     true
 }
 
