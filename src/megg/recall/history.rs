@@ -15,7 +15,8 @@ use crate::git::Repo;
 use crate::megg::capture::store;
 use crate::megg::discovery::Domain;
 
-/// How many replaced handoffs are kept.
+/// How many replaced handoffs are kept — of all worktrees together: a busy worktree's push
+/// out the oldest, a removed one's among them (its session files keep its last captures).
 pub const KEEP: usize = 100;
 
 /// Where one project's (or, outside git, one domain's) handoff history lives.
