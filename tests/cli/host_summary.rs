@@ -345,3 +345,44 @@ fn setup_no_host_summary_turns_them_off_in_the_users_config() {
     let again = r.p.ok("", &["setup", "--no-host-summary", "--json"]);
     assert!(again.contains("\"unchanged\""), "{again}");
 }
+
+/// SPEC §18.1 "Upgrade": a setup made before PostCompact was registered is named by doctor
+/// with its fix, and `megg setup` adds it, leaving the rest as it was.
+#[test]
+fn doctor_names_a_setup_without_post_compact_and_setup_adds_it() {
+    let r = Repo::new();
+    r.p.ok("", &["setup"]);
+    let path = r.p.path(".claude/settings.json");
+    let mut settings: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    settings["hooks"]
+        .as_object_mut()
+        .unwrap()
+        .remove("PostCompact");
+    fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    let doctor = |r: &Repo| {
+        let out =
+            r.p.megg("")
+                .env("CLAUDE_CONFIG_DIR", r.p.path("claude"))
+                .args(["doctor", "--json"])
+                .output()
+                .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        crate::common::doctor_check(&v, "capture").clone()
+    };
+    let check = doctor(&r);
+    assert_eq!(check["ok"], false, "{check}");
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("PostCompact missing"),
+        "{check}"
+    );
+    assert_eq!(check["fix"], "megg setup");
+    r.p.ok("", &["setup"]);
+    let check = doctor(&r);
+    assert_eq!(check["ok"], true, "{check}");
+    let after: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(after["hooks"]["PostCompact"].is_array());
+    assert_eq!(after["hooks"]["Stop"], settings["hooks"]["Stop"]);
+}
