@@ -34,34 +34,48 @@ fn boundary(file: &Path) -> Boundary {
     )
 }
 
-/// The trusted directories (canonical), and warnings about a config megg could not use.
-/// `project` is the directory megg was started for: a config inside it is the repository's,
-/// not the user's, and is ignored.
-pub fn trusted_dirs(project: &Path) -> (Vec<PathBuf>, Vec<String>) {
+/// What the user's config says, read once per run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserConfig {
+    /// The trusted directories (canonical).
+    pub trusted: Vec<PathBuf>,
+    /// `host_summary` (SPEC §18.1): only `false` turns the hosts' summaries off.
+    pub host_summary: bool,
+    /// Why the config could not be used, if it could not.
+    pub warnings: Vec<String>,
+}
+
+/// The user's config, for a run started for `project`: a config file inside it is the
+/// repository's, not the user's, and is ignored (it cannot grant trust).
+pub fn load(project: &Path) -> UserConfig {
+    let mut out = UserConfig {
+        trusted: Vec::new(),
+        host_summary: true,
+        warnings: Vec::new(),
+    };
     let Some(file) = path() else {
-        return (Vec::new(), Vec::new());
+        return out;
     };
     if let (Some(real), Some(proj)) = (fsx::canonical(&file), fsx::canonical(project))
         && real.starts_with(&proj)
     {
-        return (
-            Vec::new(),
-            vec![format!(
-                "ignored {}: a config file inside the project cannot grant trust",
-                file.display()
-            )],
-        );
+        out.warnings.push(format!(
+            "ignored {}: a config file inside the project cannot grant trust",
+            file.display()
+        ));
+        return out;
     }
     match read(&file) {
-        Ok(doc) => (
-            list(&doc)
+        Ok(doc) => {
+            out.trusted = list(&doc)
                 .into_iter()
                 .map(|d| fsx::canonical(&d).unwrap_or(d))
-                .collect(),
-            Vec::new(),
-        ),
-        Err(e) => (Vec::new(), vec![e.message]),
+                .collect();
+            out.host_summary = doc.get(HOST_SUMMARY_KEY).and_then(Item::as_bool) != Some(false);
+        }
+        Err(e) => out.warnings.push(e.message),
     }
+    out
 }
 
 fn read(file: &Path) -> Result<DocumentMut> {
@@ -129,21 +143,9 @@ fn edit_file(edit: impl FnOnce(&mut DocumentMut) -> bool) -> Result<(PathBuf, bo
 }
 
 /// The config's `host_summary` (SPEC §18.1): `false` turns the hosts' compaction summaries
-/// off; absent, unreadable or anything else is on. A config inside the project is ignored,
-/// as for trust.
+/// off; absent, unreadable or anything else is on.
 pub fn host_summary(project: &Path) -> bool {
-    let Some(file) = path() else { return true };
-    if fsx::kind(&boundary(&file), &file).is_none() {
-        return true;
-    }
-    if let (Some(real), Some(proj)) = (fsx::canonical(&file), fsx::canonical(project))
-        && real.starts_with(&proj)
-    {
-        return true;
-    }
-    read(&file).map_or(true, |doc| {
-        doc.get(HOST_SUMMARY_KEY).and_then(Item::as_bool) != Some(false)
-    })
+    load(project).host_summary
 }
 
 /// The key of [`host_summary`].

@@ -58,9 +58,13 @@ impl Env {
             ))
             .with_hint("check the -C argument"));
         }
-        let (trusted, config_warnings) = config::trusted_dirs(&cwd);
+        let config::UserConfig {
+            trusted,
+            host_summary,
+            warnings: config_warnings,
+        } = config::load(&cwd);
         let ceilings = ceilings_from_env();
-        let host_summary_off = off_in_env("MEGG_HOST_SUMMARY") || !config::host_summary(&cwd);
+        let host_summary_off = off_in_env("MEGG_HOST_SUMMARY") || !host_summary;
         Ok(Self {
             host_summary_off,
             repos: megg::repos::Repos::new(&ceilings),

@@ -114,17 +114,28 @@ fn post_compact(env: &Env, args: &Args, session: &SessionId, input: &HookInput) 
             "host summaries are off (MEGG_HOST_SUMMARY=off, or host_summary = false in megg's config)",
         );
     }
-    let Some(raw) = input.compact_summary.as_deref() else {
-        return render::note(args.dry_run, "PostCompact without a summary");
+    let deps = env.deps();
+    let found = input
+        .compact_summary
+        .as_deref()
+        .and_then(|raw| capture::kept_summary::from_hook(raw, deps.now));
+    let Some(found) = found else {
+        return render::note(
+            args.dry_run,
+            "PostCompact without a summary (or an empty one)",
+        );
+    };
+    let place = capture::place(&deps, &env.cwd);
+    let (Some(_), Some(sessions)) = (place.domain, place.sessions) else {
+        return render::note(
+            args.dry_run,
+            "no .megg here to keep it for (run `megg init`)",
+        );
     };
     if args.dry_run {
-        return render::note(true, "would keep the host's compaction summary");
+        return render::summary_dry_run(&sessions.summary_path(session), &found);
     }
-    let deps = env.deps();
-    let place = capture::place(&deps, &env.cwd);
-    if let (Some(_), Some(sessions)) = (place.domain, place.sessions) {
-        capture::kept_summary::keep_hook(&sessions, session, raw, deps.now);
-    }
+    capture::kept_summary::keep_hook(&sessions, session, &found, deps.now);
     String::new()
 }
 

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::megg::capture::summary::Found;
 use crate::megg::capture::{Outcome, Verdict};
 
 /// A dry run's one-line explanation; nothing at all for a real (hook) run.
@@ -44,4 +45,13 @@ pub fn dry_run(o: &Outcome) -> String {
         let _ = write!(out, "\n{h}");
     }
     out
+}
+
+/// What `megg capture --dry-run` says of a `PostCompact` input's summary (SPEC §18.1).
+pub fn summary_dry_run(path: &std::path::Path, found: &Found) -> String {
+    format!(
+        "megg capture: would keep the host's compaction summary ({} characters, redacted) in {}\n",
+        found.text.chars().count(),
+        path.display()
+    )
 }

@@ -39,6 +39,16 @@ impl Repo {
     }
 }
 
+/// No `.summary` file among the session files.
+fn no_summary_kept(r: &Repo) -> bool {
+    fs::read_dir(r.sessions()).unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".summary")
+    })
+}
+
 fn context(doc: &Value) -> &str {
     doc["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -153,24 +163,14 @@ fn host_summaries_off_keeps_and_injects_none() {
     let r = Repo::new();
     let off = [("MEGG_HOST_SUMMARY", "off")];
     compacted_session(&r, "s1", "<summary>Decided: Postgres.</summary>", &off);
-    assert!(fs::read_dir(r.sessions()).unwrap().all(|e| {
-        !e.unwrap()
-            .file_name()
-            .to_string_lossy()
-            .ends_with(".summary")
-    }));
+    assert!(no_summary_kept(&r));
     // Nor the transcript's compact-summary message.
     r.say(
         "s1",
         &[json!({"type": "user", "isCompactSummary": true, "message": {"role": "user", "content": "Summary:\n1. Decided: Redis."}})],
     );
     r.capture("s1", &off);
-    assert!(fs::read_dir(r.sessions()).unwrap().all(|e| {
-        !e.unwrap()
-            .file_name()
-            .to_string_lossy()
-            .ends_with(".summary")
-    }));
+    assert!(no_summary_kept(&r));
     // Kept while on, then turned off: not injected.
     let r = Repo::new();
     compacted_session(&r, "s1", "<summary>Decided: Postgres.</summary>", &[]);
@@ -334,12 +334,7 @@ fn setup_no_host_summary_turns_them_off_in_the_users_config() {
         "host_summary = false\n"
     );
     compacted_session(&r, "s1", "<summary>Decided: Postgres.</summary>", &[]);
-    assert!(fs::read_dir(r.sessions()).unwrap().all(|e| {
-        !e.unwrap()
-            .file_name()
-            .to_string_lossy()
-            .ends_with(".summary")
-    }));
+    assert!(no_summary_kept(&r));
     assert!(!r.start("s2", "startup").contains(HEADING));
     // Twice: nothing more to change.
     let again = r.p.ok("", &["setup", "--no-host-summary", "--json"]);
@@ -385,4 +380,38 @@ fn doctor_names_a_setup_without_post_compact_and_setup_adds_it() {
     let after: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     assert!(after["hooks"]["PostCompact"].is_array());
     assert_eq!(after["hooks"]["Stop"], settings["hooks"]["Stop"]);
+}
+
+/// A dry run of `PostCompact` says what the run does, writes nothing, and agrees with it;
+/// an empty summary, or none, is no summary either way.
+#[test]
+fn a_post_compact_dry_run_says_what_the_run_keeps() {
+    let r = Repo::new();
+    r.start("s1", "startup");
+    let mut input = recorded_post_compact();
+    input["session_id"] = json!("s1");
+    input["transcript_path"] = json!(r.transcript("s1"));
+    input["cwd"] = json!(r.p.root());
+    let out = r.with_input(&["capture", "--dry-run"], &input.to_string(), &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("megg capture: would keep the host's compaction summary (")
+            && text.trim_end().ends_with("s1.summary"),
+        "{text}"
+    );
+    assert!(!r.sessions().join("s1.summary").exists());
+    r.post_compact("s1", input["compact_summary"].as_str().unwrap(), &[]);
+    assert!(
+        r.sessions().join("s1.summary").exists(),
+        "the run keeps it there"
+    );
+    for empty in [json!(""), json!("<summary>\n</summary>"), Value::Null] {
+        input["compact_summary"] = empty;
+        let out = r.with_input(&["capture", "--dry-run"], &input.to_string(), &[]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("nothing captured: PostCompact without a summary"),
+            "{text}"
+        );
+    }
 }

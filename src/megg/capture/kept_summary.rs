@@ -53,19 +53,19 @@ pub fn keep_found(
     write(sessions, id, &found);
 }
 
-/// Keeps the summary a `PostCompact` hook input hands over (Claude Code's `compact_summary`),
-/// with a line in the capture log; an empty one is no summary. `true` when one was kept.
-pub fn keep_hook(sessions: &Sessions, id: &SessionId, raw: &str, now: DateTime<Utc>) -> bool {
-    let Some(found) = Found::new(Source::ClaudePostCompact, raw, Some(&format_timestamp(now)))
-    else {
-        return false;
-    };
-    write(sessions, id, &found);
+/// The summary a `PostCompact` hook input hands over (Claude Code's `compact_summary`), as it
+/// would be kept; an empty one is none.
+pub fn from_hook(raw: &str, now: DateTime<Utc>) -> Option<Found> {
+    Found::new(Source::ClaudePostCompact, raw, Some(&format_timestamp(now)))
+}
+
+/// Keeps a [`from_hook`] summary, with a line in the capture log.
+pub fn keep_hook(sessions: &Sessions, id: &SessionId, found: &Found, now: DateTime<Utc>) {
+    write(sessions, id, found);
     let _ = sessions.log(&format!(
         "{}\t{id}\tPostCompact\tsummary\tkept the host's compaction summary",
         format_timestamp(now)
     ));
-    true
 }
 
 fn write(sessions: &Sessions, id: &SessionId, found: &Found) {

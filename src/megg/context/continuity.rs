@@ -9,6 +9,7 @@ use crate::megg::Deps;
 use crate::megg::capture::kept_summary::{self as summary, Kept};
 use crate::megg::capture::{SessionId, Sessions};
 use crate::megg::checkpoint::lifecycle::Phase;
+use crate::megg::checkpoint::store::Found;
 
 /// The summary to inject with `state` (SPEC §18.1 "Injected"): the one its own session's host
 /// wrote, when the handoff was captured by that session, and only where the host has not seen
@@ -40,23 +41,30 @@ pub struct Workflow {
     pub command: String,
 }
 
-/// The newest workflow checkpoint of the project `cwd` is in (SPEC §18.2 "A workflow in
-/// progress is named"): a checkpoint exists until `finish`, so each one found is in progress.
-pub fn workflow(deps: &Deps<'_>, cwd: &Path) -> Option<Workflow> {
+/// The newest workflow checkpoint of the project `cwd` is in — in a linked worktree, the main
+/// one's too: the one scan a context makes of them (its index ranks by it as well).
+pub fn newest_checkpoint(deps: &Deps<'_>, cwd: &Path) -> Option<Found> {
     let project = crate::megg::project::Project::at(cwd, deps.repos);
     let scan = crate::megg::checkpoint::store::scan(&project.roots);
-    let found = scan.checkpoints.into_iter().next()?;
-    let cp = found.checkpoint;
-    let command = cp
-        .known_phase()
-        .map_or(Phase::Work.command(), Phase::command)
-        .as_str();
-    Some(Workflow {
-        file: found.file,
-        feature: cp.feature,
-        done: cp.items.iter().filter(|i| i.done).count(),
-        items: cp.items.len(),
-        phase: cp.phase,
-        command: format!("/workflows:{command}"),
-    })
+    scan.checkpoints.into_iter().next()
+}
+
+impl Workflow {
+    /// A checkpoint as the workflow in progress (SPEC §18.2 "A workflow in progress is
+    /// named"): one exists until `finish`, so each one found is in progress.
+    pub fn of(found: &Found) -> Self {
+        let cp = &found.checkpoint;
+        let command = cp
+            .known_phase()
+            .map_or(Phase::Work.command(), Phase::command)
+            .as_str();
+        Self {
+            file: found.file.clone(),
+            feature: cp.feature.clone(),
+            done: cp.items.iter().filter(|i| i.done).count(),
+            items: cp.items.len(),
+            phase: cp.phase.clone(),
+            command: format!("/workflows:{command}"),
+        }
+    }
 }

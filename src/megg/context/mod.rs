@@ -228,10 +228,11 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             })
             .unwrap_or_default();
         }
-        workflow = part("workflow", &d.dir, &mut warnings, |_| {
-            continuity::workflow(deps, path)
+        let checkpoint = part("workflow", &d.dir, &mut warnings, |_| {
+            continuity::newest_checkpoint(deps, path)
         })
         .flatten();
+        workflow = checkpoint.as_ref().map(Workflow::of);
         let file = d.knowledge_path();
         knowledge = part("knowledge", &file, &mut warnings, |w| {
             load_knowledge(
@@ -249,7 +250,11 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             // (`with_index` sets the index last: a failure leaves none.)
             part("index", &file, &mut warnings, |_| {
                 with_index(k, (deps, d, &chain_domains), || {
-                    super::recall::session::items(last_handoff.as_deref(), &top, repo.as_ref())
+                    super::recall::session::items(
+                        last_handoff.as_deref(),
+                        checkpoint.as_ref(),
+                        repo.as_ref(),
+                    )
                 });
             });
         }

@@ -2,8 +2,6 @@
 //! index is ranked by, each a query of its own — so that every thing the session is about
 //! brings its own best entries, not only the one whose words are the most frequent.
 
-use std::path::Path;
-
 use crate::fsx;
 use crate::git::Repo;
 use crate::megg::checkpoint;
@@ -19,18 +17,20 @@ const MAX_PATHS: usize = 50;
 /// (what the session is about, not what it did; at most [`MAX_HANDOFF_ITEMS`]); the newest
 /// workflow checkpoint's feature and plan title; the branch; the paths the last commits
 /// changed (one item). None is empty.
-pub fn items(handoff: Option<&str>, top: &Path, repo: Option<&Repo>) -> Vec<String> {
+pub fn items(
+    handoff: Option<&str>,
+    checkpoint: Option<&checkpoint::store::Found>,
+    repo: Option<&Repo>,
+) -> Vec<String> {
     let mut items: Vec<String> = handoff.map(handoff_items).unwrap_or_default();
     items.truncate(MAX_HANDOFF_ITEMS);
-    if let Some(found) = checkpoint::store::scan(&[top.to_path_buf()])
-        .checkpoints
-        .first()
-    {
+    if let Some(found) = checkpoint {
         let c = &found.checkpoint;
         let mut item = c.feature.replace(['-', '_'], " ");
-        let plan = top.join(&c.plan_file);
+        let root = &found.root;
+        let plan = root.join(&c.plan_file);
         if let Ok(Some(t)) =
-            fsx::read_text(&fsx::Boundary::new(top, "the project"), &plan, 64 * 1024)
+            fsx::read_text(&fsx::Boundary::new(root, "the project"), &plan, 64 * 1024)
             && let Some(title) = t.text.lines().find(|l| l.starts_with("# "))
         {
             item.push('\n');
