@@ -356,18 +356,20 @@ mod budget {
 
     /// The plan every step before knowledge's left when the index had to be cut: what
     /// [`markdown_in`] measured the index's cut on.
-    fn index_plan(keep: usize, topics: bool) -> Plan {
+    /// The plan of an index cut to `keep` lines, the rest at its smallest but the state, which
+    /// keeps the handoff's own bound as the render does.
+    fn index_plan(ctx: &Context, unit: Unit, keep: usize, topics: bool) -> Plan {
         Plan {
             excerpts: false,
             chain: false,
             lists: false,
             knowledge: KnowledgeLevel::Index { keep, topics },
             info_lines: None,
-            state_lines: None,
+            state_lines: handoff_cap(ctx, unit),
             warnings: false,
             warnings_cut: true,
             summary_room: Some(0),
-            unit: Unit::Utf16,
+            unit,
         }
     }
 
@@ -463,11 +465,11 @@ mod budget {
                     let k = kept(&r.text);
                     let with_topics = r.text.contains("\nTopics: ");
                     if k < lines {
-                        let more = render(ctx, &index_plan(k + 1, false));
+                        let more = render(ctx, &index_plan(ctx, unit, k + 1, false));
                         prop_assert!(unit.len(&more) > max, "{} of {lines} lines kept at {max}:\n{}", k, r.text);
                     }
                     if !with_topics {
-                        let more = render(ctx, &index_plan(k, true));
+                        let more = render(ctx, &index_plan(ctx, unit, k, true));
                         prop_assert!(unit.len(&more) > max, "the topic counts went at {max}:\n{}", r.text);
                     }
                 }
