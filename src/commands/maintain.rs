@@ -100,7 +100,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     };
     let human = match args.archive_before {
         Some(before) => crate::render::maintain::archived_text(&result, before, args.quiet),
-        None => crate::render::maintain::text(&result),
+        None => crate::render::maintain::text(&result, args.path.as_deref()),
     };
     Ok(Output::pick(
         args.json,

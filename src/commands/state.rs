@@ -152,6 +152,14 @@ pub fn write(
         );
         fsx::write_atomic(&domain.boundary, &path, bytes.as_bytes())?;
     }
+    // As `checkpoint save` says (SPEC §4.6): a handoff is one developer's, not the team's.
+    let project = env.project();
+    if project.repo.is_some() && !project.is_ignored(&path) {
+        warnings.push(format!(
+            "{} is not gitignored, so a commit could share it — run: megg gitignore",
+            path.display()
+        ));
+    }
     let result = wire::Written {
         path,
         tokens: cut.tokens,

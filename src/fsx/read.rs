@@ -1,5 +1,7 @@
 //! Bounded, non-blocking reads of regular files inside a boundary.
 
+use std::borrow::Cow;
+
 use super::*;
 
 /// Text read from a file. Invalid UTF-8 is replaced with U+FFFD and reported, never fatal.
@@ -20,10 +22,32 @@ fn read_flags() -> i32 {
     (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32
 }
 
-/// Reads at most `limit` bytes of the regular file at `path` inside `b`; `Ok(None)` when it
-/// does not exist. A link out of the boundary, a special file or an unreadable file is an
-/// error whose message starts `skipped <path>:` and names where a link points.
+/// Reads at most `limit` bytes of the regular file at `path` inside `b`, as LF text: `\r\n` and
+/// a lone `\r` are read as `\n` (Git for Windows checks text out with CRLF, SPEC §15.1), so no
+/// `\r` reaches what megg counts, injects or prints. `Ok(None)` when it does not exist. A link
+/// out of the boundary, a special file or an unreadable file is an error whose message starts
+/// `skipped <path>:` and names where a link points.
 pub fn read_text(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> {
+    Ok(read_as_is(b, path, limit)?.map(|t| Text {
+        text: match lf(&t.text) {
+            Cow::Borrowed(_) => t.text,
+            Cow::Owned(text) => text,
+        },
+        ..t
+    }))
+}
+
+/// `text` as [`read_text`] reads it: every line ending `\n`.
+pub fn lf(text: &str) -> Cow<'_, str> {
+    if text.contains('\r') {
+        Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// [`read_text`] with the line endings as they are in the file.
+fn read_as_is(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> {
     let Some(Stream { file, len, .. }) = open_stream(b, path)? else {
         return Ok(None);
     };
@@ -114,10 +138,11 @@ pub fn open_stream(b: &Boundary, path: &Path) -> Result<Option<Stream>> {
     }))
 }
 
-/// Like [`read_text`] for a file megg will rewrite: a file over `limit` or with bytes that are
-/// not UTF-8 is refused, because writing it back would lose what could not be read.
+/// Like [`read_text`] for a file megg will rewrite, its line endings kept (a file megg edits
+/// keeps them, SPEC §15.1): a file over `limit` or with bytes that are not UTF-8 is refused,
+/// because writing it back would lose what could not be read.
 pub fn read_for_edit(b: &Boundary, path: &Path, limit: u64) -> Result<Option<String>> {
-    let Some(t) = read_text(b, path, limit)? else {
+    let Some(t) = read_as_is(b, path, limit)? else {
         return Ok(None);
     };
     if t.truncated {

@@ -58,9 +58,20 @@ pub fn advice(a: &Advice) -> String {
     }
 }
 
-/// `maintain`'s report for people.
-pub fn text(r: &Maintained) -> String {
-    report(r, None)
+/// `maintain`'s report for people, run on `path` (`None`: the current domain's directory),
+/// ending with where to check the code entries cite: age is all this report knows of them.
+pub fn text(r: &Maintained, path: Option<&Path>) -> String {
+    let mut out = report(r, None);
+    if r.domains.iter().any(|d| d.entries > 0) {
+        let path = path.map_or_else(String::new, |p| {
+            format!(" {}", shell_quote(&p.display().to_string()))
+        });
+        let _ = writeln!(
+            out,
+            "\nAge says nothing of the code an entry cites: `megg maintain{path} --check` lists the entries whose cited files changed, moved or are gone since they were written."
+        );
+    }
+    out
 }
 
 /// `maintain --archive-before DATE`'s report: the usual one with a summary line per domain
@@ -170,8 +181,13 @@ fn report(r: &Maintained, archive_summary: Option<&str>) -> String {
             }
             None => out.push_str("no knowledge.md"),
         }
+        // "Stale" is SPEC §17's word for an entry whose cited code changed, never for its age.
         if !d.stale.is_empty() {
-            let _ = write!(out, ", {} stale", d.stale.len());
+            let _ = write!(
+                out,
+                ", {} older than {STALE_AFTER_DAYS} days",
+                d.stale.len()
+            );
         }
         if d.expired_state {
             out.push_str(", expired state.md");

@@ -46,6 +46,10 @@ mod regress_gate;
 mod regress_hook;
 mod resume_set;
 mod scopes;
+mod secret_samples;
+mod secrets_capture;
+mod secrets_injection;
+mod secrets_learn;
 mod setup;
 mod setup_global;
 mod setup_plan;
@@ -55,6 +59,7 @@ mod supersede;
 mod team;
 mod team_setup;
 mod tokens;
+mod upkeep_text;
 mod worktrees;
 
 use common::*;

@@ -5,6 +5,7 @@ mod archive;
 mod binary;
 mod compile;
 mod dist;
+mod gitleaks;
 mod homebrew;
 mod npm;
 mod project;
@@ -25,11 +26,15 @@ enum Task {
     /// Build and package megg's release artifacts: archives, npm packages, SHA256SUMS,
     /// install.sh and the Homebrew formula (SPEC §15)
     Dist(dist::Args),
+    /// Write megg's copy of gitleaks' default rules (src/megg/secrets/gitleaks.rs) from the
+    /// crate that ships them, checked against crates.io's checksum (SPEC §12)
+    GitleaksRules(gitleaks::Args),
 }
 
 fn main() -> ExitCode {
     let result = match Task::parse() {
         Task::Dist(args) => dist::run(&args),
+        Task::GitleaksRules(args) => gitleaks::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -575,6 +575,6 @@ mod tests {
         let state = claude_state("- [ ] Rotate the key AKIAIOSFODNN7EXAMPLE now\n");
         let text = render(&carried(&sources(Some(&state), &[])));
         assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"), "{text}");
-        assert!(text.contains(crate::megg::redact::REDACTED), "{text}");
+        assert!(text.contains(crate::megg::secrets::REDACTED), "{text}");
     }
 }

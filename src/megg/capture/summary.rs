@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::megg::redact::redact;
+use crate::megg::secrets::redact;
 
 /// Most bytes of a summary kept (SPEC §18.1: at most 8 KiB).
 pub const MAX_KEPT_BYTES: usize = 8 * 1024;

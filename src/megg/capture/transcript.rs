@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use super::acknowledgement::is_acknowledgement;
 use super::failures::{self, FailingRun};
 use super::summary::{Found, Source};
-use crate::megg::redact::redact;
+use crate::megg::secrets::redact;
 
 /// Most characters kept of a request (SPEC §10: the first and latest, each at most 300).
 pub const MAX_REQUEST_CHARS: usize = 300;

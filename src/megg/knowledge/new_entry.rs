@@ -29,7 +29,7 @@ pub enum EntryError {
     FileTopics,
     /// SPEC §12: entries are shared through git. Names the kind and where, never the secret.
     #[error("{0} in {1}; nothing written")]
-    Secret(&'static str, String),
+    Secret(String, String),
 }
 
 impl EntryError {
@@ -122,15 +122,13 @@ pub fn secret_in(entry: &NewEntry) -> Option<EntryError> {
     ]
     .into_iter()
     .find_map(|(place, text)| {
-        let found = crate::megg::redact::secrets(text).into_iter().next()?;
+        let found = crate::megg::secrets::find(text).into_iter().next()?;
         let place = if place == "the content" {
-            let before = text.get(..found.range.start).unwrap_or(text);
-            let line = before.matches('\n').count() + 1;
-            format!("{place}, line {line}")
+            format!("{place}, line {}", found.line(text))
         } else {
             place.to_string()
         };
-        Some(EntryError::Secret(found.kind.describe(), place))
+        Some(EntryError::Secret(found.source.describe(), place))
     })
 }
 

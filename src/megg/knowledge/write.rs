@@ -124,7 +124,8 @@ fn line_of(text: &str, raw: &str) -> usize {
 /// only one with its text.
 fn locate(doc: &Document<'_>, text: &str, t: &Target) -> Option<usize> {
     let same: Vec<usize> = (0..doc.entries.len())
-        .filter(|&i| doc.entries.get(i).is_some_and(|e| e.raw == t.text))
+        // The target was read as LF (`fsx::read_text`); the file to edit keeps its CRLF.
+        .filter(|&i| doc.entries.get(i).is_some_and(|e| fsx::lf(e.raw) == t.text))
         .collect();
     let at_line = same.iter().copied().find(|&i| {
         doc.entries

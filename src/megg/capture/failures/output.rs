@@ -1,7 +1,7 @@
 //! Reading a run's output (SPEC §18.2): the failing tests it names, in each runner's own
 //! format, and its first error line.
 
-use crate::megg::redact::redact;
+use crate::megg::secrets::redact;
 
 /// Most failing test names kept of a run (SPEC §18.2: at most 10).
 pub const MAX_NAMES: usize = 10;

@@ -1,13 +1,10 @@
-//! No secrets in a handoff (SPEC §12): finding the secrets a text holds — private-key
-//! blocks, tokens with well-known prefixes, the values of secret-named keys, passwords in
-//! URLs — so capture can replace them before anything is cut or written, and `learn` can
-//! refuse them.
+//! megg's own secret rules (SPEC §12), beside gitleaks': private-key blocks, tokens with
+//! well-known prefixes, the values of secret-named keys, passwords in URLs.
 //!
 //! A hand-written scanner, one pass over the bytes: prefixed tokens and keys are tried only
 //! where a word starts, and every attempt reads at most the word (or value) it starts, so the
 //! time is linear in the input whatever it holds. Pure: no I/O.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 /// What replaces a secret.
@@ -59,25 +56,6 @@ impl Kind {
 pub struct Finding {
     pub kind: Kind,
     pub range: Range<usize>,
-}
-
-/// `text` with every secret replaced by `[redacted]`; borrowed when there is none.
-pub fn redact(text: &str) -> Cow<'_, str> {
-    let found = secrets(text);
-    if found.is_empty() {
-        return Cow::Borrowed(text);
-    }
-    // Every range starts and ends next to an ASCII byte, so on a character boundary; were one
-    // not to, the text around it is left out rather than a secret let through.
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for f in found {
-        out.push_str(text.get(at..f.range.start).unwrap_or_default());
-        out.push_str(REDACTED);
-        at = f.range.end;
-    }
-    out.push_str(text.get(at..).unwrap_or_default());
-    Cow::Owned(out)
 }
 
 /// The secrets in `text`, in order, never overlapping.
@@ -188,7 +166,9 @@ fn token(b: &[u8], i: usize) -> Option<Finding> {
         };
     let start = i + body;
     let end = run(b, start, ok);
-    if end - start < min || !word_ends(b, end) {
+    // A Google API key is `AIza` and exactly 35 characters.
+    let exact = kind == Kind::GoogleApiKey && end - start != min;
+    if end - start < min || exact || !word_ends(b, end) {
         return None;
     }
     // Hyphenated words after `sk-` (`sk-learn-is-a-python-library`) are not keys: a key's
@@ -246,12 +226,8 @@ fn assignment(b: &[u8], i: usize) -> Option<Finding> {
     match b.get(j) {
         // `==` compares, it does not assign.
         Some(b'=') if b.get(j + 1) != Some(&b'=') => j += 1,
-        Some(b':') => {
-            j += 1;
-            if b.get(j) == Some(&b'=') {
-                j += 1;
-            }
-        }
+        // `:=` declares a variable in code: gitleaks' rules judge that, not this one.
+        Some(b':') if b.get(j + 1) != Some(&b'=') => j += 1,
         _ => return None,
     }
     j = spaces(j);
@@ -271,7 +247,7 @@ fn assignment(b: &[u8], i: usize) -> Option<Finding> {
     };
     let text = b.get(value.clone()).unwrap_or_default();
     // A private key is found whole where it starts; what was redacted stays as it is.
-    if text.is_empty()
+    if placeholder(text)
         || tail(b, value.start).starts_with(BEGIN)
         || text.starts_with(REDACTED.as_bytes())
         || matches!(text, b"null" | b"true" | b"false")
@@ -284,6 +260,48 @@ fn assignment(b: &[u8], i: usize) -> Option<Finding> {
         .map_or(Kind::Value, |t| t.kind);
     Some(Finding { kind, range: value })
 }
+
+/// A value that stands for a secret rather than being one, as people write them in docs and
+/// examples: a flag (`PuttyPassword=0`), a short word (`dev`, `pwd`), one naming itself
+/// (`your-secure-password`, `<token>`, `changeme`), a reference to another name
+/// (`config.database.password`). gitleaks' own allowlist (`$PASS`, `${VAR}`, `{{ … }}`) is
+/// applied to every finding besides.
+fn placeholder(value: &[u8]) -> bool {
+    // Placeholders are short; a long value is never one, which also keeps a scan over a long
+    // run of rejected values linear.
+    if value.len() > MAX_PLACEHOLDER {
+        return false;
+    }
+    let lower = value.to_ascii_lowercase();
+    let names_itself = [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "your",
+        "example",
+        "placeholder",
+        "changeme",
+        "redacted",
+    ]
+    .iter()
+    .any(|w| lower.windows(w.len()).any(|x| x == w.as_bytes()));
+    let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+    let reference = value.contains(&b'.')
+        && value.split(|&c| c == b'.').all(|part| {
+            part.first()
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+                && part.iter().all(word)
+        });
+    value.len() < 2
+        || (value.len() <= 4 && value.iter().all(u8::is_ascii_lowercase))
+        || (value.first() == Some(&b'<') && value.last() == Some(&b'>'))
+        || names_itself
+        || reference
+}
+
+/// The longest value [`placeholder`] considers.
+const MAX_PLACEHOLDER: usize = 64;
 
 /// Where an unquoted value starting at `from` ends.
 fn unquoted_end(b: &[u8], from: usize) -> usize {
@@ -306,7 +324,12 @@ fn userinfo(b: &[u8], i: usize) -> Option<Finding> {
     let redacted = info
         .windows(REDACTED.len())
         .any(|w| w == REDACTED.as_bytes());
-    (b.get(end) == Some(&b'@') && !info.is_empty() && !redacted).then_some(Finding {
+    let password = info
+        .iter()
+        .position(|&c| c == b':')
+        .map_or(info, |at| info.get(at + 1..).unwrap_or_default());
+    let real = !info.is_empty() && !redacted && !placeholder(password);
+    (b.get(end) == Some(&b'@') && real).then_some(Finding {
         kind: Kind::UrlUserinfo,
         range: start..end,
     })
@@ -371,5 +394,5 @@ impl Ends {
 }
 
 #[cfg(test)]
-#[path = "redact_tests.rs"]
+#[path = "own_tests.rs"]
 mod tests;

@@ -1,0 +1,253 @@
+//! A gitleaks rule and the way gitleaks applies it to text without a file name (SPEC §12): a
+//! rule runs when one of its keywords is in the text, its regex finds a match, the secret is
+//! its secret group (else the first non-empty group, else the match), the secret's Shannon
+//! entropy is above the rule's floor (a `generic…` rule's secret also holds a digit), and no
+//! allowlist — the global one, then the rule's — passes it.
+//!
+//! Go's regexp is RE2 over UTF-8 with ASCII `\w`, `\s` and `\b`; the rules compile here as
+//! byte regexes without Unicode classes, which is that meaning.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::bytes::{Regex, RegexBuilder};
+
+/// gitleaks' rule, as the generated table holds it.
+#[derive(Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub description: &'static str,
+    pub regex: &'static str,
+    /// The capture group holding the secret; 0: the first non-empty group, else the match.
+    pub secret_group: usize,
+    /// The entropy the secret must exceed; 0: none asked.
+    pub entropy: f64,
+    /// Lower-case words one of which the text must hold for the rule to run.
+    pub keywords: &'static [&'static str],
+    pub allowlists: &'static [Allowlist],
+}
+
+/// Text that passes a finding though a rule matched it.
+#[derive(Debug)]
+pub struct Allowlist {
+    pub condition: Condition,
+    pub target: Target,
+    pub regexes: &'static [&'static str],
+    /// Words that, in the lower-cased secret, pass it.
+    pub stopwords: &'static [&'static str],
+}
+
+/// Whether one criterion of an allowlist passes a finding, or all of them must.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Condition {
+    Or,
+    And,
+}
+
+/// What an allowlist's regexes are tried on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Secret,
+    Match,
+    Line,
+}
+
+/// Room for the rules whose compiled form is larger than `regex`'s default allows (the
+/// longest alternations: `generic-api-key`, `pypi-upload-token`, `vault-batch-token`).
+const SIZE_LIMIT: usize = 64 << 20;
+
+fn compile(pattern: &str) -> Option<Regex> {
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(SIZE_LIMIT)
+        .build()
+        .ok()
+}
+
+/// A rule ready to run: its regex and its allowlists compiled once, when first needed.
+pub struct Compiled {
+    regex: Regex,
+    allowlists: Vec<CompiledAllowlist>,
+}
+
+struct CompiledAllowlist {
+    list: &'static Allowlist,
+    regexes: Vec<Regex>,
+}
+
+impl CompiledAllowlist {
+    fn new(list: &'static Allowlist) -> Self {
+        Self {
+            list,
+            regexes: list.regexes.iter().filter_map(|r| compile(r)).collect(),
+        }
+    }
+
+    /// Whether the allowlist passes this finding.
+    fn passes(&self, found: &Candidate<'_>) -> bool {
+        let target = match self.list.target {
+            Target::Secret => found.secret,
+            Target::Match => found.whole,
+            Target::Line => found.line,
+        };
+        let regex =
+            (!self.regexes.is_empty()).then(|| self.regexes.iter().any(|r| r.is_match(target)));
+        let lower = found.secret.to_ascii_lowercase();
+        let stopword = (!self.list.stopwords.is_empty()).then(|| {
+            self.list
+                .stopwords
+                .iter()
+                .any(|w| contains(&lower, w.as_bytes()))
+        });
+        let criteria = [regex, stopword].into_iter().flatten();
+        match self.list.condition {
+            Condition::Or => criteria.into_iter().any(|c| c),
+            Condition::And => {
+                let all: Vec<bool> = criteria.collect();
+                !all.is_empty() && all.into_iter().all(|c| c)
+            }
+        }
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// What a match offers the allowlists.
+struct Candidate<'a> {
+    secret: &'a [u8],
+    whole: &'a [u8],
+    line: &'a [u8],
+}
+
+/// The global allowlist, compiled once.
+fn global(list: &'static Allowlist) -> &'static CompiledAllowlist {
+    static GLOBAL: OnceLock<CompiledAllowlist> = OnceLock::new();
+    GLOBAL.get_or_init(|| CompiledAllowlist::new(list))
+}
+
+/// Whether gitleaks' global allowlist passes `secret` (`$PASS`, `${VAR}`, `{{ … }}`, `true`).
+pub fn global_allows(list: &'static Allowlist, secret: &[u8]) -> bool {
+    global(list).passes(&Candidate {
+        secret,
+        whole: secret,
+        line: secret,
+    })
+}
+
+impl Compiled {
+    pub fn new(rule: &'static Rule) -> Option<Self> {
+        Some(Self {
+            regex: compile(rule.regex)?,
+            allowlists: rule.allowlists.iter().map(CompiledAllowlist::new).collect(),
+        })
+    }
+
+    /// The byte ranges of this rule's findings in `text`: the secret, or the whole match when
+    /// the secret is shorter than [`MIN_SECRET`].
+    pub fn findings(
+        &self,
+        rule: &'static Rule,
+        global_list: &'static Allowlist,
+        text: &[u8],
+    ) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        for caps in self.regex.captures_iter(text) {
+            let Some(whole) = caps.get(0) else { continue };
+            let secret = if rule.secret_group > 0 {
+                caps.get(rule.secret_group)
+            } else {
+                caps.iter().skip(1).flatten().find(|m| !m.is_empty())
+            }
+            .unwrap_or(whole);
+            let (s, w) = (secret.as_bytes(), whole.as_bytes());
+            if rule.entropy > 0.0 {
+                if entropy(s) <= rule.entropy {
+                    continue;
+                }
+                if rule.id.starts_with("generic") && !s.iter().any(u8::is_ascii_digit) {
+                    continue;
+                }
+            }
+            let line = lines_around(text, whole.range());
+            if contains(line, b"gitleaks:allow") {
+                continue;
+            }
+            let found = Candidate {
+                secret: s,
+                whole: w,
+                line,
+            };
+            if global(global_list).passes(&found)
+                || self.allowlists.iter().any(|a| a.passes(&found))
+            {
+                continue;
+            }
+            out.push(if s.len() < MIN_SECRET {
+                whole.range()
+            } else {
+                secret.range()
+            });
+        }
+        out
+    }
+}
+
+/// A secret shorter than this stands for its whole match (SPEC §12).
+pub const MIN_SECRET: usize = 12;
+
+/// The lines `range` spans, without their line breaks.
+fn lines_around(text: &[u8], range: Range<usize>) -> &[u8] {
+    let start = text
+        .get(..range.start)
+        .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
+        .map_or(0, |i| i + 1);
+    let end = text
+        .get(range.end..)
+        .and_then(|b| b.iter().position(|&c| c == b'\n'))
+        .map_or(text.len(), |i| range.end + i);
+    text.get(start..end).unwrap_or_default()
+}
+
+/// Shannon entropy as gitleaks computes it: per character, over the length in bytes.
+pub fn entropy(secret: &[u8]) -> f64 {
+    let text = String::from_utf8_lossy(secret);
+    if secret.is_empty() {
+        return 0.0;
+    }
+    let mut counts: Vec<(char, usize)> = Vec::new();
+    for c in text.chars() {
+        match counts.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((c, 1)),
+        }
+    }
+    let len = secret.len() as f64;
+    counts.iter().fold(0.0, |e, &(_, n)| {
+        let f = n as f64 / len;
+        e - f * f.log2()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entropy_is_gitleaks_shannon() {
+        assert_eq!(entropy(b""), 0.0);
+        assert_eq!(entropy(b"aaaa"), 0.0);
+        assert!((entropy(b"ab") - 1.0).abs() < 1e-9);
+        assert!((entropy(b"abcd") - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_lines_around_a_range() {
+        let t = b"one\ntwo three\nfour";
+        assert_eq!(lines_around(t, 4..7), b"two three");
+        assert_eq!(lines_around(t, 0..3), b"one");
+        assert_eq!(lines_around(t, 8..16), b"two three\nfour");
+    }
+}

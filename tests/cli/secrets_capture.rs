@@ -1,0 +1,1 @@
+//! SPEC §12 tests (being written).
