@@ -158,7 +158,7 @@ impl Docs {
     fn read(project: &Project) -> Result<Docs> {
         Ok(Docs {
             readme: read(&project.root.join("README.md"))?,
-            license: read(&project.root.join("LICENSE"))?,
+            license: license(project)?,
             changelog: read(&project.root.join("CHANGELOG.md"))?,
             generated: generated_docs()?,
         })
@@ -253,7 +253,7 @@ fn npm_path(package: &str, version: &str) -> String {
 /// SHA256SUMS and megg.rb.
 fn assemble(project: &Project, out: &Path) -> Result<Vec<Row>> {
     let readme = read(&project.root.join("README.md"))?;
-    let license = read(&project.root.join("LICENSE"))?;
+    let license = license(project)?;
     let launcher = npm::launcher_tarball(project, &readme, &license)?;
     write(&out.join(npm_path("megg", &project.version)), &launcher)?;
 
@@ -374,6 +374,17 @@ pub fn oversized(rows: &[Row]) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// What a release ships as LICENSE: megg's, then the notice of the gitleaks rules the binary
+/// embeds (SPEC §12; MIT asks its notice in every copy).
+fn license(project: &Project) -> Result<Vec<u8>> {
+    let mut text = read(&project.root.join("LICENSE"))?;
+    text.extend_from_slice(
+        b"\n\n---------------------------------------------------------------\n\n",
+    );
+    text.extend(read(&project.root.join(crate::gitleaks::OUT_NOTICE))?);
+    Ok(text)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {

@@ -33,7 +33,7 @@ const ADJUSTMENTS: &[(&str, &str, &str, &str)] = &[(
 
 /// Where the generated files go, from the workspace root.
 const OUT_RULES: &str = "src/megg/secrets/gitleaks.rs";
-const OUT_NOTICE: &str = "src/megg/secrets/LICENSE-gitleaks";
+pub const OUT_NOTICE: &str = "src/megg/secrets/LICENSE-gitleaks";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -209,4 +209,69 @@ fn render(doc: &Value) -> Result<String> {
         list(&skipped)
     ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(id: &str, pattern: &str, path: Option<&str>, own: Value) -> Value {
+        let global = serde_json::json!({"condition": "or", "target": "secret", "regexes": ["^x$"], "paths": ["p"], "stopwords": ["s"]});
+        let mut lists = vec![global];
+        lists.extend(own.as_array().cloned().unwrap_or_default());
+        serde_json::json!({"id": id, "name": format!("{id} found"), "pattern": pattern, "secret_group": null,
+            "keywords": ["k"], "min_entropy": 3.5, "path": path, "allowlist": lists})
+    }
+
+    #[test]
+    fn rules_needing_a_path_and_allowlists_that_cannot_pass_are_left_out() {
+        let doc = serde_json::json!({"rules": [
+            rule("a", "k[0-9]+", None, serde_json::json!([
+                {"condition": "and", "target": "line", "regexes": ["r"], "paths": ["\\.bb$"], "stopwords": []},
+                {"condition": "or", "target": "match", "regexes": ["m"], "paths": [], "stopwords": ["w"]}
+            ])),
+            rule("b", "k", Some("\\.php$"), serde_json::json!([])),
+        ]});
+        let out = render(&doc).unwrap();
+        assert!(out.starts_with("// @generated"), "{out}");
+        assert!(out.contains("id: \"a\""), "{out}");
+        assert!(!out.contains("id: \"b\""), "{out}");
+        assert!(out.contains("NEED_A_PATH: &[&str] = &[\"b\"]"), "{out}");
+        assert!(!out.contains("Condition::And"), "{out}");
+        assert!(
+            out.contains("Target::Match, regexes: &[\"m\"], stopwords: &[\"w\"]"),
+            "{out}"
+        );
+        assert_eq!(out.matches("regexes: &[\"^x$\"]").count(), 1, "{out}");
+    }
+
+    #[test]
+    fn rules_that_do_not_share_the_global_allowlist_are_refused() {
+        let mut doc = serde_json::json!({"rules": [rule("a", "k", None, serde_json::json!([]))]});
+        doc["rules"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"id": "b", "pattern": "k", "allowlist": []}));
+        assert!(render(&doc).is_err());
+    }
+
+    #[test]
+    fn an_adjustment_that_no_longer_applies_is_an_error() {
+        let doc = serde_json::json!({"rules": [rule("generic-api-key", "(?i)no longer the same", None, serde_json::json!([]))]});
+        let e = render(&doc).unwrap_err().to_string();
+        assert!(e.contains("no longer applies"), "{e}");
+        let (_, from, to, _) = ADJUSTMENTS[0];
+        let doc = serde_json::json!({"rules": [rule("generic-api-key", &format!("a{from}b"), None, serde_json::json!([]))]});
+        let out = render(&doc).unwrap();
+        assert!(out.contains(&format!("{:?}", format!("a{to}b"))), "{out}");
+    }
+
+    #[test]
+    fn a_crate_with_another_checksum_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("keyspoor-0.1.4.crate");
+        std::fs::write(&file, b"not the crate").unwrap();
+        let e = run(&Args { crate_file: file }).unwrap_err().to_string();
+        assert!(e.contains("not 7c92c859"), "{e}");
+    }
 }

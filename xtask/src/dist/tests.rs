@@ -35,6 +35,9 @@ impl Fixture {
         ] {
             fs::write(root.join(name), text).unwrap();
         }
+        let notice = root.join(crate::gitleaks::OUT_NOTICE);
+        fs::create_dir_all(notice.parent().unwrap()).unwrap();
+        fs::write(&notice, "Third-party rule data\nMIT License\n").unwrap();
         let project = project::fixture(&root);
         Fixture { dir, project }
     }
@@ -388,4 +391,12 @@ fn sizes_over_the_limits_fail_with_a_sentence_each() {
         "artifact                                          bytes      MB\n\
          megg-1.1.0-x86_64-unknown-linux-musl.tar.xz    10000000   10.00\n"
     );
+}
+
+#[test]
+fn the_shipped_license_carries_the_gitleaks_rules_notice() {
+    let f = Fixture::new();
+    let text = String::from_utf8(license(&f.project).unwrap()).unwrap();
+    assert!(text.starts_with("MIT License\n"), "{text}");
+    assert!(text.contains("Third-party rule data"), "{text}");
 }
