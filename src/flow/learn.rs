@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn one_duplicate_asks_write_supersede_or_nothing_with_write_preselected() {
-        let f = [found(0, "k1", Likeness::Text(91))];
+        let f = [found(0, "k1", Likeness::Text(1))];
         for (answer, expected) in [
             ("Yes", Answer::Write),
             ("Supersede", Answer::Supersede(f[0].target.clone().unwrap())),
@@ -117,7 +117,7 @@ mod tests {
             assert_eq!(
                 p.transcript,
                 [
-                    "? An entry like this exists: k1 '2025-03-01 - Old k1' (91% the same text). Write this one anyway? [Yes, write it | Supersede k1: write this one, move 'Old k1' to the archive | No, write nothing] default=Yes, write it"
+                    "? An entry like this exists: k1 '2025-03-01 - Old k1' (the same text but for 1 word). Write this one anyway? [Yes, write it | Supersede k1: write this one, move 'Old k1' to the archive | No, write nothing] default=Yes, write it"
                 ]
             );
         }
@@ -136,7 +136,7 @@ mod tests {
 
         let f = [
             found(0, "k1", Likeness::Title),
-            found(1, "k2", Likeness::Text(100)),
+            found(1, "k2", Likeness::Text(0)),
         ];
         let mut p = Scripted::new(&["Yes"]);
         let answer = ask(&mut p, &[new("A"), new("B")], &f, true).unwrap();

@@ -1,36 +1,36 @@
 //! Duplicates (SPEC §17): a new entry is like one already there when it has the same title
-//! (by [`super::title_key`]: case and runs of spaces do not count) or a near-identical body.
+//! (by [`title_norm`]: case, Unicode punctuation and whitespace do not count) or a
+//! near-identical body.
 //!
 //! **The measure.** A body's words are read the way `megg search` reads them for phrases
 //! ([`crate::megg::recall::text::phrase_words`]): Unicode word boundaries, lowercased,
-//! English-stemmed, punctuation dropped, CJK text one character per word. Two bodies of at
-//! least [`SHORT_WORDS`] words each are near-identical when the Jaccard similarity of their sets
-//! of word [`SHINGLE`]-grams (shingles) is at least [`NEAR_PERCENT`] %; a shorter body is
-//! near-identical only to one with exactly the same words. In a body of 40 words, one word
-//! changed keeps 85 % of the shingles and five words added 88 %; two words changed apart keep
-//! 72 % and ten words added 79 %, no longer near-identical (the unit tests pin these).
+//! English-stemmed, punctuation dropped, CJK text one character per word. Two bodies differ by
+//! the words changed between them: the longer one's words that are not in their longest common
+//! subsequence (a word replaced, added or dropped is one). Bodies of at least [`SHORT_WORDS`]
+//! words are near-identical when at most 1 word in every [`WORDS_PER_CHANGE`] of the longer
+//! (at least 1) changed, so one changed word names a 15-word body as it names a 40-word one;
+//! shorter bodies only when their words are the same.
 //!
-//! **The cost.** Each body is read once (its first [`MAX_WORDS`] words) into sorted shingle
-//! hashes, and each comparison is a merge of two sorted lists: 500 entries of 80 words take
-//! tens of milliseconds in a release build, whatever the new entries.
+//! **The cost.** Each body is read once (its first [`MAX_WORDS`] words) into word hashes. A
+//! comparison first bounds the words changed from below by their lengths and by the words they
+//! share (a merge of two sorted lists); only bodies that pass are aligned, within a band as
+//! wide as the changes allowed.
 
-use super::{Entry, FIELD_LINES, NewEntry, is_field_line, title_key};
+use super::{Entry, FIELD_LINES, NewEntry, is_field_line};
 
-/// Words per shingle.
-pub const SHINGLE: usize = 3;
 /// Bodies with fewer words than this compare on their exact words.
 pub const SHORT_WORDS: usize = 8;
-/// The least Jaccard similarity, in percent, of two near-identical bodies.
-pub const NEAR_PERCENT: usize = 80;
+/// One changed word is allowed per this many words of the longer body (and always one).
+pub const WORDS_PER_CHANGE: usize = 15;
 /// Words of a body that are compared; the rest of a longer one is not read.
 pub const MAX_WORDS: usize = 4_000;
 
 /// How a new entry is like one already there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Likeness {
-    /// The same title, by [`title_key`].
+    /// The same title, by [`title_norm`].
     Title,
-    /// A near-identical body: this percentage of their shingles in common.
+    /// A near-identical body: this many words changed.
     Text(usize),
 }
 
@@ -38,8 +38,9 @@ impl std::fmt::Display for Likeness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Title => f.write_str("the same title"),
-            Self::Text(100) => f.write_str("the same text"),
-            Self::Text(p) => write!(f, "{p}% the same text"),
+            Self::Text(0) => f.write_str("the same text"),
+            Self::Text(1) => f.write_str("the same text but for 1 word"),
+            Self::Text(n) => write!(f, "the same text but for {n} words"),
         }
     }
 }
@@ -59,11 +60,11 @@ pub fn duplicates(known: &[Entry<'_>], new: &[NewEntry], except: Option<usize>) 
     let mut out = Vec::new();
     let mut bodies: Option<Vec<Body>> = None;
     for (n, entry) in new.iter().enumerate() {
-        let key = title_key(&entry.title);
+        let key = title_norm(&entry.title);
         let same_title = known
             .iter()
             .enumerate()
-            .find(|(i, e)| Some(*i) != except && title_key(e.title) == key)
+            .find(|(i, e)| Some(*i) != except && title_norm(e.title) == key)
             .map(|(i, _)| i);
         if let Some(old) = same_title {
             out.push(Duplicate {
@@ -79,13 +80,13 @@ pub fn duplicates(known: &[Entry<'_>], new: &[NewEntry], except: Option<usize>) 
             .iter()
             .enumerate()
             .filter(|(i, _)| Some(*i) != except && Some(*i) != same_title)
-            .filter_map(|(i, b)| body.percent_like(b).map(|p| (i, p)))
-            .max_by_key(|&(i, p)| (p, std::cmp::Reverse(i)));
-        if let Some((old, p)) = best {
+            .filter_map(|(i, b)| body.changed_words(b).map(|c| (i, c)))
+            .min_by_key(|&(i, c)| (c, i));
+        if let Some((old, changed)) = best {
             out.push(Duplicate {
                 new: n,
                 old,
-                likeness: Likeness::Text(p),
+                likeness: Likeness::Text(changed),
             });
         }
     }
@@ -107,59 +108,97 @@ pub fn entry_body(raw: &str) -> String {
     out
 }
 
-/// A body as compared: its words when short, else the sorted hashes of its shingles.
+/// A title as duplicates compare it: case-folded, without Unicode punctuation, symbols or
+/// whitespace (`ROUTES must be registered, in the one table!` is `Routes must be registered in
+/// the one table`).
+pub fn title_norm(title: &str) -> String {
+    title
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A body as compared: the hashes of its words, in order and sorted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Body {
-    Short(Vec<String>),
-    Long(Vec<u64>),
+struct Body {
+    words: Vec<u64>,
+    sorted: Vec<u64>,
 }
 
 impl Body {
     fn of(text: &str) -> Self {
         let mut words = crate::megg::recall::text::phrase_words(text);
         words.truncate(MAX_WORDS);
-        if words.len() < SHORT_WORDS {
-            return Self::Short(words);
-        }
         let words: Vec<u64> = words
             .iter()
             .map(|w| xxhash_rust::xxh3::xxh3_64(w.as_bytes()))
             .collect();
-        let mut hashes: Vec<u64> = words
-            .windows(SHINGLE)
-            .map(|w| {
-                let mut bytes = [0u8; 8 * SHINGLE];
-                for (chunk, h) in bytes.chunks_exact_mut(8).zip(w) {
-                    chunk.copy_from_slice(&h.to_le_bytes());
-                }
-                xxhash_rust::xxh3::xxh3_64(&bytes)
-            })
-            .collect();
-        hashes.sort_unstable();
-        hashes.dedup();
-        Self::Long(hashes)
+        let mut sorted = words.clone();
+        sorted.sort_unstable();
+        Self { words, sorted }
     }
 
-    /// How alike the two are, in percent, when near-identical.
-    fn percent_like(&self, other: &Self) -> Option<usize> {
-        match (self, other) {
-            (Self::Short(a), Self::Short(b)) => (!a.is_empty() && a == b).then_some(100),
-            (Self::Long(a), Self::Long(b)) => {
-                // The similarity cannot reach the threshold when one set is much larger.
-                let (small, large) = (a.len().min(b.len()), a.len().max(b.len()));
-                if small * 100 < large * NEAR_PERCENT {
-                    return None;
-                }
-                let shared = shared(a, b);
-                let union = a.len() + b.len() - shared;
-                (union > 0 && shared * 100 >= union * NEAR_PERCENT).then(|| shared * 100 / union)
-            }
-            _ => None,
+    /// The words changed between the two bodies when they are near-identical.
+    fn changed_words(&self, other: &Self) -> Option<usize> {
+        let (a, b) = (&self.words, &other.words);
+        let longer = a.len().max(b.len());
+        if a.is_empty() || b.is_empty() {
+            return None;
         }
+        if a.len() < SHORT_WORDS || b.len() < SHORT_WORDS {
+            return (a == b).then_some(0);
+        }
+        let allowed = (longer / WORDS_PER_CHANGE).max(1);
+        // The common subsequence is no longer than the words shared.
+        if longer - shared(&self.sorted, &other.sorted) > allowed {
+            return None;
+        }
+        let lcs = banded_lcs(a, b, allowed)?;
+        let changed = longer - lcs;
+        (changed <= allowed).then_some(changed)
     }
 }
 
-/// How many values two sorted lists without repeats have in common.
+/// The longest common subsequence of `a` and `b` when it leaves at most `allowed` words of the
+/// longer out (else `None`), computed within a band of that width around the diagonal.
+fn banded_lcs(a: &[u64], b: &[u64], allowed: usize) -> Option<usize> {
+    let (n, m) = (a.len(), b.len());
+    if n.abs_diff(m) > allowed {
+        return None;
+    }
+    // row[j - lo(i)] = LCS of a[..i] and b[..j] for j within the band.
+    let width = 2 * allowed + 1;
+    let mut prev = vec![0usize; width + 2];
+    let mut row = vec![0usize; width + 2];
+    let lo = |i: usize| i.saturating_sub(allowed);
+    let at = |v: &[usize], i: usize, j: usize| -> usize {
+        // Outside the band the value is no better than the band's edge: 0 is a safe floor.
+        j.checked_sub(lo(i))
+            .filter(|k| *k <= width && j <= m)
+            .and_then(|k| v.get(k).copied())
+            .unwrap_or(0)
+    };
+    for i in 1..=n {
+        row.iter_mut().for_each(|x| *x = 0);
+        let (from, to) = (lo(i).max(1), (i + allowed).min(m));
+        for j in from..=to {
+            let same = a.get(i - 1) == b.get(j - 1);
+            let value = if same {
+                at(&prev, i - 1, j - 1) + 1
+            } else {
+                at(&prev, i - 1, j).max(at(&row, i, j - 1))
+            };
+            if let Some(slot) = j.checked_sub(lo(i)).and_then(|k| row.get_mut(k)) {
+                *slot = value;
+            }
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    Some(at(&prev, n, m))
+}
+
+/// How many values two sorted lists have in common, repeats counted.
 fn shared(a: &[u64], b: &[u64]) -> usize {
     let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
     let mut n = 0;
