@@ -16,6 +16,7 @@ use crate::fsx;
 use crate::megg::knowledge::write::{self, Found};
 use crate::megg::knowledge::{self, BLOCKED_ABOVE, MAINTAIN_DUE, NewEntry};
 use crate::megg::recall::{self, Scope};
+use crate::megg::secrets;
 use crate::output::Output;
 use crate::prompt::Terminal;
 use crate::wire::knowledge::{Learned, Superseded};
@@ -136,11 +137,28 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     if let (Some(t), Some(e)) = (&target, entries.first()) {
         write::refuse_same_id(t, e)?;
     }
+    // Told it is no secret: written as given, each line holding one marked so that megg and
+    // gitleaks leave it alone (SPEC §12).
+    let mut to_write = entries.clone();
+    if args.allow_secrets {
+        for (slot, entry) in to_write.iter_mut().zip(&entries) {
+            let (marked, places) = write::allow_secrets(entry);
+            if !places.is_empty() {
+                warnings.push(format!(
+                    "'{}': what looks like a secret ({}) is written as given (--allow-secrets), each line holding it marked `<!-- {} -->` so that megg prints it and gitleaks passes it",
+                    entry.title,
+                    places.join("; "),
+                    secrets::ALLOW_MARKER
+                ));
+            }
+            *slot = marked;
+        }
+    }
     let repo = env.repo(&domain.dir);
     let written = write::learn(&write::Learn {
         domain: &domain,
         repo: repo.as_ref(),
-        entries: &entries,
+        entries: &to_write,
         supersedes: target.as_ref(),
         now: &format_timestamp(now),
     })?;

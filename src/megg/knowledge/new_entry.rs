@@ -3,6 +3,7 @@
 
 use super::kind::KnowledgeType;
 use super::parse::{field, is_field_line, split_date};
+use crate::megg::secrets::{ALLOW_MARKER, Source};
 
 /// Why `learn`'s input cannot become an entry; each says what to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,9 +28,27 @@ pub enum EntryError {
     FileType,
     #[error("the entry file has no `**Topics:**` line")]
     FileTopics,
-    /// SPEC §12: entries are shared through git. Names the kind and where, never the secret.
-    #[error("{0} in {1}; nothing written")]
-    Secret(String, String),
+    /// SPEC §12: entries are shared through git. Names the rule and where, never the secret.
+    #[error("{}", refusal(*.0, .1))]
+    Secret(Source, String),
+}
+
+/// The refusal of a secret in `place`: megg's own rules are named in megg's words (`a GitHub
+/// token in the content, line 3`); gitleaks' by their id, with their description quoted as
+/// gitleaks words it — a sentence of its own (`Identified a GitLab Personal Access Token,
+/// risking …`), which reads as a quotation and not as part of megg's.
+fn refusal(source: Source, place: &str) -> String {
+    match source {
+        Source::Own(kind) => format!("{} in {place}; nothing written", kind.describe()),
+        Source::Gitleaks(rule) => {
+            // `the content, line 3` is closed by a comma before its verb.
+            let comma = if place.contains(',') { "," } else { "" };
+            format!(
+                "{place}{comma} holds what gitleaks' rule {} takes for a secret (\"{}\"); nothing written",
+                rule.id, rule.description
+            )
+        }
+    }
 }
 
 impl EntryError {
@@ -45,10 +64,9 @@ impl EntryError {
             Self::FileTitle | Self::FileType | Self::FileTopics => {
                 "write the entry as `## Title`, `**Type:** decision`, `**Topics:** a, b`, a blank line, then the text".into()
             }
-            Self::Secret(..) => {
-                "remove it; if it is not a secret, pass --allow-secrets (MCP: allow_secrets: true)"
-                    .into()
-            }
+            Self::Secret(..) => format!(
+                "remove it; if it is not a secret, pass --allow-secrets (MCP: allow_secrets: true) to write it as given, its line marked `{ALLOW_MARKER}`"
+            ),
         }
     }
 }
@@ -112,7 +130,8 @@ pub fn new_entry(
 }
 
 /// The first thing in `entry` that looks like a secret (SPEC §12), as the error `learn`
-/// refuses it with: its kind and where (`the title`, `the topics`, `the content, line 3`).
+/// refuses it with: the rule that found it and where (`the title`, `the topics`, `the content,
+/// line 3`).
 pub fn secret_in(entry: &NewEntry) -> Option<EntryError> {
     let topics = entry.topics.join(", ");
     [
@@ -128,7 +147,7 @@ pub fn secret_in(entry: &NewEntry) -> Option<EntryError> {
         } else {
             place.to_string()
         };
-        Some(EntryError::Secret(found.source.describe(), place))
+        Some(EntryError::Secret(found.source, place))
     })
 }
 

@@ -2,8 +2,9 @@
 //! `knowledge.md` under its lock, the entry they supersede moved to its year's archive with the
 //! line naming its successor — the archive written first, then `knowledge.md`, each atomically,
 //! so an interruption leaves at worst a copy, never a loss — and the entries already there that
-//! a new one duplicates, named by the ids recall gives them.
+//! a new one duplicates, named by the ids recall gives them; and what `--allow-secrets` marks.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -11,7 +12,7 @@ use crate::fsx;
 use crate::git::Repo;
 use crate::megg::discovery::{Domain, MAX_KNOWLEDGE_BYTES};
 use crate::megg::recall::{Corpus, Doc, Kind};
-use crate::megg::{conflict, maintain};
+use crate::megg::{conflict, maintain, secrets};
 use crate::shell::shell_quote;
 
 use super::similar::{self, Likeness};
@@ -243,6 +244,57 @@ pub fn learn(l: &Learn<'_>) -> Result<Written> {
     Ok(Written { text, archive })
 }
 
+/// An entry as `learn --allow-secrets` writes it (SPEC §12), and where it holds what looks like
+/// a secret (`the title`, `the topics`, `the content, line 3`): as given, but each line holding
+/// one ends with `<!-- gitleaks:allow -->` — the line of the title or the topics too, for want
+/// of another place on it — so that megg, whose scan at injection leaves such a line alone, prints
+/// it as written, and gitleaks in the person's own hooks passes it. An HTML comment, so that
+/// rendered markdown does not show it.
+pub fn allow_secrets(entry: &NewEntry) -> (NewEntry, Vec<String>) {
+    let comment = format!(" <!-- {} -->", secrets::ALLOW_MARKER);
+    let mut out = entry.clone();
+    let mut places = Vec::new();
+    if !secrets::find(&entry.title).is_empty() {
+        out.title.push_str(&comment);
+        places.push("the title".to_string());
+    }
+    if !secrets::find(&entry.topics.join(", ")).is_empty() {
+        if let Some(last) = out.topics.last_mut() {
+            last.push_str(&comment);
+        }
+        places.push("the topics".to_string());
+    }
+    let found = secrets::find(&entry.content);
+    let lines: BTreeSet<usize> = found.iter().map(|f| f.line(&entry.content)).collect();
+    if !lines.is_empty() {
+        let marked: Vec<String> = entry
+            .content
+            .split('\n')
+            .enumerate()
+            .map(|(i, line)| {
+                if !lines.contains(&(i + 1)) {
+                    return line.to_string();
+                }
+                // Before a CRLF line's `\r`: the line keeps its ending.
+                match line.strip_suffix('\r') {
+                    Some(bare) => format!("{bare}{comment}\r"),
+                    None => format!("{line}{comment}"),
+                }
+            })
+            .collect();
+        out.content = marked.join("\n");
+        let numbers: Vec<String> = lines.iter().map(ToString::to_string).collect();
+        let (word, numbers) = match numbers.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                ("lines", format!("{} and {last}", rest.join(", ")))
+            }
+            _ => ("line", numbers.join("")),
+        };
+        places.push(format!("the content, {word} {numbers}"));
+    }
+    (out, places)
+}
+
 /// Moves entry `t` of `existing` (the text of `path`) to its year's archive, marked with its
 /// successor (the first new entry); returns `existing` without it, and the archive file.
 fn move_out(l: &Learn<'_>, t: &Target, existing: &str, path: &Path) -> Result<(String, PathBuf)> {
@@ -285,4 +337,50 @@ fn move_out(l: &Learn<'_>, t: &Target, existing: &str, path: &Path) -> Result<(S
     // A test-only failure here proves an interruption between the writes loses nothing.
     crate::failpoint::fail_at("supersede-before-live")?;
     Ok((supersede::without(&doc, i), file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::megg::knowledge::KnowledgeType;
+
+    fn entry(title: &str, topics: &[&str], content: &str) -> NewEntry {
+        NewEntry {
+            date: "2026-11-22".into(),
+            title: title.into(),
+            kind: KnowledgeType::Fact,
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            content: content.into(),
+        }
+    }
+
+    #[test]
+    fn allow_secrets_marks_the_lines_holding_one_and_only_those() {
+        let pat = format!("glpat-{}", "R7tKq2mXw9LpZ4vNc8Yb");
+        let given = entry(
+            &format!("Token {pat}"),
+            &["ci", &pat],
+            &format!("first\r\nkey {pat}\r\nthird\nand {pat}"),
+        );
+        let (marked, places) = allow_secrets(&given);
+        let mark = " <!-- gitleaks:allow -->";
+        assert_eq!(marked.title, format!("Token {pat}{mark}"));
+        assert_eq!(
+            marked.topics,
+            vec!["ci".to_string(), format!("{pat}{mark}")]
+        );
+        // A CRLF line keeps its ending after the marker.
+        assert_eq!(
+            marked.content,
+            format!("first\r\nkey {pat}{mark}\r\nthird\nand {pat}{mark}")
+        );
+        assert_eq!(
+            places,
+            ["the title", "the topics", "the content, lines 2 and 4"]
+        );
+        assert!(secrets::find(&super::super::entry_text(&marked)).is_empty());
+        // Nothing to mark: the entry as given.
+        let plain = entry("Deploys", &["ops"], "the token expires");
+        assert_eq!(allow_secrets(&plain), (plain.clone(), Vec::new()));
+    }
 }
