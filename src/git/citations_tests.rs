@@ -163,7 +163,7 @@ fn path_histories_after_new_commits_equal_a_whole_walk() {
     put(&mut index, "new.rs", "fresh");
     commit(&repo, "main", since + 40, "rm d, add new");
     let whole = r.path_histories(&asks, 1_000, false);
-    let after = r
+    let after: Vec<PathHistory> = r
         .path_histories_after(
             &asks,
             &before,
@@ -171,7 +171,10 @@ fn path_histories_after_new_commits_equal_a_whole_walk() {
             &r.head_commit().unwrap(),
             1_000,
         )
-        .unwrap();
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .collect();
     assert_eq!(after, whole);
     assert_eq!(after[0].count, 2);
     assert_eq!(after[1].new_path.as_deref(), Some("moved.rs"));
@@ -285,4 +288,210 @@ fn a_merged_rename_is_found_and_a_shallow_edge_is_a_cap() {
         (0, true),
         "not 'added' by the edge: {h:?}"
     );
+}
+
+/// SPEC §17 (2026-11-29): the commits that count are those reachable from HEAD and not from
+/// the last first-parent commit of the day — a branch's commits older than the day count when
+/// merged after it, a commit of the day itself does not; a merge that takes a parent's side
+/// is not a change of its own; a path renamed and then edited is checked at its new place.
+#[test]
+fn merged_commits_count_and_a_moved_path_is_checked_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    repo.set_head("refs/heads/main").unwrap();
+    let body = |p: &str| {
+        (0..40)
+            .map(|i| format!("{p} line {i}\n"))
+            .collect::<String>()
+    };
+    let tree_of = |files: &[(&str, String)]| {
+        let mut b = repo.treebuilder(None).unwrap();
+        for (p, s) in files {
+            b.insert(p, repo.blob(s.as_bytes()).unwrap(), 0o100644)
+                .unwrap();
+        }
+        repo.find_tree(b.write().unwrap()).unwrap()
+    };
+    let sig = |t: i64| Signature::new("T", "t@example.com", &Time::new(t, 0)).unwrap();
+    let mk = |t: i64, msg: &str, files: &[(&str, String)], parents: &[Oid]| {
+        let ps: Vec<_> = parents
+            .iter()
+            .map(|p| repo.find_commit(*p).unwrap())
+            .collect();
+        let refs: Vec<_> = ps.iter().collect();
+        repo.commit(None, &sig(t), &sig(t), msg, &tree_of(files), &refs)
+            .unwrap()
+    };
+    let edited = |p: &str, n: usize| format!("{}edit {n}\n", body(p));
+    let since = 100_000;
+    let start = mk(
+        1_000,
+        "start",
+        &[
+            ("x.rs", body("x")),
+            ("y.rs", body("y")),
+            ("m.rs", body("m")),
+        ],
+        &[],
+    );
+    // The branch, before the day: y edited.
+    let side = mk(
+        2_000,
+        "side: y",
+        &[
+            ("x.rs", body("x")),
+            ("y.rs", edited("y", 1)),
+            ("m.rs", body("m")),
+        ],
+        &[start],
+    );
+    // main, on the day (before its end): x edited — does not count.
+    let day = mk(
+        since - 10,
+        "day: x",
+        &[
+            ("x.rs", edited("x", 1)),
+            ("y.rs", body("y")),
+            ("m.rs", body("m")),
+        ],
+        &[start],
+    );
+    // After the day: the branch merged (y as the branch has it), m moved to n, n edited twice.
+    let merge = mk(
+        since + 10,
+        "merge",
+        &[
+            ("x.rs", edited("x", 1)),
+            ("y.rs", edited("y", 1)),
+            ("m.rs", body("m")),
+        ],
+        &[day, side],
+    );
+    let moved = mk(
+        since + 20,
+        "mv m n",
+        &[
+            ("x.rs", edited("x", 1)),
+            ("y.rs", edited("y", 1)),
+            ("n.rs", body("m")),
+        ],
+        &[merge],
+    );
+    let mut tip = moved;
+    for n in 1..=2 {
+        tip = mk(
+            since + 30 + n as i64,
+            "edit n",
+            &[
+                ("x.rs", edited("x", 1)),
+                ("y.rs", edited("y", 1)),
+                ("n.rs", edited("m", n)),
+            ],
+            &[tip],
+        );
+    }
+    repo.reference("refs/heads/main", tip, true, "t").unwrap();
+    let r = Repo::discover(dir.path(), &[]).unwrap();
+    let ask = |p: &str| Ask {
+        path: p.into(),
+        since,
+    };
+    let h = r.path_histories(&[ask("x.rs"), ask("y.rs"), ask("m.rs")], 1_000, true);
+    let got: Vec<_> = h
+        .iter()
+        .map(|h| (h.count, h.new_path.as_deref(), h.moved_count))
+        .collect();
+    assert_eq!(
+        got,
+        [(0, None, 0), (1, None, 0), (1, Some("n.rs"), 2)],
+        "{h:?}"
+    );
+    assert_eq!(h[1].touches[0].summary, "side: y");
+    assert_eq!(h[2].touches.len(), 2, "the commits after the move: {h:?}");
+    // The day before: the branch's commit and the day's own count.
+    let earlier = Ask {
+        path: "x.rs".into(),
+        since: since - 86_400,
+    };
+    assert_eq!(r.path_histories(&[earlier], 1_000, false)[0].count, 1);
+    // Kept at the move, brought up to the tip by its two commits: the same.
+    let before = r.path_histories_at(&moved.to_string(), &[ask("m.rs")], 1_000, false);
+    assert_eq!(before[0].moved_count, 0);
+    let after = r
+        .path_histories_after(
+            &[ask("m.rs")],
+            &before,
+            &moved.to_string(),
+            &tip.to_string(),
+            1_000,
+        )
+        .unwrap();
+    let whole = r.path_histories(&[ask("m.rs")], 1_000, false);
+    assert_eq!(after, vec![Some(whole[0].clone())]);
+}
+
+/// A bare file name names the one path of that name: the name itself at the top or in the
+/// domain first, else at HEAD, else in the history; several paths, none.
+#[test]
+fn a_bare_name_names_the_one_path_that_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    repo.set_head("refs/heads/main").unwrap();
+    let w = dir.path();
+    let mut index = repo.index().unwrap();
+    let put = |index: &mut git2::Index, p: &str| {
+        let f = w.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, p).unwrap();
+        index.add_path(Path::new(p)).unwrap();
+        index.write().unwrap();
+    };
+    for p in [
+        "Cargo.toml",
+        "crates/a/Cargo.toml",
+        "src/db/pool.ts",
+        "a/migrate.ts",
+        "b/migrate.ts",
+        "svc/main.rs",
+        "old/gone.ts",
+    ] {
+        put(&mut index, p);
+    }
+    commit(&repo, "main", 1_000, "start");
+    std::fs::remove_file(w.join("old/gone.ts")).unwrap();
+    index.remove_path(Path::new("old/gone.ts")).unwrap();
+    index.write().unwrap();
+    commit(&repo, "main", 2_000, "rm");
+    let r = Repo::discover(w, &[]).unwrap();
+    let ask = |name: &str, domain: &str| NameAsk {
+        name: name.into(),
+        domain: domain.into(),
+    };
+    let asks = [
+        ask("Cargo.toml", ""),
+        ask("pool.ts", ""),
+        ask("migrate.ts", ""),
+        ask("main.rs", "svc"),
+        ask("gone.ts", ""),
+        ask("never.ts", ""),
+    ];
+    let named = r.paths_named(&r.head_commit().unwrap(), &asks, 1_000);
+    let got: Vec<_> = named
+        .iter()
+        .map(|n| (n.path.as_deref(), n.several, n.capped))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("Cargo.toml"), false, false),
+            (Some("src/db/pool.ts"), false, false),
+            (None, true, false),
+            (Some("svc/main.rs"), false, false),
+            (Some("old/gone.ts"), false, false),
+            (None, false, false),
+        ]
+    );
+    // A cap shorter than the history: not settled.
+    let named = r.paths_named(&r.head_commit().unwrap(), &asks[5..], 1);
+    assert!(named[0].capped, "{named:?}");
 }

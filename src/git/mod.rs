@@ -4,7 +4,7 @@
 //!
 //! - [`repo`]: discovery and identity — work tree, git directories, HEAD, branch, ignore rules;
 //! - [`citations`]: what happened to the paths knowledge entries cite (SPEC §17), [`renames`]
-//!   where one that left went;
+//!   where one that left went, [`names`] which path a bare file name names;
 //! - [`history`]: branch tips, divergence since a save, commits since a head (capped walks);
 //! - [`index`]: the work tree's status and the index — tracked and changed paths, unmerged
 //!   stages, marking a path resolved;
@@ -15,6 +15,7 @@ mod citations;
 mod config;
 mod history;
 mod index;
+mod names;
 mod renames;
 mod repo;
 mod text_merge;
@@ -31,5 +32,6 @@ pub use config::{
 };
 pub use history::{Basis, Commits, Divergence, HOOK_WALK_CAP, WALK_CAP};
 pub use index::{Changed, Stage, Unmerged};
+pub use names::{NameAsk, Named};
 pub use repo::{Linked, MAIN_WORKTREE, Repo, worktree_key};
 pub use text_merge::{TextMerge, text_merge};

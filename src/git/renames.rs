@@ -11,16 +11,17 @@ const MAX_HOPS: usize = 4;
 const RENAME_LIMIT: usize = 1_000;
 
 impl Repo {
-    /// Where `path` (not at HEAD) went: in the newest commit that touched it (the one that took
-    /// it away), git's rename detection of that commit's changes; again from the new name, as
-    /// long as that one is not at HEAD either (a later commit took it away in turn).
+    /// Where `path` (not at HEAD) went, and the index in `commits` of the commit that moved it
+    /// there: among the commits `touched` (indices into `commits`, newest first), those that
+    /// took it away, newest first, git's rename detection of their changes; again from the new
+    /// name, as long as that one is not at HEAD either (a later commit took it away in turn).
     pub(super) fn follow_renames(
         &self,
         path: &str,
         commits: &[(Oid, i64)],
         touched: &[usize],
         head_tree: &Tree<'_>,
-    ) -> Option<String> {
+    ) -> Option<(String, usize)> {
         let mut current = path.to_string();
         // The commits that took the original path away (it is in the parent, not after), newest
         // first: on another branch, a later edit of the old name may be newer than the rename.
@@ -39,7 +40,7 @@ impl Repo {
                 Some((i, self.renamed_in(*oid, &current)?))
             })?;
             if head_tree.get_path(std::path::Path::new(&next)).is_ok() {
-                return Some(next);
+                return Some((next, at));
             }
             // The new name left too: the commits after this one that took it away, the oldest
             // first (the first to do so is the rename's next step).

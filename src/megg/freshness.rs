@@ -1,19 +1,22 @@
 //! Knowledge checked against the code it cites (SPEC §17). An entry's citations are the paths
-//! it names in backticks that are, or were, in the repository — found in its text, never
-//! written into a file. Each is checked against the commits after the entry's date: `fresh`,
-//! `changed` (N commits touched it), `moved` (git's rename detection names the new path) or
-//! `gone`. No model: git knows exactly what changed.
+//! it names in backticks that are, or were, in the repository — a bare file name (`pool.ts`)
+//! the one path of that name — found in its text, never written into a file. Each is checked
+//! against the commits after the entry's day: `fresh`, `changed` (N commits touched it, or
+//! touched its new place after a move), `moved` (git's rename detection names the new path) or
+//! `gone`; an entry without citations is `uncited`, never `fresh`. No model: git knows exactly
+//! what changed.
 //!
 //! The answers are kept per repository in megg's cache directory, valid for one HEAD ([`cache`]):
 //! the session-start hook asks git nothing new until a commit is made.
 
 mod cache;
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 
-use crate::git::{Ask, PathHistory, Repo, Touch};
+use crate::git::{Ask, NameAsk, Named, PathHistory, Repo, Touch};
 use crate::megg::Deps;
 use crate::megg::recall::{Doc, Kind};
 
@@ -25,19 +28,24 @@ pub const MAX_CITATIONS: usize = 8;
 const MAX_CANDIDATES: usize = 16;
 /// Longest backticked text taken for a path.
 const MAX_PATH_CHARS: usize = 256;
-/// Most commits one check walks, newest first: an entry older than this many commits is
-/// checked against the newest of them (its counts are lower bounds).
+/// Most commits one check walks, newest first: an entry whose commits are more is checked
+/// against the newest of them (its counts are lower bounds, and it says so: `capped`).
 pub const WALK_CAP: usize = 10_000;
 /// Most new commits walked to bring kept answers up to a new HEAD; past it, they are
 /// computed again.
 const INCREMENTAL_CAP: usize = 1_000;
-/// Most (path, since) asked in one walk: the entries shown first, then the domain's others.
+/// Most (path, since) — and most bare names — asked in one walk: the entries shown first, then
+/// the domain's others.
 const MAX_WALKED_ASKS: usize = 2_048;
 /// `maintain --check`'s walk: a command asked for, not every session start.
 pub const CHECK_WALK_CAP: usize = crate::git::WALK_CAP;
+/// A smaller walk bound for tests (only in builds with the `failpoints` feature): a long
+/// history's cap shown on a short one.
+#[cfg(feature = "failpoints")]
+const TEST_WALK_CAP_ENV: &str = "MEGG_TEST_WALK_CAP";
 
 /// What happened to a cited path since the entry's date; ordered from best to worst (an
-/// entry's status is its worst path's).
+/// entry's status is its worst path's). `uncited` is an entry's only: it has no path.
 #[derive(
     Debug,
     Clone,
@@ -52,19 +60,23 @@ pub const CHECK_WALK_CAP: usize = crate::git::WALK_CAP;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// The entry cites no path git has: nothing was checked.
+    Uncited,
     /// No commit since the entry's date touched it.
     Fresh,
     /// Renamed since: `new_path` names where it is.
     Moved,
-    /// Commits since the entry's date changed it.
+    /// Commits since the entry's date changed it (with `new_path`: changed at its new place
+    /// after a move).
     Changed,
-    /// Deleted since (and not renamed).
+    /// Deleted (and not renamed): not at HEAD.
     Gone,
 }
 
 impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Uncited => "uncited",
             Self::Fresh => "fresh",
             Self::Moved => "moved",
             Self::Changed => "changed",
@@ -79,10 +91,12 @@ pub struct PathFreshness {
     /// The path from the top of the work tree (without a `:line`).
     pub path: String,
     pub status: Status,
-    /// How many commits since the entry's date touched it.
+    /// How many commits since the entry's date touched it — for a path moved and then
+    /// changed, how many touched its new place after the move.
     pub commits: usize,
+    /// Where a moved path is (also when it then changed).
     pub new_path: Option<String>,
-    /// The commits that touched it, newest first — only when asked for ([`Check::touches`]).
+    /// The commits counted, newest first — only when asked for ([`Check::touches`]).
     pub touches: Vec<Touch>,
 }
 
@@ -92,16 +106,21 @@ pub struct Freshness {
     /// Since when: the entry's date.
     pub date: String,
     pub paths: Vec<PathFreshness>,
+    /// The walk stopped at its bound before it had seen all this entry asks about: its counts
+    /// are lower bounds over the last [`Freshness::bound`] commits.
+    pub capped: bool,
+    /// The most commits the check walked.
+    pub bound: usize,
 }
 
 impl Freshness {
-    /// The worst of its paths'; `fresh` without any.
+    /// The worst of its paths'; `uncited` without any.
     pub fn status(&self) -> Status {
         self.paths
             .iter()
             .map(|p| p.status)
             .max()
-            .unwrap_or(Status::Fresh)
+            .unwrap_or(Status::Uncited)
     }
 
     /// A path is gone, or changed in [`STALE_COMMITS`] commits or more: the index marks it
@@ -119,16 +138,19 @@ impl Freshness {
 }
 
 /// What happened to one path, in words: "`a.rs` changed in 6 commits", "`a.rs` moved to
-/// `b.rs`", "`a.rs` gone" (and "`a.rs` fresh").
+/// `b.rs`", "`a.rs` moved to `b.rs`, then changed in 2 commits", "`a.rs` gone" (and "`a.rs`
+/// fresh").
 pub fn describe(path: &str, status: Status, commits: usize, new_path: Option<&str>) -> String {
-    match status {
-        Status::Fresh => format!("`{path}` fresh"),
-        Status::Changed => format!(
-            "`{path}` changed in {commits} commit{}",
-            if commits == 1 { "" } else { "s" }
-        ),
-        Status::Moved => format!("`{path}` moved to `{}`", new_path.unwrap_or("?")),
-        Status::Gone => format!("`{path}` gone"),
+    let n = |commits: usize| format!("{commits} commit{}", if commits == 1 { "" } else { "s" });
+    match (status, new_path) {
+        (Status::Uncited, _) => format!("`{path}` uncited"),
+        (Status::Fresh, _) => format!("`{path}` fresh"),
+        (Status::Changed, Some(to)) => {
+            format!("`{path}` moved to `{to}`, then changed in {}", n(commits))
+        }
+        (Status::Changed, None) => format!("`{path}` changed in {}", n(commits)),
+        (Status::Moved, to) => format!("`{path}` moved to `{}`", to.unwrap_or("?")),
+        (Status::Gone, _) => format!("`{path}` gone"),
     }
 }
 
@@ -238,7 +260,7 @@ fn path_like(code: &str) -> Option<String> {
     (p.contains('/') || dir || has_ext).then(|| p.to_string())
 }
 
-/// The first second after `date`'s day (UTC): commits from it on count.
+/// The first second after `date`'s day (UTC): that day ends before it.
 fn since(date: &str) -> Option<i64> {
     let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d").ok()?;
     Some(day.succ_opt()?.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
@@ -254,10 +276,150 @@ fn domain_of(file: &Path, top: &Path) -> Option<String> {
     Some(rel)
 }
 
+/// The walk's bound: `cap`, or the smaller one a test sets.
+fn walk_bound(cap: usize) -> usize {
+    #[cfg(feature = "failpoints")]
+    if let Some(n) = std::env::var(TEST_WALK_CAP_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return n.clamp(1, cap.max(1));
+    }
+    cap
+}
+
+/// One candidate citation of an entry.
+enum Candidate {
+    /// Written with a directory: read from the top of the work tree, then from the domain.
+    Path(String),
+    /// A bare name (`pool.ts`, `docs/`): the path it names ([`crate::git::NameAsk`]).
+    Name(String),
+}
+
+/// What one entry asks git.
+struct Plan {
+    date: String,
+    since: Option<i64>,
+    domain: String,
+    candidates: Vec<Candidate>,
+}
+
+impl Plan {
+    fn of(e: &Cited<'_>, top: &Path) -> Self {
+        let date = e.date.unwrap_or("").trim().to_string();
+        let since = since(&date);
+        let candidates = match since {
+            Some(_) => candidates(e.text)
+                .into_iter()
+                .map(|c| {
+                    if c.contains('/') {
+                        Candidate::Path(c)
+                    } else {
+                        Candidate::Name(c)
+                    }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        Self {
+            date,
+            since,
+            domain: domain_of(e.file, top).unwrap_or_default(),
+            candidates,
+        }
+    }
+
+    fn name(&self, name: &str) -> NameAsk {
+        NameAsk {
+            name: name.to_string(),
+            domain: self.domain.clone(),
+        }
+    }
+
+    /// Its bare names.
+    fn names(&self) -> impl Iterator<Item = NameAsk> + '_ {
+        self.candidates.iter().filter_map(|c| match c {
+            Candidate::Name(n) => Some(self.name(n)),
+            Candidate::Path(_) => None,
+        })
+    }
+
+    /// Per candidate, the asks that may answer it, in order of preference: a path from the top
+    /// of the work tree, then from the domain; a bare name, the path it names (none when it
+    /// names none, or is not resolved).
+    fn asks(&self, names: &HashMap<NameAsk, Named>) -> Vec<Vec<Ask>> {
+        let Some(since) = self.since else {
+            return Vec::new();
+        };
+        let ask = |path: String| Ask { path, since };
+        self.candidates
+            .iter()
+            .map(|c| match c {
+                Candidate::Path(p) => {
+                    let mut asks = vec![ask(p.clone())];
+                    if !self.domain.is_empty() {
+                        asks.push(ask(format!("{}/{p}", self.domain)));
+                    }
+                    asks
+                }
+                Candidate::Name(n) => names
+                    .get(&self.name(n))
+                    .and_then(|named| named.path.clone())
+                    .map(ask)
+                    .into_iter()
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The entry's freshness from the answers: per candidate, the first of its asks at HEAD,
+    /// else the first that existed.
+    fn judge(
+        &self,
+        asks: &[Vec<Ask>],
+        answers: &HashMap<Ask, PathHistory>,
+        names: &HashMap<NameAsk, Named>,
+        bound: usize,
+    ) -> Freshness {
+        let mut out = Freshness {
+            date: self.date.clone(),
+            paths: Vec::new(),
+            capped: false,
+            bound,
+        };
+        for (c, asks) in self.candidates.iter().zip(asks) {
+            if out.paths.len() == MAX_CITATIONS {
+                break;
+            }
+            if let Candidate::Name(n) = c {
+                out.capped |= names.get(&self.name(n)).is_some_and(|n| n.capped);
+            }
+            let known: Vec<(&Ask, &PathHistory)> = asks
+                .iter()
+                .filter_map(|a| Some((a, answers.get(a)?)))
+                .collect();
+            let chosen = known
+                .iter()
+                .find(|(_, h)| h.at_head)
+                .or_else(|| known.iter().find(|(_, h)| h.is_citation()));
+            match chosen {
+                Some((a, h)) => {
+                    out.capped |= h.capped;
+                    if !out.paths.iter().any(|p| p.path == a.path) {
+                        out.paths.push(judge(&a.path, h));
+                    }
+                }
+                None => out.capped |= known.iter().any(|(_, h)| h.capped),
+            }
+        }
+        out
+    }
+}
+
 /// Each of `entries` checked against `repo`'s history, in their order.
 ///
-/// When some answer is not in the cache, the paths of `also` (the other entries that may be
-/// shown soon: the rest of the domain's) are walked for in the same walk, so that the next
+/// When some answer is not in the cache, the paths and names of `also` (the other entries that
+/// may be shown soon: the rest of the domain's) are asked in the same walk, so that the next
 /// entry shown finds its answer kept.
 pub fn check(
     repo: &Repo,
@@ -267,82 +429,204 @@ pub fn check(
     how: Check,
     cache_dir: Option<&Path>,
 ) -> Vec<Freshness> {
-    let top = top.to_path_buf();
-    // Each candidate asked from the top, and from its entry's domain when that is not the top.
-    struct Plan {
-        date: String,
-        /// (candidate from the top, from the domain), as indices into `asks`.
-        candidates: Vec<(usize, Option<usize>)>,
-    }
-    let mut asks: Vec<Ask> = Vec::new();
-    let mut seen: std::collections::HashMap<Ask, usize> = std::collections::HashMap::new();
-    let mut ask = |path: String, since: i64| {
-        let a = Ask { path, since };
-        *seen.entry(a).or_insert_with_key(|a| {
-            asks.push(a.clone());
-            asks.len() - 1
-        })
+    let bound = walk_bound(how.cap);
+    let plans: Vec<Plan> = entries.iter().map(|e| Plan::of(e, top)).collect();
+    let blank = |p: &Plan| Freshness {
+        date: p.date.clone(),
+        paths: Vec::new(),
+        capped: false,
+        bound,
     };
-    let plans: Vec<Plan> = entries
+    let head = plans
         .iter()
-        .map(|e| {
-            let date = e.date.unwrap_or("").trim().to_string();
-            let candidates = asks_of(e, &top, &mut ask);
-            Plan { date, candidates }
-        })
-        .collect();
-    let more = || {
-        let mut more = Vec::new();
-        for e in also {
-            asks_of(e, &top, &mut |path, since| {
-                more.push(Ask { path, since });
-                0
-            });
-        }
-        more
+        .any(|p| !p.candidates.is_empty())
+        .then(|| repo.head_commit())
+        .flatten();
+    let Some(head) = head else {
+        return plans.iter().map(blank).collect();
     };
-    let answers = answer(repo, &asks, &more, how, cache_dir);
+    // The others' plans, made when a walk needs them.
+    let mut others: Option<Vec<Plan>> = None;
+    let plan_all = |e: &[Cited<'_>]| -> Vec<Plan> { e.iter().map(|e| Plan::of(e, top)).collect() };
+    // The session start's cache. `maintain --check` reads its names and fills them in, and
+    // brings its answers up to HEAD, but walks further itself (with the commits named): its
+    // own answers are not kept under the session start's bound.
+    let session = walk_bound(SHOWN.cap);
+    let mut kept = Kept::load(
+        repo,
+        cache_dir,
+        &head,
+        if how.touches { session } else { bound },
+    );
+
+    // The bare names, then the paths they name with the others.
+    let names: Vec<NameAsk> = distinct(plans.iter().flat_map(Plan::names));
+    let missing: Vec<NameAsk> = names
+        .iter()
+        .filter(|n| !kept.names.contains_key(*n))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        let mut asked: HashSet<NameAsk> = missing.iter().cloned().collect();
+        let mut all = missing;
+        for n in others
+            .get_or_insert_with(|| plan_all(also))
+            .iter()
+            .flat_map(Plan::names)
+        {
+            if all.len() >= MAX_WALKED_ASKS {
+                break;
+            }
+            if !kept.names.contains_key(&n) && asked.insert(n.clone()) {
+                all.push(n);
+            }
+        }
+        all.truncate(MAX_WALKED_ASKS);
+        let found = repo.paths_named(&head, &all, kept.cap);
+        kept.names.extend(all.into_iter().zip(found));
+        kept.changed = true;
+    }
+
+    let per_plan: Vec<Vec<Vec<Ask>>> = plans.iter().map(|p| p.asks(&kept.names)).collect();
+    let asks: Vec<Ask> = distinct(per_plan.iter().flatten().flatten().cloned());
+    if how.touches {
+        let found = repo.path_histories_at(&head, &asks, bound, true);
+        kept.save(&asks, &names);
+        let answers: HashMap<Ask, PathHistory> = asks.into_iter().zip(found).collect();
+        return plans
+            .iter()
+            .zip(&per_plan)
+            .map(|(p, asks)| p.judge(asks, &answers, &kept.names, bound))
+            .collect();
+    }
+    let mut missing: Vec<Ask> = asks
+        .iter()
+        .filter(|a| !kept.asks.contains_key(*a))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        // A walk is needed anyway: the others' paths come along, so they need none later.
+        let mut asked: HashSet<Ask> = missing.iter().cloned().collect();
+        let names = &kept.names;
+        for a in others
+            .get_or_insert_with(|| plan_all(also))
+            .iter()
+            .flat_map(|p| p.asks(names))
+            .flatten()
+        {
+            if missing.len() >= MAX_WALKED_ASKS {
+                break;
+            }
+            if !kept.asks.contains_key(&a) && asked.insert(a.clone()) {
+                missing.push(a);
+            }
+        }
+        // Bounded whatever the entries cite (SPEC §9): the shown entries' paths first.
+        missing.truncate(MAX_WALKED_ASKS);
+        let found = repo.path_histories_at(&head, &missing, bound, false);
+        kept.asks.extend(missing.into_iter().zip(found));
+        kept.changed = true;
+    }
+    kept.save(&asks, &names);
     plans
-        .into_iter()
-        .map(|plan| Freshness {
-            paths: plan
-                .candidates
-                .iter()
-                .filter_map(|&(root, local)| {
-                    [Some(root), local]
-                        .into_iter()
-                        .flatten()
-                        .find_map(|i| {
-                            Some((asks.get(i)?, answers.get(i)?)).filter(|(_, h)| h.is_citation())
-                        })
-                        .map(|(a, h)| judge(&a.path, h))
-                })
-                .take(MAX_CITATIONS)
-                .collect(),
-            date: plan.date,
-        })
+        .iter()
+        .zip(&per_plan)
+        .map(|(p, asks)| p.judge(asks, &kept.asks, &kept.names, bound))
         .collect()
 }
 
-/// The asks of `e`'s candidates, made through `ask` (which numbers them): each from the top of
-/// the work tree, and from the entry's domain when that is not the top. None for an undated
-/// entry.
-fn asks_of(
-    e: &Cited<'_>,
-    top: &Path,
-    ask: &mut impl FnMut(String, i64) -> usize,
-) -> Vec<(usize, Option<usize>)> {
-    let Some(since) = since(e.date.unwrap_or("")) else {
-        return Vec::new();
-    };
-    let domain = domain_of(e.file, top).unwrap_or_default();
-    candidates(e.text)
-        .into_iter()
-        .map(|c| {
-            let local = (!domain.is_empty()).then(|| ask(format!("{domain}/{c}"), since));
-            (ask(c, since), local)
-        })
-        .collect()
+/// `items` without repeats, in their order.
+fn distinct<T: Clone + Eq + std::hash::Hash>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = HashSet::new();
+    items.filter(|i| seen.insert(i.clone())).collect()
+}
+
+/// The answers of one HEAD: read from the cache and brought up to HEAD, then completed by the
+/// walks this run makes, and kept again.
+struct Kept {
+    file: Option<PathBuf>,
+    head: String,
+    cap: usize,
+    asks: HashMap<Ask, PathHistory>,
+    names: HashMap<NameAsk, Named>,
+    changed: bool,
+}
+
+impl Kept {
+    /// Nothing kept, nothing to keep.
+    fn none(head: &str, cap: usize) -> Self {
+        Self {
+            file: None,
+            head: head.to_string(),
+            cap,
+            asks: HashMap::new(),
+            names: HashMap::new(),
+            changed: false,
+        }
+    }
+
+    /// The answers kept under `dir` for `cap`, brought up to `head` when they are for an
+    /// older one: by walking the new commits alone; an answer that cannot be is dropped (and
+    /// asked again).
+    fn load(repo: &Repo, dir: Option<&Path>, head: &str, cap: usize) -> Self {
+        // A shallow clone's history grows under the same HEAD (`git fetch --deepen`): not kept.
+        let file = dir
+            .filter(|_| !repo.is_shallow())
+            .map(|d| cache::file(d, repo));
+        let read = file
+            .as_deref()
+            .map(|f| cache::read(f, cap))
+            .unwrap_or_default();
+        let mut kept = Self {
+            file,
+            asks: read.asks,
+            names: read.names,
+            ..Self::none(head, cap)
+        };
+        let Some(old) = read.head.filter(|old| old != head) else {
+            return kept;
+        };
+        kept.changed = true;
+        if !kept.asks.is_empty() {
+            let (asks, known): (Vec<Ask>, Vec<PathHistory>) = kept.asks.drain().unzip();
+            if let Some(now) = repo.path_histories_after(&asks, &known, &old, head, INCREMENTAL_CAP)
+            {
+                kept.asks = asks
+                    .into_iter()
+                    .zip(now)
+                    .filter_map(|(a, h)| Some((a, h?)))
+                    .collect();
+            }
+        }
+        if !kept.names.is_empty() {
+            let (names, named): (Vec<NameAsk>, Vec<Named>) = kept.names.drain().unzip();
+            let list: Vec<&str> = names.iter().map(|n| n.name.as_str()).collect();
+            if let Some(touched) = repo.names_touched_after(&list, &old, head, INCREMENTAL_CAP) {
+                kept.names = names
+                    .into_iter()
+                    .zip(named)
+                    .zip(touched)
+                    .filter(|(_, t)| !t)
+                    .map(|(kept, _)| kept)
+                    .collect();
+            }
+        }
+        kept
+    }
+
+    /// Writes the answers back when this run changed them: those of `asks` and `names` (what
+    /// it needed) kept first, whatever else is dropped.
+    fn save(&self, asks: &[Ask], names: &[NameAsk]) {
+        if let (true, Some(f)) = (self.changed, &self.file) {
+            cache::write(
+                f,
+                &self.head,
+                self.cap,
+                (asks, &self.asks),
+                (names, &self.names),
+            );
+        }
+    }
 }
 
 /// The freshness of each of `docs` that is a knowledge or archive entry (else `None`), in
@@ -376,7 +660,10 @@ pub fn of_docs_with(
         }
         let Some(repo) = d.path.parent().and_then(|p| deps.repo(p)) else {
             if let Some(slot) = out.get_mut(i) {
-                *slot = Some(Freshness::default());
+                *slot = Some(Freshness {
+                    date: d.date.as_deref().unwrap_or("").to_string(),
+                    ..Freshness::default()
+                });
             }
             continue;
         };
@@ -431,97 +718,23 @@ pub fn of_docs_with(
     out
 }
 
-/// One path's status from its history.
+/// One path's status from its history: at HEAD, fresh or changed; not at HEAD, never fresh —
+/// moved (and changed, when its new place changed after the move) or gone.
 fn judge(path: &str, h: &PathHistory) -> PathFreshness {
-    let status = match (h.at_head, &h.new_path, h.count) {
-        (true, _, 0) => Status::Fresh,
-        (true, _, _) => Status::Changed,
-        (false, Some(_), _) => Status::Moved,
-        (false, None, _) => Status::Gone,
+    let (status, commits) = match (h.at_head, &h.new_path) {
+        (true, _) if h.count == 0 => (Status::Fresh, 0),
+        (true, _) => (Status::Changed, h.count),
+        (false, Some(_)) if h.moved_count > 0 => (Status::Changed, h.moved_count),
+        (false, Some(_)) => (Status::Moved, h.count),
+        (false, None) => (Status::Gone, h.count),
     };
     PathFreshness {
         path: path.to_string(),
         status,
-        commits: h.count,
-        new_path: h.new_path.clone(),
+        commits,
+        new_path: if h.at_head { None } else { h.new_path.clone() },
         touches: h.touches.clone(),
     }
-}
-
-/// The history of each of `asks`: from the cache when this HEAD answered it before.
-fn answer(
-    repo: &Repo,
-    asks: &[Ask],
-    more: &dyn Fn() -> Vec<Ask>,
-    how: Check,
-    cache_dir: Option<&Path>,
-) -> Vec<PathHistory> {
-    if asks.is_empty() {
-        return Vec::new();
-    }
-    if how.touches {
-        return repo.path_histories(asks, how.cap, true);
-    }
-    let Some(head) = repo.head_commit() else {
-        return Vec::new();
-    };
-    // A shallow clone's history grows under the same HEAD (`git fetch --deepen`): not kept.
-    let file: Option<PathBuf> = cache_dir
-        .filter(|_| !repo.is_shallow())
-        .map(|d| cache::file(d, repo));
-    let (mut kept, old_head) = file
-        .as_deref()
-        .map(|f| cache::read(f, how.cap))
-        .unwrap_or_default();
-    let mut changed = false;
-    // HEAD moved since the answers were kept: brought up to it by the new commits alone.
-    if old_head.as_deref().is_some_and(|old| old != head) {
-        let (known_asks, known): (Vec<Ask>, Vec<PathHistory>) = kept.drain().unzip();
-        let old = old_head.as_deref().unwrap_or_default();
-        if let Some(now) =
-            repo.path_histories_after(&known_asks, &known, old, &head, INCREMENTAL_CAP)
-        {
-            kept = known_asks.into_iter().zip(now).collect();
-        }
-        changed = true;
-    }
-    let mut missing: Vec<Ask> = asks
-        .iter()
-        .filter(|a| !kept.contains_key(*a))
-        .cloned()
-        .collect();
-    if !missing.is_empty() {
-        // A walk is needed anyway: the others' paths come along, so they need none later.
-        let mut asked: std::collections::HashSet<Ask> = missing.iter().cloned().collect();
-        for a in more() {
-            if missing.len() >= MAX_WALKED_ASKS {
-                break;
-            }
-            if !kept.contains_key(&a) && asked.insert(a.clone()) {
-                missing.push(a);
-            }
-        }
-        // Bounded whatever the entries cite (SPEC §9): the shown entries' paths first.
-        missing.truncate(MAX_WALKED_ASKS);
-        let found = repo.path_histories_at(&head, &missing, how.cap, false);
-        kept.extend(missing.into_iter().zip(found));
-        changed = true;
-    }
-    if changed && let Some(f) = &file {
-        // The answers this run needed are kept first, whatever else is dropped.
-        cache::write(f, &head, how.cap, asks, &kept);
-    }
-    asks.iter()
-        .map(|a| {
-            kept.get(a).cloned().unwrap_or(PathHistory {
-                at_head: false,
-                touches: Vec::new(),
-                count: 0,
-                new_path: None,
-                capped: false,
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -572,8 +785,10 @@ mod tests {
         let f = |paths| Freshness {
             date: String::new(),
             paths,
+            ..Freshness::default()
         };
-        assert_eq!(f(vec![]).status(), Status::Fresh);
+        assert_eq!(f(vec![]).status(), Status::Uncited);
+        assert_eq!(f(vec![path(Status::Fresh, 0)]).status(), Status::Fresh);
         assert!(!f(vec![]).stale());
         let mixed = f(vec![path(Status::Moved, 1), path(Status::Changed, 2)]);
         assert_eq!(mixed.status(), Status::Changed);

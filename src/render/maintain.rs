@@ -227,9 +227,17 @@ fn report(r: &Maintained, archive_summary: Option<&str>) -> String {
 /// commits that did it; or that none did.
 pub fn checked_text(c: &crate::wire::recall::Checked) -> String {
     use crate::megg::freshness::describe;
+    let capped = if c.capped {
+        format!(
+            "The history is longer than the walk: checked the last {} commits.\n",
+            c.bound
+        )
+    } else {
+        String::new()
+    };
     if c.entries.is_empty() {
         return format!(
-            "No entry cites code that changed since it was written ({} entr{} and {} citation{} checked).\n",
+            "No entry cites code that changed since it was written ({} entr{} and {} citation{} checked).\n{capped}",
             c.checked,
             if c.checked == 1 { "y" } else { "ies" },
             c.citations,
@@ -272,6 +280,7 @@ pub fn checked_text(c: &crate::wire::recall::Checked) -> String {
         if c.checked == 1 { "y" } else { "ies" },
         if n == 1 { "s" } else { "" }
     ));
+    out.push_str(&capped);
     out
 }
 

@@ -8,7 +8,8 @@ use crate::shell::shell_quote;
 use crate::wire::recall::{Freshness, Searched, Shown};
 
 /// What happened to an entry's cited code since its date, in one line (SPEC §17) — `stale? `
-/// first when it is stale; `None` when every citation is fresh.
+/// first when it is stale, "checked the last N commits" last when the history is longer than
+/// the walk; `None` when every citation is fresh over the whole history, or there is none.
 pub fn freshness_note(f: &Freshness, date: Option<&str>) -> Option<String> {
     let what: Vec<String> = f
         .paths
@@ -16,15 +17,19 @@ pub fn freshness_note(f: &Freshness, date: Option<&str>) -> Option<String> {
         .filter(|p| p.status != Status::Fresh)
         .map(|p| describe(&p.path, p.status, p.commits, p.new_path.as_deref()))
         .collect();
-    if what.is_empty() {
-        return None;
-    }
+    let capped =
+        (f.capped && !f.paths.is_empty()).then(|| format!("checked the last {} commits", f.bound));
     let since = date.map(|d| format!("since {d}: ")).unwrap_or_default();
-    Some(format!(
-        "{}{since}{}",
-        if f.stale { "stale? " } else { "cited code " },
-        what.join("; ")
-    ))
+    match (what.is_empty(), capped) {
+        (true, None) => None,
+        (true, Some(capped)) => Some(format!("cited code {since}fresh ({capped})")),
+        (false, capped) => Some(format!(
+            "{}{since}{}{}",
+            if f.stale { "stale? " } else { "cited code " },
+            what.join("; "),
+            capped.map(|c| format!(" ({c})")).unwrap_or_default()
+        )),
+    }
 }
 
 /// One block per hit — id, kind, date, type, title, topics, file and line, snippet — then the

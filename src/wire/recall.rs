@@ -10,11 +10,18 @@ use crate::megg::recall::{Doc, Kind, search::Found};
 /// An entry's citations checked against git (SPEC §17): on knowledge and archive entries only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Freshness {
-    /// The worst of its paths' (gone > changed > moved > fresh); fresh without citations.
+    /// The worst of its paths' (gone > changed > moved > fresh); `uncited` without citations
+    /// (nothing was checked).
     pub status: Status,
     /// A path is gone, or changed in 5 commits or more.
     pub stale: bool,
+    /// The history is longer than the walk's bound: only the last `bound` commits were
+    /// checked, and the counts are lower bounds.
+    pub capped: bool,
     pub paths: Vec<CitedPath>,
+    /// The walk's bound (the text's "checked the last N commits").
+    #[serde(skip)]
+    pub bound: usize,
 }
 
 /// One citation: a path the entry names in backticks that is, or was, in the repository.
@@ -24,7 +31,8 @@ pub struct CitedPath {
     pub status: Status,
     /// How many commits after the entry's date touched it.
     pub commits: usize,
-    /// For `moved`: where it is now.
+    /// Where a moved path is now (also when it then changed: `changed`, `commits` counting
+    /// the commits after the move); else null.
     pub new_path: Option<String>,
 }
 
@@ -33,6 +41,8 @@ impl From<&freshness::Freshness> for Freshness {
         Self {
             status: f.status(),
             stale: f.stale(),
+            capped: f.capped,
+            bound: f.bound,
             paths: f
                 .paths
                 .iter()
@@ -181,7 +191,13 @@ pub struct Checked {
     /// How many entries were checked, and how many citations they have.
     pub checked: usize,
     pub citations: usize,
+    /// The history is longer than the walk's bound for some entry: only the last `bound`
+    /// commits were checked.
+    pub capped: bool,
     pub warnings: Vec<String>,
+    /// The walk's bound.
+    #[serde(skip)]
+    pub bound: usize,
 }
 
 /// One entry whose citations are not all fresh.
@@ -195,6 +211,8 @@ pub struct CheckedEntry {
     pub line: usize,
     pub status: Status,
     pub stale: bool,
+    /// Its commits were more than the walk's bound: the counts are lower bounds.
+    pub capped: bool,
     pub paths: Vec<CheckedPath>,
 }
 
@@ -228,7 +246,7 @@ impl Checked {
             .iter()
             .zip(checked)
             .filter_map(|(d, f)| Some((d, f.as_ref()?)))
-            .filter(|(_, f)| f.status() != Status::Fresh)
+            .filter(|(_, f)| !matches!(f.status(), Status::Fresh | Status::Uncited))
             .map(|(d, f)| CheckedEntry {
                 id: d.id.to_string(),
                 title: d.title.to_string(),
@@ -237,6 +255,7 @@ impl Checked {
                 line: d.line,
                 status: f.status(),
                 stale: f.stale(),
+                capped: f.capped,
                 paths: f
                     .changed()
                     .map(|p| CheckedPath {
@@ -263,7 +282,9 @@ impl Checked {
             entries,
             checked: docs.len(),
             citations: checked.iter().flatten().map(|f| f.paths.len()).sum(),
+            capped: checked.iter().flatten().any(|f| f.capped),
             warnings,
+            bound: checked.iter().flatten().map(|f| f.bound).max().unwrap_or(0),
         }
     }
 }

@@ -465,7 +465,7 @@ fn cases() -> Vec<(&'static str, Want)> {
         (
             "jackal",
             Want {
-                status: "fresh",
+                status: "uncited",
                 stale: false,
                 paths: &[],
             },
@@ -545,6 +545,7 @@ fn check(freshness: &Value, want: &Want, at: &str) {
     );
     assert_eq!(freshness["status"], want.status, "{at}: {freshness}");
     assert_eq!(freshness["stale"], want.stale, "{at}: {freshness}");
+    assert_eq!(freshness["capped"], false, "{at}: {freshness}");
     let paths = freshness["paths"]
         .as_array()
         .unwrap_or_else(|| panic!("{at}: no paths: {freshness}"));
@@ -649,7 +650,8 @@ fn untouched(h: &History) {
 
 /// Every case of the generated history, in `show --json`'s documents: fresh, changed with its
 /// count (stale from 5 commits on), moved with its new path, gone; `path:42` as its file; a
-/// directory by the files in it; a backticked path that never existed is no citation; commits
+/// directory by the files in it; a backticked path that never existed is no citation (an entry
+/// with none is `uncited`); commits
 /// on or before the entry's day do not count, one just after midnight UTC does; the worst path
 /// is the entry's status; CJK, accents and emoji around a path, a path in the title, an
 /// archived entry.
@@ -1281,7 +1283,7 @@ fn break_the_tie(h: &mut History, why: &str) -> (Vec<Value>, Value, Value) {
 }
 
 /// The session-start index (summary mode): each item carries its freshness (an entry without
-/// citations: fresh, no paths), the same as `show`'s; a stale entry's line ends with ` stale?`
+/// citations: uncited, no paths), the same as `show`'s; a stale entry's line ends with ` stale?`
 /// in the hook and in `megg context`, and it ranks after a fresh entry of equal relevance — two
 /// gotchas of the same words and day: the one that ranked first before its file was deleted
 /// ranks second after.
@@ -1302,12 +1304,12 @@ fn the_index_marks_stale_entries_and_ranks_them_after_fresh_ones() {
     let (_, audit) = indexed(&after, "Ledger audit trail");
     assert_eq!(audit["freshness"]["status"], "changed", "{audit}");
     assert_eq!(audit["freshness"]["stale"], false, "{audit}");
-    // Entries without citations: fresh, no paths.
+    // Entries without citations: uncited, no paths.
     let mine = [title(stale), title(fresh), title(audit)];
     for plain in after.iter().filter(|l| !mine.contains(&title(l))) {
         assert_eq!(
             plain["freshness"],
-            json!({"status": "fresh", "stale": false, "paths": []}),
+            json!({"status": "uncited", "stale": false, "capped": false, "paths": []}),
             "{plain}"
         );
     }
@@ -1453,4 +1455,347 @@ fn one_walk_answers_every_entry_and_a_new_commit_costs_only_itself() {
         .find(|l| l["title"] == "omega entry 115")
         .unwrap();
     assert_eq!(stale["freshness"]["paths"][0]["commits"], 2, "{stale}");
+}
+
+// Issue 45: `fresh` means checked (SPEC §17 as corrected on 2026-11-29).
+
+/// A repository whose domain, at its top, holds `entries` (`(title, body)`, each dated
+/// [`DAY`]), with `files` in a first commit on 2026-01-05.
+fn small(entries: &[(&str, &str)], files: &[&str]) -> History {
+    let mut h = History::new();
+    h.p.domain("", "Small");
+    let mut knowledge = String::from("# Knowledge\n");
+    for (title, body) in entries {
+        knowledge.push_str(&format!(
+            "\n---\n\n## {DAY} - {title}\n**Type:** fact\n**Topics:** code\n\n{body}\n"
+        ));
+    }
+    h.p.write(".megg/knowledge.md", &knowledge);
+    h.put("README.md", &source("README.md"));
+    for f in files {
+        h.put(f, &source(f));
+    }
+    h.commit("2026-01-05T09:00:00Z", "initial");
+    h
+}
+
+/// The freshness `show --json` gives the entry `search` finds first for `word`.
+fn freshness_of(h: &History, word: &str) -> Value {
+    let id = hit(&h.p, "", word)["id"].as_str().unwrap().to_string();
+    shown(&h.p, "", &id)["freshness"].clone()
+}
+
+/// An entry without citations is `uncited` with no paths, never `fresh` — in `show`, `search`
+/// and MCP alike; `maintain --check` does not list it. Before: `fresh`, `paths: []`.
+#[test]
+fn an_entry_without_citations_is_uncited_never_fresh() {
+    let h = fixture();
+    let want = json!({"status": "uncited", "stale": false, "capped": false, "paths": []});
+    let top = hit(&h.p, "", "jackal");
+    assert_eq!(top["freshness"], want, "search: {top}");
+    assert_eq!(freshness_of(&h, "jackal"), want, "show");
+    let r = crate::mcp::call_tool(&h.p, "search", &json!({ "query": "jackal" }));
+    assert_eq!(
+        r["structuredContent"]["results"][0]["freshness"], want,
+        "mcp: {r}"
+    );
+    let text = h.p.run("", &["maintain", "--check"]).stdout;
+    let text = String::from_utf8_lossy(&text).to_lowercase();
+    assert!(
+        !text.contains("jackal"),
+        "an uncited entry is listed:\n{text}"
+    );
+    let aardvark = freshness_of(&h, "aardvark");
+    assert_eq!(aardvark["status"], "fresh", "{aardvark}");
+    assert_eq!(aardvark["capped"], false, "{aardvark}");
+    untouched(&h);
+}
+
+/// A bare file name as people write it (`pool.ts`) cites the one path of the repository that
+/// has that name — at HEAD, else in its history; a name several paths have cites nothing.
+/// Before: `fresh`, `paths: []`, while `src/db/pool.ts` changed 6 times.
+#[test]
+fn a_bare_file_name_cites_the_one_path_of_that_name() {
+    let mut h = small(
+        &[
+            (
+                "Kiwi pool size",
+                "The pool is sized per worker in `pool.ts`.",
+            ),
+            (
+                "Lynx migrations",
+                "Run `migrate.ts` before the server starts.",
+            ),
+            ("Mole cache", "`cache.ts` warms lazily."),
+            ("Newt legacy queue", "The old queue was `legacy.ts`."),
+        ],
+        &[
+            "src/db/pool.ts",
+            "src/db/migrate.ts",
+            "scripts/migrate.ts",
+            "src/cache.ts",
+            "src/legacy.ts",
+        ],
+    );
+    h.remove("src/legacy.ts");
+    h.commit("2026-01-07T09:00:00Z", "drop the legacy queue");
+    for n in 1..=6 {
+        h.edit(
+            "src/db/pool.ts",
+            n,
+            n,
+            &feb(1, 9 + n as u32),
+            &format!("pool {n}"),
+        );
+    }
+    h.remove("src/cache.ts");
+    h.commit(&feb(2, 10), "drop the cache");
+
+    let kiwi = freshness_of(&h, "kiwi");
+    assert_eq!(kiwi["status"], "changed", "{kiwi}");
+    assert_eq!(kiwi["stale"], true, "{kiwi}");
+    assert_eq!(kiwi["paths"].as_array().unwrap().len(), 1, "{kiwi}");
+    assert_eq!(kiwi["paths"][0]["path"], "src/db/pool.ts", "{kiwi}");
+    assert_eq!(kiwi["paths"][0]["commits"], 6, "{kiwi}");
+
+    let lynx = freshness_of(&h, "lynx");
+    assert_eq!(
+        lynx["status"], "uncited",
+        "two paths are named migrate.ts: {lynx}"
+    );
+    assert_eq!(lynx["paths"], json!([]), "{lynx}");
+
+    let mole = freshness_of(&h, "mole");
+    assert_eq!(mole["status"], "gone", "{mole}");
+    assert_eq!(mole["paths"][0]["path"], "src/cache.ts", "{mole}");
+
+    // Only in the history (deleted before the entry's day): still that path, and not at HEAD.
+    let newt = freshness_of(&h, "newt");
+    assert_eq!(newt["status"], "gone", "{newt}");
+    assert_eq!(newt["paths"][0]["path"], "src/legacy.ts", "{newt}");
+
+    let text = h.p.ok("", &["search", "kiwi"]);
+    assert!(
+        text.contains("`src/db/pool.ts` changed in 6 commits") && text.contains("stale?"),
+        "{text}"
+    );
+}
+
+/// A cited path that is not at HEAD is never fresh: renamed or deleted later the same day the
+/// entry was written, it is `moved` (with its new path) or `gone`. Before: `fresh`, no paths.
+#[test]
+fn a_path_renamed_or_deleted_the_same_day_is_moved_or_gone() {
+    let mut h = small(
+        &[
+            ("Okapi keeps the router", "The router is `src/a.rs`."),
+            ("Puffin keeps the parser", "The parser is `src/d.rs`."),
+        ],
+        &["src/a.rs", "src/d.rs"],
+    );
+    h.rename("src/a.rs", "src/b.rs");
+    h.commit("2026-01-10T15:00:00Z", "move a to b");
+    h.remove("src/d.rs");
+    h.commit("2026-01-10T16:00:00Z", "delete d");
+    h.edit("README.md", 1, 1, &feb(1, 10), "readme");
+
+    let okapi = freshness_of(&h, "okapi");
+    assert_eq!(
+        okapi,
+        json!({"status": "moved", "stale": false, "capped": false, "paths": [
+            {"path": "src/a.rs", "status": "moved", "commits": 0, "new_path": "src/b.rs"}
+        ]})
+    );
+    let puffin = freshness_of(&h, "puffin");
+    assert_eq!(puffin["status"], "gone", "{puffin}");
+    assert_eq!(puffin["stale"], true, "{puffin}");
+    assert_eq!(puffin["paths"][0]["path"], "src/d.rs", "{puffin}");
+    let note = show_note(&h.p, "", hit(&h.p, "", "okapi")["id"].as_str().unwrap());
+    assert!(note.contains("`src/a.rs` moved to `src/b.rs`"), "{note}");
+}
+
+/// A moved path is checked on at its new place: moved, then edited 9 times there, it is
+/// `changed` with its `new_path` and the 9 commits after the move (stale); 4 are not stale; a
+/// new commit there counts at once (the cache brought up to the new HEAD). Before: `moved`.
+#[test]
+fn a_path_moved_then_changed_is_changed_at_its_new_place() {
+    let mut h = small(
+        &[
+            ("Quokka handles payments", "Payments are in `src/m.rs`."),
+            ("Robin handles refunds", "Refunds are in `src/p.rs`."),
+        ],
+        &["src/m.rs", "src/p.rs"],
+    );
+    h.rename("src/m.rs", "src/n.rs");
+    h.rename("src/p.rs", "src/q.rs");
+    h.commit(&feb(1, 10), "move m to n, p to q");
+    for n in 1..=9 {
+        h.edit("src/n.rs", n, n, &feb(2, 9 + n as u32), &format!("n {n}"));
+    }
+    for n in 1..=4 {
+        h.edit("src/q.rs", n, n, &feb(3, 9 + n as u32), &format!("q {n}"));
+    }
+    let quokka = freshness_of(&h, "quokka");
+    assert_eq!(
+        quokka,
+        json!({"status": "changed", "stale": true, "capped": false, "paths": [
+            {"path": "src/m.rs", "status": "changed", "commits": 9, "new_path": "src/n.rs"}
+        ]})
+    );
+    let robin = freshness_of(&h, "robin");
+    assert_eq!(
+        robin,
+        json!({"status": "changed", "stale": false, "capped": false, "paths": [
+            {"path": "src/p.rs", "status": "changed", "commits": 4, "new_path": "src/q.rs"}
+        ]})
+    );
+    let note = show_note(&h.p, "", hit(&h.p, "", "quokka")["id"].as_str().unwrap());
+    assert!(
+        note.contains("`src/m.rs` moved to `src/n.rs`, then changed in 9 commits")
+            && note.contains("stale?"),
+        "{note}"
+    );
+    h.edit("src/n.rs", 20, 10, &feb(4, 10), "n 10");
+    let quokka = freshness_of(&h, "quokka");
+    assert_eq!(quokka["paths"][0]["commits"], 10, "{quokka}");
+    let out = h.p.run("", &["maintain", "--check", "--json"]);
+    let v = stdout_json(&out);
+    let e = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["title"] == "Quokka handles payments")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(e["paths"][0]["commits"], 10, "{e}");
+    assert_eq!(e["paths"][0]["touched_by"][0]["summary"], "n 10", "{e}");
+}
+
+/// Commits reached only through a merge count: a path deleted, and another edited, on a branch
+/// before the entry's day and merged after it are `gone` and `changed` (the commits reachable
+/// from HEAD and not from the last first-parent commit of the entry's day). Before: the
+/// branch's commits, older than the day, were not seen (`fresh`).
+#[test]
+fn commits_reached_only_through_a_merge_count() {
+    let mut h = small(
+        &[(
+            "Sloth merges the branch",
+            "It reads `src/x.rs` and `src/y.rs`.",
+        )],
+        &["src/x.rs", "src/y.rs"],
+    );
+    let initial = h.commits["initial"].clone();
+    {
+        let base = h
+            .git
+            .repo
+            .find_commit(git2::Oid::from_str(&initial).unwrap())
+            .unwrap();
+        h.git.repo.branch("side", &base, false).unwrap();
+    }
+    let edited_y: String = source("src/y.rs").replace("line 3 ", "line 3 (side) ");
+    // The branch: x deleted on the 8th, y edited on the 9th.
+    h.remove("src/x.rs");
+    let side = |h: &History, at: &str, msg: &str| h.git.commit("side", epoch(at), msg);
+    side(&h, "2026-01-08T10:00:00Z", "side: delete x");
+    h.put("src/y.rs", &edited_y);
+    side(&h, "2026-01-09T10:00:00Z", "side: edit y");
+    // main on the entry's day, without the branch.
+    h.put("src/x.rs", &source("src/x.rs"));
+    h.put("src/y.rs", &source("src/y.rs"));
+    h.edit("README.md", 2, 1, "2026-01-10T12:00:00Z", "main: readme");
+    // The merge, after the day: main's README, the branch's x and y.
+    h.remove("src/x.rs");
+    h.put("src/y.rs", &edited_y);
+    let repo = &h.git.repo;
+    let tree = repo
+        .find_tree(repo.index().unwrap().write_tree().unwrap())
+        .unwrap();
+    let tip = |b: &str| {
+        repo.find_branch(b, git2::BranchType::Local)
+            .unwrap()
+            .get()
+            .peel_to_commit()
+            .unwrap()
+    };
+    let sig = git2::Signature::new(
+        "Test",
+        "test@example.com",
+        &git2::Time::new(epoch(&feb(1, 10)), 0),
+    )
+    .unwrap();
+    repo.commit(
+        Some("refs/heads/main"),
+        &sig,
+        &sig,
+        "merge side",
+        &tree,
+        &[&tip("main"), &tip("side")],
+    )
+    .unwrap();
+
+    let sloth = freshness_of(&h, "sloth");
+    assert_eq!(sloth["status"], "gone", "{sloth}");
+    assert_eq!(sloth["stale"], true, "{sloth}");
+    let paths = sloth["paths"].as_array().unwrap();
+    let by = |p: &str| {
+        paths
+            .iter()
+            .find(|x| x["path"] == p)
+            .unwrap_or_else(|| panic!("{p} not cited: {sloth}"))
+    };
+    assert_eq!(by("src/x.rs")["status"], "gone", "{sloth}");
+    assert_eq!(by("src/y.rs")["status"], "changed", "{sloth}");
+    assert_eq!(by("src/y.rs")["commits"], 1, "{sloth}");
+}
+
+/// A history longer than the walk's bound is said: `"capped": true` in the freshness JSON and
+/// "checked the last N commits" in the text (the bound made small for the test). Before: no
+/// `capped`, nothing said.
+#[test]
+fn a_history_longer_than_the_walk_is_said_capped() {
+    let mut h = small(
+        &[("Tapir edits a lot", "All of it is in `src/c.rs`.")],
+        &["src/c.rs"],
+    );
+    for n in 1..=40 {
+        h.edit(
+            "src/c.rs",
+            n,
+            n,
+            &feb(1 + n as u32 / 10, n as u32 % 10 + 8),
+            &format!("c {n}"),
+        );
+    }
+    let full = freshness_of(&h, "tapir");
+    assert_eq!(full["capped"], false, "{full}");
+    assert_eq!(full["paths"][0]["commits"], 40, "{full}");
+
+    let bounded = |args: &[&str]| -> String {
+        let out =
+            h.p.megg("")
+                .args(args)
+                .env("MEGG_TEST_WALK_CAP", "30")
+                .output()
+                .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: Value = serde_json::from_str(&bounded(&["search", "tapir", "--json"])).unwrap();
+    let f = &v["results"][0]["freshness"];
+    assert_eq!(f["capped"], true, "{v}");
+    assert_eq!(f["status"], "changed", "{v}");
+    assert_eq!(f["stale"], true, "{v}");
+    let id = v["results"][0]["id"].as_str().unwrap().to_string();
+    let v: Value = serde_json::from_str(&bounded(&["show", &id, "--json"])).unwrap();
+    assert_eq!(v["documents"][0]["freshness"]["capped"], true, "{v}");
+    for args in [&["search", "tapir"][..], &["show", &id]] {
+        let text = bounded(args);
+        assert!(
+            text.contains("checked the last 30 commits"),
+            "{args:?}:\n{text}"
+        );
+    }
+    // Unbounded again: the whole history, nothing said.
+    assert_eq!(freshness_of(&h, "tapir"), full);
+    let text = h.p.ok("", &["show", &id]);
+    assert!(!text.contains("checked the last"), "{text}");
 }

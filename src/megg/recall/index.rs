@@ -336,6 +336,7 @@ mod tests {
                 new_path: None,
                 touches: Vec::new(),
             }],
+            ..Freshness::default()
         };
         let stale_ids = ["k1", "k3"];
         let fresh = |d: &[&Doc]| {

@@ -127,6 +127,7 @@ mod index {
                     new_path: None,
                     touches: Vec::new(),
                 }],
+                ..Default::default()
             });
             let l = Line { id, date, entry_type: kind, title, topics, why: Why::Recent, archived, freshness };
             prop_assert_eq!(l.width(), index_line(&l).chars().count());
@@ -278,6 +279,7 @@ mod budget {
             children: neighbours,
             children_cut: false,
             warnings: vec!["a warning about something".into()],
+            hidden: Vec::new(),
         }
     }
 
