@@ -37,9 +37,12 @@ pub struct Args {
     #[arg(long, requires = "archive_before")]
     pub quiet: bool,
     /// List the entries whose cited code changed, moved or is gone since they were written,
-    /// with the commits; change nothing, exit 1 when any is listed
+    /// grouped by path with each path's commits once; change nothing, exit 1 when one is stale
     #[arg(long, conflicts_with_all = ["archive_before", "quiet"])]
     pub check: bool,
+    /// With --check: list only the stale entries (a cited path gone, or changed in 5 commits or more)
+    #[arg(long, requires = "check")]
+    pub stale: bool,
 }
 
 /// A `YYYY-MM-DD` day (also the MCP `archiveBefore` parameter).
@@ -66,7 +69,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         )));
     }
     if args.check {
-        return check(env, &root, args.json, warnings);
+        return check(env, &root, args, warnings);
     }
     let found = discovery::domains_below(&root, maintain::MAX_DEPTH);
     warnings.extend(found.warnings);
@@ -115,7 +118,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 fn check(
     env: &Env,
     root: &std::path::Path,
-    json: bool,
+    args: &Args,
     mut warnings: Vec<String>,
 ) -> Result<Output> {
     let cache = fsx::user_cache_dir();
@@ -137,10 +140,14 @@ fn check(
         touches: true,
     };
     let checked = freshness::of_docs_with(&deps, &entries, &[], how);
-    let result = Checked::new(&entries, &checked, warnings);
+    let mut result = Checked::new(&entries, &checked, warnings);
+    if args.stale {
+        result.only_stale();
+    }
     let human = crate::render::maintain::checked_text(&result);
-    let mut out = Output::pick(json, &result, human, result.warnings.clone());
-    if !result.entries.is_empty() {
+    let mut out = Output::pick(args.json, &result, human, result.warnings.clone());
+    // SPEC §17: a move, or a few commits, is not a failure; a stale entry is.
+    if result.entries.iter().any(|e| e.stale) {
         out.code = 1;
     }
     Ok(out)

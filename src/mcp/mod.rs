@@ -190,7 +190,15 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
     let human = out.text.clone().unwrap_or_else(|| out.stdout.clone());
     let json = || out.document.as_ref().map(json_text).unwrap_or_default();
     let mut result = match shape {
-        Shape::Text => CallToolResult::success(vec![ContentBlock::text(cap(human))]),
+        // What the CLI prints on stderr follows the text (a secret shown as `[redacted]` is
+        // named there, SPEC §12): a text result has no other place for it.
+        Shape::Text => {
+            let notes = warning_lines(std::mem::take(&mut out.warnings));
+            let room = MAX_RESULT_CHARS.saturating_sub(notes.chars().count());
+            let mut text = cap_within(human, room);
+            text.push_str(&notes);
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        }
         Shape::Json | Shape::Paged(_) => {
             let mut r = CallToolResult::structured(out.document.clone().unwrap_or_default());
             r.content = vec![ContentBlock::text(json())];
@@ -207,6 +215,15 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
     // A finding such as `gitignore --check` failing is an error result too.
     result.is_error = Some(out.code != 0);
     result
+}
+
+/// A `warning:` line for each of `warnings`, within a quarter of a result (then how many
+/// more there are).
+fn warning_lines(warnings: Vec<String>) -> String {
+    page::bounded_warnings(warnings, MAX_RESULT_CHARS)
+        .iter()
+        .map(|w| format!("warning: {w}\n"))
+        .collect()
 }
 
 /// An error or hint in the terms of the tools (SPEC §7 "errors speak MCP"): the next step
@@ -256,11 +273,16 @@ fn fit_content(document: &mut serde_json::Value) {
 
 /// Text within [`MAX_RESULT_CHARS`], cut at a line with a note when longer.
 fn cap(text: String) -> String {
+    cap_within(text, MAX_RESULT_CHARS)
+}
+
+/// Text within `max` characters, cut at a line with a note when longer.
+fn cap_within(text: String, max: usize) -> String {
     const NOTE: &str = "[… cut: the result is over 10,000 characters]\n";
-    if text.chars().count() <= MAX_RESULT_CHARS {
+    if text.chars().count() <= max {
         return text;
     }
-    let room = MAX_RESULT_CHARS - NOTE.chars().count() - 1;
+    let room = max.saturating_sub(NOTE.chars().count() + 1);
     let kept = page::longest_lines(&text, |p| p.chars().count() <= room).unwrap_or("");
     format!("{}\n{NOTE}", kept.strip_suffix('\n').unwrap_or(kept))
 }
@@ -448,6 +470,7 @@ impl Megg {
             json: true,
             quiet: false,
             check: false,
+            stale: false,
         };
         let page = Page::new("domains", p.limit, p.offset);
         Ok(call(p.path, Command::Maintain(args), Shape::Paged(page)).await)

@@ -244,32 +244,44 @@ pub fn checked_text(c: &crate::wire::recall::Checked) -> String {
             if c.citations == 1 { "" } else { "s" }
         );
     }
+    // By path: each path's commits once, then the entries citing it (SPEC §17).
     let mut out = String::new();
-    for e in &c.entries {
-        out.push_str(&format!(
-            "{}  {}  {}{}\n  {}:{}\n",
-            e.id,
-            e.date.as_deref().unwrap_or("undated"),
-            e.title,
-            if e.stale { "  stale?" } else { "" },
-            e.path.display(),
-            e.line
+    for g in &c.by_path {
+        out.push_str(&describe(
+            &g.path,
+            g.status,
+            g.commits,
+            g.new_path.as_deref(),
         ));
-        for p in &e.paths {
+        out.push('\n');
+        for t in &g.touched_by {
+            let short: String = t.commit.chars().take(8).collect();
+            out.push_str(&format!("    {short} {} {}\n", t.date, t.summary));
+        }
+        if g.commits > g.touched_by.len() {
             out.push_str(&format!(
-                "  {}\n",
-                describe(&p.path, p.status, p.commits, p.new_path.as_deref())
+                "    … and {} more\n",
+                g.commits - g.touched_by.len()
             ));
-            for t in &p.touched_by {
-                let short: String = t.commit.chars().take(8).collect();
-                out.push_str(&format!("    {short} {} {}\n", t.date, t.summary));
-            }
-            if p.commits > p.touched_by.len() {
-                out.push_str(&format!(
-                    "    … and {} more\n",
-                    p.commits - p.touched_by.len()
-                ));
-            }
+        }
+        for e in c.entries.iter().filter(|e| g.entries.contains(&e.id)) {
+            // An entry written later saw fewer of the path's commits: its own count.
+            let own = e
+                .paths
+                .iter()
+                .find(|p| p.path == g.path)
+                .filter(|p| p.commits != g.commits)
+                .map(|p| format!("  ({} since it)", p.commits))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "  {}  {}  {}{}{own}  {}:{}\n",
+                e.id,
+                e.date.as_deref().unwrap_or("undated"),
+                e.title,
+                if e.stale { "  stale?" } else { "" },
+                e.path.display(),
+                e.line
+            ));
         }
         out.push('\n');
     }

@@ -188,6 +188,9 @@ impl ShownDoc {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Checked {
     pub entries: Vec<CheckedEntry>,
+    /// The same, by cited path: each path's commits once, then the ids of the entries citing
+    /// it (SPEC §17).
+    pub by_path: Vec<CheckedGroup>,
     /// How many entries were checked, and how many citations they have.
     pub checked: usize,
     pub citations: usize,
@@ -198,6 +201,46 @@ pub struct Checked {
     /// The walk's bound.
     #[serde(skip)]
     pub bound: usize,
+}
+
+/// One cited path that changed, moved or is gone, and the entries citing it.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CheckedGroup {
+    pub path: String,
+    /// As seen from the entry citing it that saw the most commits (the oldest, usually).
+    pub status: Status,
+    pub commits: usize,
+    pub new_path: Option<String>,
+    pub touched_by: Vec<TouchedBy>,
+    /// The ids of the entries citing it, in their order.
+    pub entries: Vec<String>,
+}
+
+/// `entries` by cited path, in path order.
+fn groups(entries: &[CheckedEntry]) -> Vec<CheckedGroup> {
+    let mut by: std::collections::BTreeMap<&str, CheckedGroup> = std::collections::BTreeMap::new();
+    for e in entries {
+        for p in &e.paths {
+            let g = by.entry(p.path.as_str()).or_insert_with(|| CheckedGroup {
+                path: p.path.clone(),
+                status: p.status,
+                commits: p.commits,
+                new_path: p.new_path.clone(),
+                touched_by: p.touched_by.clone(),
+                entries: Vec::new(),
+            });
+            if p.commits > g.commits {
+                g.status = p.status;
+                g.commits = p.commits;
+                g.new_path = p.new_path.clone();
+                g.touched_by = p.touched_by.clone();
+            }
+            if !g.entries.contains(&e.id) {
+                g.entries.push(e.id.clone());
+            }
+        }
+    }
+    by.into_values().collect()
 }
 
 /// One entry whose citations are not all fresh.
@@ -242,7 +285,7 @@ impl Checked {
         checked: &[Option<freshness::Freshness>],
         warnings: Vec<String>,
     ) -> Self {
-        let entries = docs
+        let entries: Vec<CheckedEntry> = docs
             .iter()
             .zip(checked)
             .filter_map(|(d, f)| Some((d, f.as_ref()?)))
@@ -279,6 +322,7 @@ impl Checked {
             })
             .collect();
         Self {
+            by_path: groups(&entries),
             entries,
             checked: docs.len(),
             citations: checked.iter().flatten().map(|f| f.paths.len()).sum(),
@@ -286,5 +330,11 @@ impl Checked {
             warnings,
             bound: checked.iter().flatten().map(|f| f.bound).max().unwrap_or(0),
         }
+    }
+
+    /// Only the stale entries (`maintain --check --stale`).
+    pub fn only_stale(&mut self) {
+        self.entries.retain(|e| e.stale);
+        self.by_path = groups(&self.entries);
     }
 }

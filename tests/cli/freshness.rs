@@ -1799,3 +1799,86 @@ fn a_history_longer_than_the_walk_is_said_capped() {
     let text = h.p.ok("", &["show", &id]);
     assert!(!text.contains("checked the last"), "{text}");
 }
+
+/// `maintain --check` (SPEC §17): grouped by path — each path's commits once, then the entries
+/// citing it; `--stale` lists only the stale ones; exit 1 only when one is stale, never for a
+/// move or a few commits. Before: every entry printed its path's commits again, and a move
+/// alone exited 1.
+#[test]
+fn maintain_check_groups_by_path_lists_stale_alone_and_fails_only_on_stale() {
+    let mut h = small(
+        &[
+            ("Otter pool", "The pool lives in `src/pool.rs`."),
+            ("Panda pool size", "`src/pool.rs` sizes it per worker."),
+            ("Quail route", "Routes are in `src/route.rs`."),
+        ],
+        &["src/pool.rs", "src/route.rs"],
+    );
+    h.rename("src/route.rs", "src/routes.rs");
+    h.commit("2026-01-12T09:00:00Z", "rename route to routes");
+    // A move alone: listed, not stale, exit 0.
+    let out = h.p.run("", &["maintain", "--check"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("src/route.rs") && text.contains("Quail"),
+        "{text}"
+    );
+    for n in 1..=6 {
+        h.put(
+            "src/pool.rs",
+            &format!("{}\n// edit {n}\n", source("src/pool.rs")),
+        );
+        h.commit(
+            &format!("2026-01-{:02}T09:00:00Z", 12 + n),
+            &format!("pool: edit {n}"),
+        );
+    }
+    let out = h.p.run("", &["maintain", "--check"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // Each commit once, though two entries cite the path; both entries named under it.
+    for n in 1..=6 {
+        assert_eq!(
+            text.matches(&format!("pool: edit {n}\n")).count(),
+            1,
+            "{text}"
+        );
+    }
+    let at = text
+        .find("`src/pool.rs` changed in 6 commits")
+        .unwrap_or_else(|| panic!("{text}"));
+    let below = &text[at..];
+    assert!(
+        below.contains("Otter pool") && below.contains("Panda pool size"),
+        "{text}"
+    );
+    // JSON keeps one object per entry and adds the groups.
+    let v = stdout_json(&h.p.run("", &["maintain", "--check", "--json"]));
+    assert_eq!(v["entries"].as_array().unwrap().len(), 3, "{v}");
+    let pool = v["by_path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["path"] == "src/pool.rs")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(pool["commits"], 6, "{v}");
+    assert_eq!(pool["entries"].as_array().unwrap().len(), 2, "{v}");
+    // --stale: only the stale ones.
+    let out = h.p.run("", &["maintain", "--check", "--stale"]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("Otter pool") && !text.contains("Quail"),
+        "{text}"
+    );
+    let v = stdout_json(&h.p.run("", &["maintain", "--check", "--stale", "--json"]));
+    assert!(
+        v["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["stale"] == true),
+        "{v}"
+    );
+}
