@@ -172,6 +172,7 @@ fn report(env: &Env, d: &Domain, today: NaiveDate, warnings: &mut Vec<String>) -
             }
             let tokens = env.tokens.count(&t.text);
             maintain::analyse(&mut r, &t.text, tokens, today);
+            maintain::supersession(&env.deps(), d, &mut r);
             r.knowledge = Some(path);
         }
         Ok(None) => {}

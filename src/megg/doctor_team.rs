@@ -1,10 +1,12 @@
 //! `megg doctor`'s checks of team knowledge (SPEC §11): the merge driver where the attributes
-//! name it, and no knowledge file left holding a conflict.
+//! name it, and no knowledge file left holding a conflict — nor an entry a merge left both live
+//! and superseded (SPEC §17).
 
 use std::path::{Path, PathBuf};
 
-use super::discovery::Domain;
+use super::discovery::{self, Domain, Megg};
 use super::doctor::{Check, check};
+use super::maintain::{self, LiveSuperseded};
 use super::project::Project;
 use super::setup::merge;
 use crate::fsx;
@@ -64,8 +66,10 @@ pub fn megg_files(project: &Project, domain: Option<&Domain>) -> Vec<MeggFile> {
 }
 
 /// Knowledge and archive files left holding a merge conflict (SPEC §11 "Seen, not hidden"):
-/// unmerged in the index, or with conflict markers in the work tree. `None` when the
-/// repository has no such file to look at.
+/// unmerged in the index, or with conflict markers in the work tree; and entries a merge left
+/// both live and superseded (SPEC §17: an edit kept against a supersede by a megg before the
+/// `**Supersedes:**` line), each by its id and title. `None` when the repository has no such
+/// file to look at.
 pub fn conflicts(project: &Project, repo: &crate::git::Repo, files: &[MeggFile]) -> Option<Check> {
     let present: Vec<&MeggFile> = files.iter().filter(|f| f.exists).collect();
     if present.is_empty() {
@@ -87,16 +91,72 @@ pub fn conflicts(project: &Project, repo: &crate::git::Repo, files: &[MeggFile])
         })
         .map(|f| f.rel.as_str())
         .collect();
+    let both = live_superseded(project, &present);
+    let mut found: Vec<String> = Vec::new();
+    let mut fixes: Vec<String> = Vec::new();
+    if !conflicted.is_empty() {
+        found.push(format!(
+            "unresolved merge conflicts in {}",
+            conflicted.join(", ")
+        ));
+        fixes.push("megg resolve".into());
+    }
+    let rel = |p: &Path| {
+        project
+            .relative(p)
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    for e in &both {
+        found.push(format!(
+            "'{}' ({}) is both live and superseded: live at {}:{}, superseded by '{}' in {} (a merge kept both)",
+            e.title,
+            e.id,
+            rel(&e.live),
+            e.line,
+            e.successor,
+            rel(&e.archive)
+        ));
+        fixes.push(format!(
+            "supersede {} again (`megg learn --supersedes {} …`) or delete its live copy",
+            e.id, e.id
+        ));
+    }
+    let fix = fixes.join("; ");
     Some(check(
         "conflicts",
-        conflicted.is_empty(),
-        if conflicted.is_empty() {
+        found.is_empty(),
+        if found.is_empty() {
             format!("no merge conflicts in {} knowledge file(s)", present.len())
         } else {
-            format!("unresolved merge conflicts in {}", conflicted.join(", "))
+            found.join("; ")
         },
-        Some("megg resolve"),
+        Some(&fix),
     ))
+}
+
+/// The entries of the domains whose `knowledge.md` is among `present` that a merge left both
+/// live and superseded, their ids as `search` gives them (a domain's place is its directory
+/// relative to the work tree's top).
+fn live_superseded(project: &Project, present: &[&MeggFile]) -> Vec<LiveSuperseded> {
+    let mut out = Vec::new();
+    for f in present {
+        let Some(place) = f.rel.strip_suffix(".megg/knowledge.md") else {
+            continue;
+        };
+        if !(place.is_empty() || place.ends_with('/')) {
+            continue;
+        }
+        let place = place.trim_end_matches('/');
+        let dir = if place.is_empty() {
+            project.root.clone()
+        } else {
+            project.root.join(place)
+        };
+        if let Megg::Domain(d) = discovery::megg_at(&dir, &[]) {
+            out.extend(maintain::find_live_superseded(&d, place));
+        }
+    }
+    out
 }
 
 /// Whether megg's merge driver is in effect where the attributes name it (SPEC §11 "Seen, not

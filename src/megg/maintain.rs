@@ -2,11 +2,15 @@
 //! and how old entries move into `.megg/archive/`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{Duration, NaiveDate};
 
+use super::discovery::{Domain, MAX_KNOWLEDGE_BYTES};
 use super::knowledge::{self, Entry, KnowledgeType};
+use super::recall;
+use crate::fsx;
 
 /// Entries older than this are reported as stale.
 pub const STALE_AFTER_DAYS: i64 = 90;
@@ -28,6 +32,105 @@ pub struct DomainReport {
     pub problems: Vec<String>,
     /// `state.md` is present but expired.
     pub expired_state: bool,
+    /// Entries an older merge left both live and superseded (SPEC §17).
+    pub live_superseded: Vec<LiveSuperseded>,
+}
+
+/// An entry both live and superseded (SPEC §17): in `knowledge.md`, while an archive file holds
+/// an entry of the same date and title marked `**Superseded-by:**` — what a merge that kept an
+/// edit against a supersede left (issue 45).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveSuperseded {
+    /// The live entry's id, as `search` and `show` give it.
+    pub id: String,
+    pub title: String,
+    /// Where it is live: `knowledge.md`, and the 1-based line of its heading.
+    pub live: PathBuf,
+    pub line: usize,
+    /// The archive file holding it superseded, and the successor its line names.
+    pub archive: PathBuf,
+    pub successor: String,
+}
+
+/// The entries of `docs` (one domain's knowledge and archive entries, with their ids: recall's)
+/// that are both live and superseded: a knowledge entry whose date and title an archived entry
+/// with a `**Superseded-by:**` line has. Each once, in the order of `knowledge.md`.
+pub fn live_superseded(docs: &[recall::Doc]) -> Vec<LiveSuperseded> {
+    let archived: Vec<(&recall::Doc, &str)> = docs
+        .iter()
+        .filter(|d| d.kind == recall::Kind::Archive)
+        .filter_map(|d| knowledge::superseded_by(&d.text).map(|s| (d, s)))
+        .collect();
+    docs.iter()
+        .filter(|d| d.kind == recall::Kind::Knowledge)
+        .filter_map(|live| {
+            let date = live.date.as_ref().map(recall::Shared::as_str);
+            let (old, successor) = archived.iter().find(|(a, _)| {
+                let heading = match &a.date {
+                    Some(d) => format!("{d} - {}", a.title),
+                    None => a.title.to_string(),
+                };
+                knowledge::supersede::names(&heading, date, &live.title)
+            })?;
+            Some(LiveSuperseded {
+                id: live.id.to_string(),
+                title: live.title.to_string(),
+                live: live.path.to_path_buf(),
+                line: live.line,
+                archive: old.path.to_path_buf(),
+                successor: (*successor).to_string(),
+            })
+        })
+        .collect()
+}
+
+/// [`live_superseded`] of domain `d`: its `knowledge.md` and `.megg/archive/*.md` read (within
+/// its boundary, as recall reads them), their entries named as ids name them — `place` is the
+/// domain as [`recall::place`] gives it.
+pub fn find_live_superseded(d: &Domain, place: &str) -> Vec<LiveSuperseded> {
+    let read = |path: &Path, kind: recall::Kind| {
+        let t = fsx::read_text(&d.boundary, path, MAX_KNOWLEDGE_BYTES).ok()??;
+        Some(recall::doc::Source {
+            kind,
+            path: Arc::from(path),
+            domain: d.name.clone(),
+            place: place.to_string(),
+            text: Arc::new(t.text),
+        })
+    };
+    let Some(live) = read(&d.knowledge_path(), recall::Kind::Knowledge) else {
+        return Vec::new();
+    };
+    let dir = d.megg.join("archive");
+    let mut archives: Vec<PathBuf> = fsx::list(&d.boundary, &dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, kind)| {
+            *kind == fsx::Kind::File && Path::new(name).extension().is_some_and(|e| e == "md")
+        })
+        .map(|(name, _)| dir.join(name))
+        .collect();
+    if archives.is_empty() {
+        return Vec::new();
+    }
+    archives.sort();
+    let sources: Vec<recall::doc::Source> = std::iter::once(live)
+        .chain(
+            archives
+                .iter()
+                .filter_map(|f| read(f, recall::Kind::Archive)),
+        )
+        .collect();
+    live_superseded(&recall::parse(&sources))
+}
+
+/// Fills in `report`'s entries both live and superseded for domain `d` (SPEC §17), their ids
+/// as `search` gives them from the domain.
+pub fn supersession(deps: &super::Deps<'_>, d: &Domain, report: &mut DomainReport) {
+    let top = deps.top(&d.dir);
+    let mut chain = deps.walk(&top).domains(&d.dir, &mut Vec::new());
+    chain.reverse();
+    report.live_superseded = find_live_superseded(d, &recall::place(deps, d, &chain));
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +220,9 @@ pub enum Advice {
     FixProblems { dir: PathBuf, count: usize },
     /// An expired `state.md` is still there.
     ClearState { dir: PathBuf },
+    /// An entry an older merge left both live and superseded: supersede it again, or delete the
+    /// live copy.
+    LiveSuperseded { dir: PathBuf, entry: LiveSuperseded },
 }
 
 /// What to do about the findings, in order, per domain.
@@ -155,6 +261,12 @@ pub fn actions(reports: &[DomainReport], today: NaiveDate) -> Vec<Advice> {
             out.push(Advice::FixProblems {
                 dir: dir.clone(),
                 count: r.problems.len(),
+            });
+        }
+        for entry in &r.live_superseded {
+            out.push(Advice::LiveSuperseded {
+                dir: dir.clone(),
+                entry: entry.clone(),
             });
         }
         if r.expired_state {
@@ -368,6 +480,56 @@ mod tests {
         let plan = plan_archive(top, day("2019-01-01"));
         assert!(plan.by_year.is_empty());
         assert_eq!(plan.remaining_body, top, "nothing to move changes no byte");
+    }
+
+    /// Issue 45's leftover: an entry live in knowledge.md while an archive holds it (same date
+    /// and title, as ids compare them) marked superseded. An archived entry not marked, or
+    /// marked but of another day, is not one.
+    #[test]
+    fn an_entry_live_and_archived_as_superseded_is_named_with_its_id() {
+        let source = |kind, path: &str, text: &str| recall::doc::Source {
+            kind,
+            path: Arc::from(Path::new(path)),
+            domain: "P".into(),
+            place: String::new(),
+            text: Arc::new(text.to_string()),
+        };
+        let live = "# Knowledge\n\n---\n\n## 2025-03-01 - Use REST\n**Type:** decision\n**Topics:** api\n\nedited\n\n---\n\n## 2025-04-01 - Kept\n**Type:** rule\n**Topics:** a\n\nk\n\n---\n\n## 2025-05-01 - Moved\n**Type:** rule\n**Topics:** a\n\nm\n";
+        let archive = "# Archive\n\n---\n\n## 2025-03-01 - use  rest\n**Type:** decision\n**Topics:** api\n**Superseded-by:** 2026-11-20 - Use gRPC\n\nold\n\n---\n\n## 2025-04-01 - Kept\n**Type:** rule\n**Topics:** a\n\nk\n\n---\n\n## 2025-05-02 - Moved\n**Type:** rule\n**Topics:** a\n**Superseded-by:** 2026-11-21 - Other\n\nm\n";
+        let docs = recall::parse(&[
+            source(recall::Kind::Knowledge, "/p/.megg/knowledge.md", live),
+            source(
+                recall::Kind::Archive,
+                "/p/.megg/archive/knowledge-2025.md",
+                archive,
+            ),
+        ]);
+        let found = live_superseded(&docs);
+        let id = docs
+            .iter()
+            .find(|d| d.kind == recall::Kind::Knowledge && d.title == "Use REST")
+            .map(|d| d.id.to_string())
+            .unwrap();
+        assert_eq!(
+            found,
+            [LiveSuperseded {
+                id,
+                title: "Use REST".into(),
+                live: "/p/.megg/knowledge.md".into(),
+                line: 5,
+                archive: "/p/.megg/archive/knowledge-2025.md".into(),
+                successor: "2026-11-20 - Use gRPC".into(),
+            }]
+        );
+        // Its advice says so, in the order of the domain's others.
+        let report = DomainReport {
+            live_superseded: found,
+            ..DomainReport::default()
+        };
+        assert!(matches!(
+            actions(&[report], day("2026-11-22")).as_slice(),
+            [Advice::LiveSuperseded { .. }]
+        ));
     }
 
     #[test]

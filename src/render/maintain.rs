@@ -55,7 +55,23 @@ pub fn advice(a: &Advice) -> String {
             let dir = quoted(dir);
             format!("{dir}: remove the expired state with `megg -C {dir} state clear`")
         }
+        Advice::LiveSuperseded { dir, entry } => live_superseded(&quoted(dir), entry),
     }
+}
+
+/// An entry a merge left both live and superseded (SPEC §17): which, where each copy is, and
+/// the two ways out.
+fn live_superseded(dir: &str, e: &crate::megg::maintain::LiveSuperseded) -> String {
+    format!(
+        "{dir}: '{}' ({}) is both live and superseded: live at {}:{}, superseded by '{}' in {} (a merge kept both): supersede it again with `megg -C {dir} learn --supersedes {} …`, or delete the live copy",
+        e.title,
+        e.id,
+        e.live.display(),
+        e.line,
+        e.successor,
+        e.archive.display(),
+        e.id
+    )
 }
 
 /// `maintain`'s report for people, run on `path` (`None`: the current domain's directory),

@@ -168,7 +168,16 @@ fn a_crlf_entry_is_superseded_in_place() {
         ],
     );
     let live = p.read(".megg/knowledge.md");
-    assert!(!live.contains("kept in cents"), "{live:?}");
+    // Gone but for the successor's line naming it (SPEC §17).
+    assert!(
+        !live.contains("## 2026-11-01 - Prices are kept in cents"),
+        "{live:?}"
+    );
+    assert!(!live.contains("integer of cents"), "{live:?}");
+    assert!(
+        live.contains("**Supersedes:** 2026-11-01 - Prices are kept in cents\n"),
+        "{live:?}"
+    );
     assert!(live.starts_with("---\r\ntype: knowledge\r\n"), "{live:?}");
     let archive = p.read(".megg/archive/knowledge-2026.md");
     assert!(archive.contains("Prices are kept in cents"), "{archive:?}");

@@ -33,12 +33,20 @@ pub use new_entry::{
     EntryError, EntryFile, NewEntry, entry_file, entry_file_pieces, new_entry, piece_title,
     secret_in, title_key,
 };
-pub use parse::{Document, Entry, document, is_field_line, normalized, parse};
+pub use parse::{Document, Entry, document, normalized, parse};
 pub use size::{BLOCKED_ABOVE, FULL_BELOW, MAINTAIN_DUE, bloated, maintain_due, thresholds};
-pub use supersede::superseded_by;
+pub use supersede::{superseded_by, supersedes};
 pub use topics::{filter, join, topic_counts, topic_list, topic_matches};
 // What `similar` and `supersede` read an entry's field lines with.
 use parse::{FIELD_LINES, field};
+
+/// Whether `line` is one of an entry's field lines: `**Type:** …` and `**Topics**: …` (any
+/// case, spaces around), which its type and topics are read from, and a successor's
+/// `**Supersedes:** …` (SPEC §17). Recall leaves them out of an entry's body text (SPEC §16),
+/// and duplicates are not told by them.
+pub fn is_field_line(line: &str) -> bool {
+    parse::is_field_line(line) || supersede::supersedes_line(line)
+}
 
 // What the tests reach through `use super::*` besides the items above.
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `learn`'s write (SPEC §6, §17): the new entries appended to the current domain's
 //! `knowledge.md` under its lock, the entry they supersede moved to its year's archive with the
-//! line naming its successor — the archive written first, then `knowledge.md`, each atomically,
+//! line naming its successor (and the successor with the line naming it) — the archive written first, then `knowledge.md`, each atomically,
 //! so an interruption leaves at worst a copy, never a loss — and the entries already there that
 //! a new one duplicates, named by the ids recall gives them; and what `--allow-secrets` marks.
 
@@ -237,11 +237,26 @@ pub fn learn(l: &Learn<'_>) -> Result<Written> {
         }
         None => (existing.unwrap_or_default(), None),
     };
-    for entry in l.entries {
-        text = super::append(Some(&text), entry, l.now);
+    for (i, entry) in l.entries.iter().enumerate() {
+        text = match l.supersedes.filter(|_| i == 0) {
+            Some(t) => successor(&text, entry, t, l.now),
+            None => super::append(Some(&text), entry, l.now),
+        };
     }
     fsx::write_atomic(b, &path, text.as_bytes())?;
     Ok(Written { text, archive })
+}
+
+/// `existing` with `entry` appended as the successor of `t`: as [`super::append`] writes it,
+/// with `**Supersedes:** <t's date> - <t's title>` after its field lines (SPEC §17), the line
+/// that lets the merge driver tell this supersede from a delete.
+fn successor(existing: &str, entry: &NewEntry, t: &Target, now: &str) -> String {
+    let appended = super::append(Some(existing), entry, now);
+    let plain = super::entry_text(entry);
+    match appended.strip_suffix(plain.as_str()) {
+        Some(head) => format!("{head}{}", supersede::successor_text(&plain, &t.heading())),
+        None => appended,
+    }
 }
 
 /// An entry as `learn --allow-secrets` writes it (SPEC §12), and where it holds what looks like

@@ -10,7 +10,11 @@
 //! new copies, an addition or deletion made on both sides counted once — realised on OURS'
 //! bytes: OURS' entries in OURS' order, THEIRS' new entries appended as `learn` appends them.
 //! Edits (a unique heading removed and added once on a side) land at OURS' position; edits on
-//! both sides that differ become one conflict block around that entry.
+//! both sides that differ become one conflict block around that entry. An entry one side
+//! superseded (removed, and named by the `**Supersedes:**` line of an entry it added) while the
+//! other edited it is a conflict too — the successor and the edit between markers, never both
+//! kept (SPEC §17) — and so, with no base, is a successor on one side against the entry it names
+//! still held on the other.
 
 mod meta;
 
@@ -250,6 +254,12 @@ pub fn merge(
                 out.block(&markers.around(doc.entries[i].raw, theirs.doc.entries[*j].raw));
                 conflicts.push(Conflict::Entry(doc.entries[i].heading().to_string()));
             }
+            Slot::Superseded(j) => {
+                out.block(&markers.around(doc.entries[i].raw, theirs.doc.entries[*j].raw));
+                conflicts.push(Conflict::Entry(
+                    theirs.doc.entries[*j].heading().to_string(),
+                ));
+            }
         }
     }
     out.push(line_rest(doc.tail).1);
@@ -327,6 +337,9 @@ enum Slot {
     Replace(usize),
     /// Both sides' edits, between markers; THEIRS' entry index.
     Conflict(usize),
+    /// OURS' successor of the entry THEIRS edited or still holds (THEIRS' entry index), both
+    /// between markers: the conflict is named by THEIRS' heading.
+    Superseded(usize),
 }
 
 /// An edit on one side: the base entry and the side's entry that replaced it.
@@ -404,6 +417,25 @@ impl Plan {
                 Some(_) => {}
                 None => {
                     if count(&o, base_key) == 0 {
+                        // Superseded on ours: the successor and the edit between markers.
+                        let old = base.map(|bv| &bv.doc.entries[te.base]);
+                        let successor = old
+                            .and_then(|old| successor(ours, &b, old.date, old.title))
+                            .filter(|&i| slots[i] == Slot::Keep && !used.contains(&te.side));
+                        if let Some(i) = successor {
+                            slots[i] = Slot::Superseded(te.side);
+                            used.insert(te.side);
+                            if let Some(n) = needed.get_mut(theirs_key) {
+                                *n = n.saturating_sub(1);
+                            }
+                            warnings.push(superseded_warning(
+                                &show(theirs, te.side),
+                                &show(ours, i),
+                                Side::Ours,
+                                true,
+                            ));
+                            continue;
+                        }
                         warnings.push(format!(
                             "'{}' was edited on theirs and deleted on ours: the edit is kept",
                             show(theirs, te.side)
@@ -426,11 +458,42 @@ impl Plan {
         for (h, oe) in sorted(&ours_edits) {
             let base_key = base.map_or("", |bv| bv.keys[oe.base].as_str());
             if !theirs_edits.contains_key(h) && count(&t, base_key) == 0 {
+                // Superseded on theirs: the edit and the successor between markers.
+                let old = base.map(|bv| &bv.doc.entries[oe.base]);
+                let successor = old
+                    .and_then(|old| successor(theirs, &b, old.date, old.title))
+                    .filter(|&j| slots[oe.side] == Slot::Keep && !used.contains(&j));
+                if let Some(j) = successor {
+                    slots[oe.side] = Slot::Conflict(j);
+                    used.insert(j);
+                    if let Some(n) = needed.get_mut(theirs.keys[j].as_str()) {
+                        *n = n.saturating_sub(1);
+                    }
+                    warnings.push(superseded_warning(
+                        &show(ours, oe.side),
+                        &show(theirs, j),
+                        Side::Theirs,
+                        true,
+                    ));
+                    continue;
+                }
                 warnings.push(format!(
                     "'{}' was edited on ours and deleted on theirs: the edit is kept",
                     show(ours, oe.side)
                 ));
             }
+        }
+
+        if base.is_none() {
+            unbased_supersedes(
+                ours,
+                theirs,
+                (&o, &t),
+                &mut slots,
+                &mut used,
+                &mut needed,
+                warnings,
+            );
         }
 
         // THEIRS' new copies, its last ones (its additions come after the base's copies),
@@ -450,6 +513,120 @@ impl Plan {
         appended.reverse();
         Plan { slots, appended }
     }
+}
+
+/// The entry `side` added (its text is not in the base, counted in `b`) whose `**Supersedes:**`
+/// line names the entry dated `date` and titled `title` (SPEC §17): the first, when several do.
+fn successor(
+    side: &Version<'_>,
+    b: &HashMap<&str, usize>,
+    date: Option<&str>,
+    title: &str,
+) -> Option<usize> {
+    side.doc.entries.iter().zip(&side.keys).position(|(e, k)| {
+        !b.contains_key(k.as_str())
+            && knowledge::supersedes(e.raw)
+                .is_some_and(|named| knowledge::supersede::names(named, date, title))
+    })
+}
+
+/// With no base (both sides created the file; `megg resolve` on committed markers), a successor
+/// on one side against the one entry it names that the other side still holds — and the side
+/// of the successor does not — is a conflict, never both kept: nothing says whether the other
+/// side edited it, and keeping both would leave it live and superseded (SPEC §17). `o` and `t`
+/// count the sides' entry texts.
+// Indexing: positions in the versions' parallel vectors, as in [`Plan::new`].
+#[allow(clippy::indexing_slicing)]
+fn unbased_supersedes<'k>(
+    ours: &'k Version<'_>,
+    theirs: &'k Version<'_>,
+    (o, t): (&HashMap<&'k str, usize>, &HashMap<&'k str, usize>),
+    slots: &mut [Slot],
+    used: &mut HashSet<usize>,
+    needed: &mut HashMap<&'k str, usize>,
+    warnings: &mut Vec<String>,
+) {
+    // The entries of `v` that `named` names.
+    let named_in = |v: &'k Version<'_>, named: &str| -> Vec<usize> {
+        (0..v.doc.entries.len())
+            .filter(|&i| {
+                let e = &v.doc.entries[i];
+                knowledge::supersede::names(named, e.date, e.title)
+            })
+            .collect()
+    };
+    let show = |v: &Version<'_>, i: usize| v.doc.entries[i].heading().to_string();
+    for (i, (e, key)) in ours.doc.entries.iter().zip(&ours.keys).enumerate() {
+        let Some(named) = knowledge::supersedes(e.raw) else {
+            continue;
+        };
+        if slots[i] != Slot::Keep || t.contains_key(key.as_str()) {
+            continue;
+        }
+        if !named_in(ours, named).is_empty() {
+            continue;
+        }
+        if let [j] = named_in(theirs, named).as_slice()
+            && !used.contains(j)
+            && !o.contains_key(theirs.keys[*j].as_str())
+        {
+            slots[i] = Slot::Superseded(*j);
+            used.insert(*j);
+            if let Some(n) = needed.get_mut(theirs.keys[*j].as_str()) {
+                *n = n.saturating_sub(1);
+            }
+            warnings.push(superseded_warning(
+                &show(theirs, *j),
+                &show(ours, i),
+                Side::Ours,
+                false,
+            ));
+        }
+    }
+    for (j, (e, key)) in theirs.doc.entries.iter().zip(&theirs.keys).enumerate() {
+        let Some(named) = knowledge::supersedes(e.raw) else {
+            continue;
+        };
+        if used.contains(&j) || o.contains_key(key.as_str()) {
+            continue;
+        }
+        if !named_in(theirs, named).is_empty() {
+            continue;
+        }
+        if let [i] = named_in(ours, named).as_slice()
+            && slots[*i] == Slot::Keep
+            && !t.contains_key(ours.keys[*i].as_str())
+        {
+            slots[*i] = Slot::Conflict(j);
+            used.insert(j);
+            if let Some(n) = needed.get_mut(key.as_str()) {
+                *n = n.saturating_sub(1);
+            }
+            warnings.push(superseded_warning(
+                &show(ours, *i),
+                &show(theirs, j),
+                Side::Theirs,
+                false,
+            ));
+        }
+    }
+}
+
+/// What the person merging is told of an entry `by` superseded (with `successor`) while the
+/// other side `edited` it (or, with no base, still holds it): why they are between markers, and
+/// the two ways out.
+fn superseded_warning(entry: &str, successor: &str, by: Side, edited: bool) -> String {
+    let other = match by {
+        Side::Theirs => Side::Ours,
+        _ => Side::Theirs,
+    };
+    let done = if edited { "edited" } else { "still held" };
+    format!(
+        "'{entry}' was superseded on {by} (by '{successor}') and {done} on {other}: \
+         the successor and the entry are between conflict markers, never both kept — keep the \
+         successor (folding in what the entry says), or keep the entry and remove its \
+         superseded copy from .megg/archive/"
+    )
 }
 
 /// `edits` in a fixed order (by heading), so warnings come out the same every run.

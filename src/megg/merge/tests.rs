@@ -412,6 +412,111 @@ fn an_edit_against_a_delete_keeps_the_edit_and_warns() {
     );
 }
 
+/// A successor as `learn --supersedes` writes it: its `**Supersedes:**` line after its fields.
+fn successor(title: &str, of: &str, body: &str) -> String {
+    format!(
+        "## 2026-11-20 - {title}\n**Type:** fact\n**Topics:** t\n**Supersedes:** 2026-01-17 - {of}\n\n{body}"
+    )
+}
+
+/// Issue 45: one side supersedes A (A leaves, its successor S is appended) while the other
+/// edits A. "An edit beats a delete" would keep the edit and append S: A live and superseded.
+/// It is a conflict on A instead — S and the edit between markers at S's place (OURS') or the
+/// edit's (THEIRS'), S never appended besides — both ways.
+#[test]
+fn a_supersede_against_an_edit_is_a_conflict_on_that_entry_both_ways() {
+    let s = successor("S", "A", "new");
+    let base = file(&[&entry("A", "old"), &entry("B", "b")]);
+    let superseded = file(&[&entry("B", "b"), &s]);
+    let edited = file(&[&entry("A", "edited"), &entry("B", "b")]);
+
+    let m = run(&base, &superseded, &edited);
+    assert_eq!(m.conflicts, [Conflict::Entry("## 2026-01-17 - A".into())]);
+    let block = format!(
+        "<<<<<<< ours\n{s}\n=======\n{}\n>>>>>>> theirs",
+        entry("A", "edited")
+    );
+    assert_eq!(text(&m), file(&[&entry("B", "b"), &block]));
+    assert_eq!(
+        m.warnings,
+        [
+            "'## 2026-01-17 - A' was superseded on ours (by '## 2026-11-20 - S') and edited on theirs: the successor and the entry are between conflict markers, never both kept — keep the successor (folding in what the entry says), or keep the entry and remove its superseded copy from .megg/archive/"
+        ]
+    );
+
+    let m = run(&base, &edited, &superseded);
+    assert_eq!(m.conflicts, [Conflict::Entry("## 2026-01-17 - A".into())]);
+    let block = format!(
+        "<<<<<<< ours\n{}\n=======\n{s}\n>>>>>>> theirs",
+        entry("A", "edited")
+    );
+    assert_eq!(text(&m), file(&[&block, &entry("B", "b")]));
+    assert_eq!(
+        m.warnings,
+        [
+            "'## 2026-01-17 - A' was superseded on theirs (by '## 2026-11-20 - S') and edited on ours: the successor and the entry are between conflict markers, never both kept — keep the successor (folding in what the entry says), or keep the entry and remove its superseded copy from .megg/archive/"
+        ]
+    );
+}
+
+/// A supersede against a side that left the entry alone, or deleted it, is clean: the entry
+/// goes, its successor stays. Only a successor naming the entry makes a delete a supersede: a
+/// plain delete against an edit keeps the edit, as ever.
+#[test]
+fn a_supersede_against_no_edit_is_clean_and_a_plain_delete_still_loses_to_an_edit() {
+    let s = successor("S", "A", "new");
+    let base = file(&[&entry("A", "old"), &entry("B", "b")]);
+    let superseded = file(&[&entry("B", "b"), &s]);
+    for other in [base.clone(), file(&[&entry("B", "b")])] {
+        for m in [
+            run(&base, &superseded, &other),
+            run(&base, &other, &superseded),
+        ] {
+            assert!(m.is_clean(), "{:?}", m.conflicts);
+            assert_eq!(titles(text(&m)), ["B", "S"]);
+        }
+    }
+    // A successor naming another entry (or another day) is no supersede of A.
+    let edited = file(&[&entry("A", "edited"), &entry("B", "b")]);
+    for named in [
+        successor("S", "Z", "new"),
+        s.replace("2026-01-17 - A", "2026-01-18 - A"),
+    ] {
+        let m = run(&base, &file(&[&entry("B", "b"), &named]), &edited);
+        assert!(m.is_clean(), "{:?}", m.conflicts);
+        assert_eq!(titles(text(&m)), ["B", "S", "A"]);
+    }
+}
+
+/// With no base (`megg resolve` on committed markers, both sides creating the file), a
+/// successor on one side and the entry it names on the other are a conflict, never both kept.
+#[test]
+fn with_no_base_a_successor_against_the_entry_it_names_is_a_conflict_both_ways() {
+    let s = successor("S", "a", "new");
+    let superseded = file(&[&entry("B", "b"), &s]);
+    let holds = file(&[&entry("A", "edited"), &entry("B", "b")]);
+    let m = merge(None, &superseded, &holds, DEFAULT_MARKER_SIZE).unwrap();
+    assert_eq!(m.conflicts, [Conflict::Entry("## 2026-01-17 - A".into())]);
+    assert_eq!(held(text(&m)).len(), 3, "{}", text(&m));
+    assert!(text(&m).contains(&format!(
+        "<<<<<<< ours\n{s}\n=======\n{}\n>>>>>>> theirs",
+        entry("A", "edited")
+    )));
+    let m = merge(None, &holds, &superseded, DEFAULT_MARKER_SIZE).unwrap();
+    assert_eq!(m.conflicts, [Conflict::Entry("## 2026-01-17 - A".into())]);
+    assert!(text(&m).contains(&format!(
+        "<<<<<<< ours\n{}\n=======\n{s}\n>>>>>>> theirs",
+        entry("A", "edited")
+    )));
+    assert_eq!(text(&m).matches("## 2026-11-20 - S").count(), 1);
+    // Both sides holding the successor, or the side of the successor still holding the entry:
+    // the union, as ever.
+    let both = file(&[&entry("A", "edited"), &entry("B", "b"), &s]);
+    for (o, t) in [(&superseded, &both), (&both, &superseded), (&both, &holds)] {
+        assert!(merge(None, o, t, DEFAULT_MARKER_SIZE).unwrap().is_clean());
+    }
+}
+
 #[test]
 fn a_heading_not_unique_in_the_base_is_a_delete_plus_an_add() {
     let base = file(&[&entry("A", "one"), &entry("A", "two")]);
