@@ -134,6 +134,18 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         warnings.extend(found.iter().map(|f| duplicate_warning(f, &entries, &path)));
     }
     warnings.extend(repeated_among(&entries));
+    // SPEC §17: a bare file name several paths have cites none of them; say which.
+    let deps = env.deps();
+    for e in &entries {
+        let text = format!("{}\n{}", e.title, e.content);
+        for (name, paths) in crate::megg::freshness::ambiguous_names(&deps, &path, &text) {
+            warnings.push(format!(
+                "'{}': `{name}` names several files ({}, …), so it cites none of them: write the path to have the entry checked against it",
+                e.title,
+                paths.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     if let (Some(t), Some(e)) = (&target, entries.first()) {
         write::refuse_same_id(t, e)?;
     }

@@ -26,6 +26,8 @@ pub struct Named {
     pub several: bool,
     /// The history was looked through only to the cap, and did not settle it.
     pub capped: bool,
+    /// When it names several: two of them, to show.
+    pub candidates: Vec<String>,
 }
 
 /// Paths kept per name: two are enough to know it names several.
@@ -88,8 +90,7 @@ impl Repo {
                 if d.is_some() {
                     return Named {
                         path: d,
-                        several: false,
-                        capped: false,
+                        ..Named::default()
                     };
                 }
                 let list = found.get(&a.name).map_or(&[][..], Vec::as_slice);
@@ -100,6 +101,11 @@ impl Repo {
                     },
                     several: list.len() >= ENOUGH,
                     capped: capped && missing.contains(a.name.as_str()) && list.len() < ENOUGH,
+                    candidates: if list.len() >= ENOUGH {
+                        list.to_vec()
+                    } else {
+                        Vec::new()
+                    },
                 }
             })
             .collect()

@@ -642,6 +642,33 @@ pub const SHOWN: Check = Check {
     touches: false,
 };
 
+/// The bare names `text` (an entry of the knowledge file `file`) writes that name several
+/// paths of the repository, each with two of them (SPEC §17: no citation, and `learn` says so).
+pub fn ambiguous_names(deps: &Deps<'_>, file: &Path, text: &str) -> Vec<(String, Vec<String>)> {
+    let Some(repo) = file.parent().and_then(|p| deps.repo(p)) else {
+        return Vec::new();
+    };
+    let top = deps.top(file.parent().unwrap_or(Path::new(".")));
+    let domain = domain_of(file, &top).unwrap_or_default();
+    let asks: Vec<NameAsk> = candidates(text)
+        .into_iter()
+        .filter(|c| !c.contains('/'))
+        .map(|name| NameAsk {
+            name,
+            domain: domain.clone(),
+        })
+        .collect();
+    let Some(head) = (!asks.is_empty()).then(|| repo.head_commit()).flatten() else {
+        return Vec::new();
+    };
+    let found = repo.paths_named(&head, &asks, walk_bound(WALK_CAP));
+    asks.into_iter()
+        .zip(found)
+        .filter(|(_, n)| n.several)
+        .map(|(a, n)| (a.name, n.candidates))
+        .collect()
+}
+
 /// [`of_docs`], checked as `how` says; when a walk is needed, `also`'s paths walked for too
 /// ([`check`]).
 pub fn of_docs_with(

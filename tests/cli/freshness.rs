@@ -1882,3 +1882,36 @@ fn maintain_check_groups_by_path_lists_stale_alone_and_fails_only_on_stale() {
         "{v}"
     );
 }
+
+/// SPEC §17: a bare name several paths have is no citation, and `learn` says so with the
+/// candidates; a bare name one path has, or a path, draws no such warning. Before: silent.
+#[test]
+fn learn_names_the_candidates_of_a_bare_name_several_paths_have() {
+    let h = small(
+        &[],
+        &["src/db/migrate.ts", "scripts/migrate.ts", "src/db/pool.ts"],
+    );
+    let learn = |title: &str, body: &str| {
+        let out =
+            h.p.megg("")
+                .args(["learn", title, "fact", "code", body])
+                .output()
+                .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let err = learn(
+        "Run migrations first",
+        "Run `migrate.ts` before the server starts.",
+    );
+    assert!(err.contains("`migrate.ts` names several files"), "{err}");
+    assert!(
+        err.contains("`src/db/migrate.ts`") && err.contains("`scripts/migrate.ts`"),
+        "{err}"
+    );
+    let err = learn(
+        "Pool sizing",
+        "The pool is sized in `pool.ts` and `src/db/migrate.ts`.",
+    );
+    assert!(!err.contains("names several"), "{err}");
+}

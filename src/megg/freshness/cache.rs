@@ -125,10 +125,12 @@ fn parse_name(line: &str) -> Option<(NameAsk, Named)> {
     let name = f.next()?.to_string();
     Some((
         NameAsk { name, domain },
+        // The candidates are for `learn`'s message, which asks git itself: not kept.
         Named {
             path,
             several,
             capped,
+            candidates: Vec::new(),
         },
     ))
 }
