@@ -6,6 +6,11 @@
 //! CLIs (`tests/fixtures/transcripts/`) with their tool results grown to the size.
 //!
 //!     cargo bench --bench capture
+//!     cargo bench --bench capture -- secrets    # only SPEC §12's row
+//!
+//! SPEC §12's row: the first capture of a 10 MB transcript holding every true positive and
+//! shape of gitleaks' rules (`../shared/secrets/`, read where it is) against the same
+//! transcript with each sample's characters replaced by `x` (≤ 1.5 ×).
 //!
 //! Medians, interleaved with `megg --version` so noise hits both alike. Peak memory is read
 //! with Python's `resource.getrusage(RUSAGE_CHILDREN)`, so `python3` must be on PATH.
@@ -39,6 +44,7 @@ fn main() {
         println!("skipped: run with `cargo bench --bench capture`");
         return;
     }
+    let only_secrets = std::env::args().any(|a| a == "secrets");
     let megg = common::megg_binary();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("project");
@@ -53,6 +59,10 @@ fn main() {
     let cache = tmp.path().join("cache");
     for args in [&["init"][..], &["gitignore"]] {
         run(&megg, &root, &cache, args, "");
+    }
+    if only_secrets {
+        secrets_rows(&megg, &root, &cache, tmp.path());
+        return;
     }
     let ten = transcript(tmp.path(), "ten", &root, 10 * 1024 * 1024, 200);
     let fifty = transcript(tmp.path(), "fifty", &root, 50 * 1024 * 1024, 1000);
@@ -128,6 +138,189 @@ fn main() {
     for host in &HOSTS {
         host_rows(&megg, &root, &cache, tmp.path(), host, v);
     }
+    secrets_rows(&megg, &root, &cache, tmp.path());
+}
+
+/// SPEC §12's row: the first capture (one full pass) of a 10 MB transcript that holds samples
+/// of gitleaks' rules where capture scans — requests, assistant messages, task subjects and
+/// descriptions, failing test runs' output — against the same transcript with each sample's
+/// characters (but its line breaks and spaces) replaced by `x`, runs interleaved: every true
+/// positive and shape (1,249), then one true positive per rule (217).
+fn secrets_rows(megg: &Path, root: &Path, cache: &Path, tmp: &Path) {
+    let Some(samples) = secret_samples() else {
+        println!(
+            "| capture, 10 MB transcript with secrets of every rule | (../shared/secrets/gitleaks-samples.json not found) | ≤ 1.5 × |"
+        );
+        return;
+    };
+    let all: Vec<String> = samples.iter().map(|(_, t)| t.clone()).collect();
+    let mut rules = std::collections::BTreeSet::new();
+    let one_per_rule: Vec<String> = samples
+        .iter()
+        .filter(|(rule, _)| rules.insert(rule.clone()))
+        .map(|(_, t)| t.clone())
+        .collect();
+    for (what, texts) in [
+        ("every sample", &all),
+        ("one sample per rule", &one_per_rule),
+    ] {
+        secrets_row(megg, root, cache, tmp, what, texts);
+    }
+}
+
+fn secrets_row(megg: &Path, root: &Path, cache: &Path, tmp: &Path, what: &str, samples: &[String]) {
+    let plain: Vec<String> = samples
+        .iter()
+        .map(|s| {
+            s.chars()
+                .map(|c| if c.is_whitespace() { c } else { 'x' })
+                .collect()
+        })
+        .collect();
+    let n = samples.len();
+    let (with_id, without_id) = (format!("secrets-with-{n}"), format!("secrets-without-{n}"));
+    let with = secrets_transcript(tmp, &with_id, root, samples);
+    let without = secrets_transcript(tmp, &without_id, root, &plain);
+    let input = |id: &str, t: &Path| {
+        json!({"session_id": id, "transcript_path": t, "cwd": root, "hook_event_name": "Stop"})
+            .to_string()
+    };
+    let sessions = root.join(".git/megg/sessions/main");
+    for id in [&with_id, &without_id] {
+        let start = json!({"session_id": id, "cwd": root, "source": "startup"}).to_string();
+        run(megg, root, cache, &["context", "--json"], &start);
+    }
+    let first = |id: &str, t: &Path| {
+        let _ = std::fs::remove_file(sessions.join(format!("{id}.scan")));
+        let _ = std::fs::remove_file(sessions.join(format!("{id}.md")));
+        time(|| run(megg, root, cache, &["capture"], &input(id, t)))
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..11 {
+        b.push(first(&without_id, &without));
+        a.push(first(&with_id, &with));
+    }
+    // The capture did redact: its handoff says so where a sample was.
+    let kept = std::fs::read_to_string(sessions.join(format!("{with_id}.md"))).unwrap();
+    assert!(kept.contains("[redacted]"), "{kept}");
+    let (a, b) = (median(&mut a), median(&mut b));
+    println!(
+        "| first capture, 10 MB transcript, {what} of gitleaks' rules ({n}; 11 runs) | {} ({:.2} × the same without them: {}) | ≤ 1.5 × |",
+        ms(a),
+        a.as_secs_f64() / b.as_secs_f64(),
+        ms(b)
+    );
+}
+
+/// The rule and text of gitleaks' true positives, then of their shapes (`../shared/secrets/`),
+/// if there.
+fn secret_samples() -> Option<Vec<(String, String)>> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/secrets/gitleaks-samples.json");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let texts = ["tps", "shapes"]
+        .iter()
+        .flat_map(|k| doc[*k].as_array().cloned().unwrap_or_default())
+        .filter_map(|t| {
+            Some((
+                t["rule"].as_str()?.to_string(),
+                t["text"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    Some(texts)
+}
+
+/// A 10 MB transcript like [`transcript`]'s (200 reads with large results, edits), with each
+/// of `samples` in a place capture scans, in turn: a request, an assistant message, a task's
+/// subject, its description, and — ten to a run — a failing jest run's test names.
+fn secrets_transcript(dir: &Path, id: &str, root: &Path, samples: &[String]) -> PathBuf {
+    let path = dir.join(format!("{id}.jsonl"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut line = |v: serde_json::Value| writeln!(f, "{v}").unwrap();
+    let user = |content: serde_json::Value| json!({"type": "user", "message": {"role": "user", "content": content}});
+    let tool = |id: &str, name: &str, input: serde_json::Value| {
+        json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": name, "input": input}]}})
+    };
+    let result = |id: &str, text: &str, error: bool| {
+        user(
+            json!([{"type": "tool_result", "tool_use_id": id, "content": text, "is_error": error}]),
+        )
+    };
+    let bulk = "x".repeat(10 * 1024 * 1024 / 200);
+    line(user(json!("Refactor the cart")));
+    let mut jest: Vec<&String> = Vec::new();
+    for (k, sample) in samples.iter().enumerate() {
+        let id = format!("s{k}");
+        match k % 5 {
+            0 => line(user(json!(sample))),
+            1 => line(json!({"type": "assistant", "message": {"role": "assistant",
+                "content": [{"type": "text", "text": sample}]}})),
+            2 => {
+                line(tool(
+                    &id,
+                    "TaskCreate",
+                    json!({"subject": sample, "description": "d"}),
+                ));
+                line(result(
+                    &id,
+                    &format!("Task #{k} created successfully"),
+                    false,
+                ));
+            }
+            3 => {
+                line(tool(
+                    &id,
+                    "TaskCreate",
+                    json!({"subject": format!("task {k}"), "description": sample}),
+                ));
+                line(result(
+                    &id,
+                    &format!("Task #{k} created successfully"),
+                    false,
+                ));
+            }
+            _ => jest.push(sample),
+        }
+        if jest.len() == 10 || (k + 1 == samples.len() && !jest.is_empty()) {
+            let mut out = String::from("Exit code 1\nFAIL src/secrets.test.js\n");
+            for name in jest.drain(..) {
+                out.push_str(&format!("  ● secrets › {name}\n\n"));
+            }
+            out.push_str("Tests:       10 failed, 10 total\n");
+            line(tool(
+                &format!("{id}-jest"),
+                "Bash",
+                json!({"command": "npx jest"}),
+            ));
+            line(result(&format!("{id}-jest"), &out, true));
+        }
+        // The bulk: 200 reads with large results, an edit now and then.
+        if k % (samples.len() / 200).max(1) == 0 {
+            let read = format!("{id}-read");
+            line(tool(
+                &read,
+                "Read",
+                json!({"file_path": root.join("src/lib.rs")}),
+            ));
+            line(result(&read, &bulk, false));
+            if k % 50 == 0 {
+                let edit = format!("{id}-edit");
+                line(tool(
+                    &edit,
+                    "Edit",
+                    json!({"file_path": root.join(format!("src/f{k}.rs")),
+                    "old_string": "a", "new_string": "b"}),
+                ));
+                line(result(&edit, "ok", false));
+            }
+        }
+    }
+    line(json!({"type": "assistant", "message": {"role": "assistant",
+        "content": [{"type": "text", "text": "Halfway there."}]}}));
+    drop(f);
+    path
 }
 
 /// One host's transcript format: its recorded fixture, the line kind whose tool output is

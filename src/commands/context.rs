@@ -89,7 +89,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     match args.format() {
         Format::Hook => Ok(Output::text(hook(env, args, Vec::new(), None) + "\n")),
         Format::Json => {
-            let context = build(env, &args.request(env, false)?)?;
+            let context = named_hidden(build(env, &args.request(env, false)?)?);
             let text = render::markdown(&context, None, false).text + "\n";
             Ok(Output::pick(
                 true,
@@ -106,7 +106,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                     "--max-chars {n} is below the minimum of {MIN_MAX_CHARS}"
                 )));
             }
-            let context = build(env, &args.request(env, args.max_chars.is_some())?)?;
+            let context = named_hidden(build(env, &args.request(env, args.max_chars.is_some())?)?);
             let rendered = render::markdown(&context, args.max_chars, false);
             Ok(Output::text(rendered.text + "\n").with_warnings(context.warnings))
         }
@@ -120,6 +120,15 @@ fn build(env: &Env, req: &Request) -> Result<ctx::Context> {
         .warnings
         .splice(0..0, env.config_warnings.iter().cloned());
     Ok(context)
+}
+
+/// `context` with a warning per secret it shows as `[redacted]`, naming its file and line
+/// (SPEC §12): on stderr, in the JSON document's `warnings`. The hook says them in one
+/// sentence instead.
+fn named_hidden(mut context: ctx::Context) -> ctx::Context {
+    let named = context.hidden.iter().map(|h| h.warning());
+    context.warnings.extend(named);
+    context
 }
 
 /// The session a SessionStart hook runs for, from its input (SPEC §3.3).

@@ -148,6 +148,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let found = search::search(&corpus.docs, &postings, &query);
     // Each hit's citations checked against git (SPEC §17).
     let hits: Vec<&recall::Doc> = found.hits.iter().map(|h| h.doc).collect();
+    // The secrets the hits show as `[redacted]`, each named (SPEC §12).
+    warnings.extend(corpus.hidden_in(&hits));
     let fresh = freshness::of_docs(&env.deps(), &hits);
     let mut doc = Searched::new(&text, &found, &fresh, warnings.clone());
     if let Some(page) = args.page {

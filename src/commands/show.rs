@@ -95,7 +95,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         below: true,
         cache: cache.as_deref(),
     };
-    let corpus = recall::resolve(&env.deps(), &scope, &args.ids);
+    let corpus = recall::resolve_as(&env.deps(), &scope, &args.ids, recall::Read::Shown);
     let found: Vec<(String, Option<&Doc>)> = args
         .ids
         .iter()
@@ -115,7 +115,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             (id, doc, f)
         })
         .collect();
-    let warnings = corpus.warnings.clone();
+    let mut warnings = corpus.warnings.clone();
+    // The secrets the documents show as `[redacted]`, each named (SPEC §12).
+    warnings.extend(corpus.hidden_in(&docs));
     let shown = match args.page {
         Some(page) => page.of(&asked, warnings)?,
         None => bounded(&asked, warnings, args.max_chars),

@@ -1,6 +1,6 @@
 //! `megg state` (SPEC §5): read, write and clear the session handoff of the current domain.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
@@ -10,8 +10,8 @@ use crate::error::Result;
 use crate::fsx;
 use crate::megg::context::load_state;
 use crate::megg::discovery::Domain;
-use crate::megg::recall::history;
-use crate::megg::state;
+use crate::megg::recall::{Hidden, history};
+use crate::megg::{secrets, state};
 use crate::output::Output;
 use crate::render::state as render;
 use crate::wire::state as wire;
@@ -124,7 +124,9 @@ pub fn write(
     warnings: &mut Vec<String>,
 ) -> Result<Output> {
     env.refuse_writing_up(domain)?;
-    let cut = env.tokens.truncate(content, state::MAX_TOKENS);
+    // A handoff holds no secret (SPEC §12), and one is never cut in two by the bound.
+    let (content, secrets) = secrets::redact_found(content);
+    let cut = env.tokens.truncate(&content, state::MAX_TOKENS);
     if cut.was_cut() {
         warnings.push(format!(
             "state content was {} tokens; truncated to {}",
@@ -152,6 +154,7 @@ pub fn write(
         );
         fsx::write_atomic(&domain.boundary, &path, bytes.as_bytes())?;
     }
+    warnings.extend(redacted(&secrets, &bytes, cut.text, &path));
     // As `checkpoint save` says (SPEC §4.6): a handoff is one developer's, not the team's.
     let project = env.project();
     if project.repo.is_some() && !project.is_ignored(&path) {
@@ -170,9 +173,39 @@ pub fn write(
     Ok(Output::pick(json, &result, text, result.warnings.clone()))
 }
 
+/// A warning for each of `found` (secrets of the content as given) that the state written,
+/// `bytes` ending with the `kept` content, holds as `[redacted]`: its rule and line there.
+fn redacted(found: &[secrets::Finding], bytes: &str, kept: &str, path: &Path) -> Vec<String> {
+    let before = bytes
+        .len()
+        .checked_sub(kept.len())
+        .and_then(|at| bytes.get(..at))
+        .map_or(0, |head| head.matches('\n').count());
+    let mut out = Vec::new();
+    // Where each `[redacted]` is in the content written: earlier ones changed its length.
+    let mut shift: isize = 0;
+    for f in found {
+        let at = f.range.start.saturating_add_signed(shift);
+        shift += secrets::REDACTED.len() as isize - f.range.len() as isize;
+        // Past the token bound: not written at all.
+        let Some(head) = kept.get(..at).filter(|_| at < kept.len()) else {
+            continue;
+        };
+        out.push(format!(
+            "a secret ({}) in the state is written as {} ({}:{})",
+            f.source.name(),
+            secrets::REDACTED,
+            path.display(),
+            before + head.matches('\n').count() + 1
+        ));
+    }
+    out
+}
+
 fn show(env: &Env, domain: &Domain, json: bool) -> Result<Output> {
-    let mut warnings = Vec::new();
-    let view = load_state(&env.deps(), domain, &mut warnings);
+    let (mut warnings, mut hidden) = (Vec::new(), Vec::new());
+    let view = load_state(&env.deps(), domain, &mut warnings, &mut hidden);
+    warnings.extend(hidden.iter().map(Hidden::warning));
     let text = render::shown_text(view.as_ref());
     let shown = wire::Shown {
         state: view.as_ref().map(Into::into),

@@ -49,6 +49,7 @@ mod scopes;
 mod secret_samples;
 mod secrets_capture;
 mod secrets_injection;
+mod secrets_kept;
 mod secrets_learn;
 mod setup;
 mod setup_global;

@@ -100,8 +100,8 @@ fn the_command_is_shown_from_its_runner_without_redirections() {
     assert_eq!(c.shown, "cargo test -p core");
     // Redacted.
     let c =
-        classify("API_TOKEN=x pytest --token ghp_abcdefghijklmnopqrstuvwxyz0123456789").unwrap();
-    assert!(!c.shown.contains("ghp_abcdef"), "{}", c.shown);
+        classify("API_TOKEN=x pytest --token ghp_sidn1pvgidzqh3zmvt45xkrclnhe75eixzn6").unwrap();
+    assert!(!c.shown.contains("ghp_sidn1pvg"), "{}", c.shown);
 }
 
 const CARGO_FAIL: &str = "   Compiling core v0.1.0 (/work/core)
@@ -509,7 +509,7 @@ fn names_are_bounded_counted_and_redacted() {
     for i in 0..25 {
         out.push_str(&format!("test t{i:02} ... FAILED\n"));
     }
-    out.push_str("test api::ghp_abcdefghijklmnopqrstuvwxyz0123456789 ... FAILED\n");
+    out.push_str("test api::ghp_sidn1pvgidzqh3zmvt45xkrclnhe75eixzn6 ... FAILED\n");
     out.push_str(&format!("test {} ... FAILED\n", "x".repeat(500)));
     let r = read(&out);
     assert_eq!(r.failed, 27);
@@ -521,7 +521,7 @@ fn names_are_bounded_counted_and_redacted() {
         "{}",
         r.names[0]
     );
-    assert!(!r.names[1].contains("ghp_abcdefghij"), "{}", r.names[1]);
+    assert!(!r.names[1].contains("ghp_sidn1pvg"), "{}", r.names[1]);
     // A huge output is read at its start and its end, in bounded time.
     let huge = format!(
         "test early ... FAILED\n{}test late ... FAILED\n",
@@ -579,4 +579,17 @@ fn a_linters_finding_is_the_failing_runs_error() {
     let l = last.unwrap();
     assert_eq!(l.runner, "markdownlint");
     assert!(l.first_error.unwrap().contains("MD004"));
+}
+
+/// SPEC §12: a run's output is redacted whole before it is read line by line or cut, so a
+/// value on the line after its key (gitleaks' own multi-line sample, here as the assertion
+/// under a jest heading) never becomes the kept error line.
+#[test]
+fn a_value_on_the_line_after_its_key_never_reaches_the_error_line() {
+    let out = "FAIL src/config.test.js\n  ● config › reads <adafruitToken>\n    _dsmvmrvj3wr4-yc589gxlzfqii5pgtq\n</adafruitToken>\n";
+    let r = read(out);
+    let error = r.first_error.unwrap_or_default();
+    assert!(!error.contains("yc589gxlzfqii5"), "{error}");
+    assert_eq!(error, crate::megg::secrets::REDACTED);
+    assert_eq!(r.names, ["config › reads <adafruitToken>"]);
 }

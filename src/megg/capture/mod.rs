@@ -621,7 +621,8 @@ fn facts(
     }
 }
 
-/// The checkpoint a target names, by its file, with its phase when it still exists.
+/// The checkpoint a target names, by its file, with its phase when it still exists: the
+/// handoff's workflow line, redacted (SPEC §12: the phase is whatever its file says).
 fn checkpoint_phase(deps: &Deps<'_>, cwd: &Path, target: &str) -> (String, Option<String>) {
     let project = super::project::Project::at(cwd, deps.repos);
     let scan = super::checkpoint::store::scan(&project.roots);
@@ -629,10 +630,12 @@ fn checkpoint_phase(deps: &Deps<'_>, cwd: &Path, target: &str) -> (String, Optio
         given: target.to_string(),
         as_plan: project.relative(&super::discovery::absolute(cwd, Path::new(target))),
     };
-    match t.find(&scan) {
-        Some(found) => (found.file.clone(), found.checkpoint.phase.clone()),
-        None => (target.to_string(), None),
-    }
+    let (file, phase) = match t.find(&scan) {
+        Some(found) => (found.file.as_str(), found.checkpoint.phase.as_deref()),
+        None => (target, None),
+    };
+    let line = |text: &str| transcript::one_line_cut(text, transcript::MAX_REQUEST_CHARS);
+    (line(file), phase.map(line))
 }
 
 /// Writes the session file and, when SPEC §10 allows, promotes it to `state.md`.

@@ -383,12 +383,12 @@ mod tests {
     fn an_empty_summary_is_none_and_a_long_one_is_cut_after_redaction() {
         assert!(Found::new(Source::ClaudePostCompact, "", None).is_none());
         assert!(Found::new(Source::ClaudePostCompact, "<summary>\n</summary>", None).is_none());
-        let secret = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
+        let secret = "ghp_sidn1pvgidzqh3zmvt45xkrclnhe75eixzn6";
         let long = format!("{secret} {}", "é".repeat(10_000));
         let found = Found::new(Source::Codex, &long, None).unwrap();
         assert!(found.text.len() <= MAX_KEPT_BYTES);
         assert!(
-            !found.text.contains("ghp_1234567890"),
+            !found.text.contains("ghp_sidn1pvg"),
             "redacted before the cut"
         );
     }

@@ -672,7 +672,10 @@ fn call_of(name: &str, input: ToolInput) -> Option<Call> {
         }),
         "TaskUpdate" => Some(Call::TaskUpdate {
             id: input.task_id?,
-            status: input.status,
+            // Only what a status can be: the call waits in the saved scan for its result.
+            status: input
+                .status
+                .filter(|s| s == "deleted" || TaskStatus::parse(s).is_some()),
             subject: short(input.subject),
             description: input.description.map(|d| cut_chars(&d, MAX_TASK_CHARS)),
         }),
@@ -699,13 +702,14 @@ pub fn megg_tool_call(tool: &str, arguments: &str) -> Option<Call> {
 }
 
 fn megg_tool(tool: &str, input: ToolInput) -> Option<Call> {
-    match tool {
-        "checkpoint_save" => input.plan_file.map(Call::Checkpoint),
+    let target = match tool {
+        "checkpoint_save" => input.plan_file,
         "checkpoint_update" | "checkpoint_finish" | "checkpoint_resume" => {
-            input.target.or(input.plan_file).map(Call::Checkpoint)
+            input.target.or(input.plan_file)
         }
         _ => None,
-    }
+    };
+    target.map(|t| Call::Checkpoint(redact(&t).into_owned()))
 }
 
 /// The checkpoint a shell command line (`megg checkpoint save|update|resume|finish TARGET`)
@@ -737,7 +741,8 @@ fn content_text(raw: Option<&RawValue>) -> String {
         .join("\n")
 }
 
-/// The target of a `megg checkpoint save|update|resume|finish TARGET` in a shell command.
+/// The target of a `megg checkpoint save|update|resume|finish TARGET` in a shell command,
+/// redacted: the handoff's workflow line names it (SPEC §12).
 fn checkpoint_in_command(command: &str) -> Option<String> {
     let words: Vec<&str> = command.split_whitespace().collect();
     let at = words.windows(2).position(|w| match w {
@@ -776,7 +781,8 @@ fn checkpoint_in_command(command: &str) -> Option<String> {
     }
     let target = target?;
     let target = target.trim_matches(['"', '\'']);
-    (!target.is_empty() && !target.contains(['&', '|', ';', '$', '`'])).then(|| target.to_string())
+    (!target.is_empty() && !target.contains(['&', '|', ';', '$', '`']))
+        .then(|| redact(target).into_owned())
 }
 
 /// `Task #12 created successfully: …` → `12`.
@@ -817,7 +823,11 @@ pub fn cut_chars(text: &str, max: usize) -> String {
 pub fn one_line_cut(text: &str, max: usize) -> String {
     let text = redact(text);
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    // Again once on one line: `password:` and its value on the next line are now a pair.
+    // Again once on one line: `password:` and its value on the next line are now a pair. A
+    // text already on one line, spaced once, is the one just scanned: not scanned twice.
+    if joined == *text {
+        return cut(&joined, max);
+    }
     cut(&redact(&joined), max)
 }
 

@@ -540,3 +540,31 @@ fn text_that_only_looks_like_a_summary_is_not_one() {
             .starts_with("This session is being continued")
     );
 }
+
+/// SPEC §12: what a scan keeps of a checkpoint command and a task update is redacted too —
+/// the workflow line's target, and an update's status (kept in the saved scan while its call
+/// awaits its result) — not only the requests, messages and tasks.
+#[test]
+fn a_checkpoint_target_and_a_pending_status_keep_no_secret() {
+    let token = "ghp_sidn1pvgidzqh3zmvt45xkrclnhe75eixzn6";
+    let s = scan(&[
+        tool_use(
+            "1",
+            "Bash",
+            json!({"command": format!("megg checkpoint update {token}")}),
+        ),
+        ok("1", "updated"),
+        tool_use(
+            "2",
+            "mcp__megg__checkpoint_update",
+            json!({"target": format!("GITHUB_TOKEN={token}")}),
+        ),
+        tool_use("3", "TaskUpdate", json!({"taskId": "1", "status": token})),
+    ]);
+    assert_eq!(
+        s.checkpoint.as_deref(),
+        Some(crate::megg::secrets::REDACTED)
+    );
+    let saved = serde_json::to_string(&s).unwrap();
+    assert!(!saved.contains("zqh3zmvt45xk"), "{saved}");
+}

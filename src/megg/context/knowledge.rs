@@ -10,6 +10,7 @@ use crate::megg::Deps;
 use crate::megg::conflict;
 use crate::megg::discovery::{Domain, MAX_KNOWLEDGE_BYTES};
 use crate::megg::knowledge::{self, BLOCKED_ABOVE, FULL_BELOW};
+use crate::megg::recall::hidden::{self, Hidden};
 
 /// Files above this many bytes are blocked without tokenizing (a token is at most 128 bytes).
 const BLOCKED_BYTES: u64 = BLOCKED_ABOVE as u64 * crate::tokens::MAX_TOKEN_BYTES;
@@ -81,22 +82,28 @@ pub const CONFLICT_WARNING: &str = "knowledge.md has unresolved merge conflicts:
 
 /// The domain's `knowledge.md` in the mode its size allows, or the entries of `topic`; OURS'
 /// side when it holds merge conflicts. `with_fallbacks` adds the digest a budget may need.
+/// Each secret is `[redacted]`, noted in `hidden` (SPEC §12).
 pub(super) fn load_knowledge(
     deps: &Deps<'_>,
     repo: Option<&crate::git::Repo>,
     d: &Domain,
     (topic, with_fallbacks): (Option<&str>, bool),
-    warnings: &mut Vec<String>,
+    (warnings, hidden): (&mut Vec<String>, &mut Vec<Hidden>),
 ) -> Option<Knowledge> {
     let path = d.knowledge_path();
     let shown = path.display().to_string();
-    let read = match fsx::read_text(&d.boundary, &path, MAX_KNOWLEDGE_BYTES) {
+    let mut read = match fsx::read_text(&d.boundary, &path, MAX_KNOWLEDGE_BYTES) {
         Ok(t) => t?,
         Err(e) => {
             warnings.push(e.message);
             return None;
         }
     };
+    // Scanned whole, so a warning names the file's own line; a file cut at the bound shows
+    // none of its text.
+    if !read.truncated {
+        read.text = hidden::redact(&path, read.text, hidden);
+    }
     if read.lossy {
         warnings.push(format!(
             "{shown} is not valid UTF-8; invalid bytes shown as U+FFFD"
@@ -143,7 +150,7 @@ pub(super) fn load_knowledge(
     }
     // OURS' side: git's stage 2 while the file is unmerged, else the text outside markers.
     let (text, conflicted) = match repo.and_then(|r| unmerged(r, &path)) {
-        Some(Some(ours)) => (ours, true),
+        Some(Some(ours)) => (hidden::redact(&path, ours, hidden), true),
         Some(None) => (conflict::ours(&read.text), true),
         None if conflict::count(&read.text) > 0 => (conflict::ours(&read.text), true),
         None => (read.text, false),
@@ -221,12 +228,14 @@ pub(super) fn load_knowledge(
     })
 }
 
-/// In summary and blocked mode, the index (SPEC §13.5) replaces the digest; in full mode, a
-/// line names the archived entries when there are any.
+/// In summary and blocked mode, the index (SPEC §13.5) replaces the digest, each secret of
+/// its files `[redacted]` and noted in `hidden`; in full mode, a line names the archived
+/// entries when there are any.
 pub(super) fn with_index(
     k: &mut Knowledge,
     (deps, d, chain): (&Deps<'_>, &Domain, &[Domain]),
     session: impl FnOnce() -> Vec<String>,
+    hidden: &mut Vec<Hidden>,
 ) {
     use crate::megg::recall::{self, index};
     if k.mode == Mode::Full {
@@ -262,7 +271,8 @@ pub(super) fn with_index(
         return;
     }
     let cache = crate::fsx::user_cache_dir();
-    let (corpus, postings) = recall::domain_index(deps, d, chain, cache.as_deref());
+    let (mut corpus, postings) = recall::domain_index(deps, d, chain, cache.as_deref());
+    hidden.append(&mut corpus.hidden);
     let archived = corpus
         .docs
         .iter()

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::Deps;
 use super::discovery::{self, Domain, Neighbour};
+use super::recall::hidden::{self, Hidden};
 use crate::fsx;
 
 mod continuity;
@@ -70,6 +71,9 @@ pub struct Context {
     /// The walk down stopped at its bound (SPEC §14): deeper domains were not looked for.
     pub children_cut: bool,
     pub warnings: Vec<String>,
+    /// The secrets shown as `[redacted]` (SPEC §12 "At injection"), each file's once: warnings
+    /// of their own, which the hook gathers into one sentence.
+    pub hidden: Vec<Hidden>,
 }
 
 #[derive(Debug, Clone)]
@@ -132,6 +136,7 @@ pub fn build(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Er
 fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error> {
     let path = &req.path;
     let mut warnings = Vec::new();
+    let mut hidden = Vec::new();
     let top = deps.top(path);
     let (domain, chain_domains) = deps.walk(&top).chain(path, &mut warnings);
 
@@ -140,8 +145,8 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
     for d in &chain_domains {
         let file = d.info_path();
         let link = part("info", &file, &mut warnings, |warnings| {
-            let text =
-                read_or_warn(&d.boundary, &file, MAX_INFO_BYTES, warnings).unwrap_or_default();
+            let text = read_or_warn(&d.boundary, &file, MAX_INFO_BYTES, (warnings, &mut hidden))
+                .unwrap_or_default();
             let body = body_of(&text);
             let (title, excerpt) = title_and_excerpt(body, &d.name);
             (body.to_string(), title, excerpt)
@@ -168,12 +173,12 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
         let repo = deps.repo(path);
         // The handoff first: whatever fails after it, it is already here (SPEC §16).
         let on_disk = part("state", &d.state_path(), &mut warnings, |w| {
-            load_state(deps, d, w)
+            load_state(deps, d, w, &mut hidden)
         })
         .flatten();
         let own = req.own_capture.as_ref().and_then(|id| {
             part("capture", &d.state_path(), &mut warnings, |w| {
-                own_capture(deps, d, path, id, w)
+                own_capture(deps, d, path, id, (w, &mut hidden))
             })
             .flatten()
         });
@@ -213,8 +218,8 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
                 let sessions = super::capture::sessions_for(repo.as_ref(), &top, Some(d));
                 continuity::host_summary(
                     sessions.as_ref(),
-                    state.as_ref(),
-                    req.own_capture.as_ref(),
+                    (state.as_ref(), req.own_capture.as_ref()),
+                    &mut hidden,
                 )
             })
             .flatten();
@@ -232,7 +237,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             continuity::newest_checkpoint(deps, path)
         })
         .flatten();
-        workflow = checkpoint.as_ref().map(Workflow::of);
+        workflow = checkpoint.as_ref().map(|c| Workflow::of(c, &mut hidden));
         let file = d.knowledge_path();
         knowledge = part("knowledge", &file, &mut warnings, |w| {
             load_knowledge(
@@ -240,7 +245,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
                 repo.as_ref(),
                 d,
                 (req.topic.as_deref(), req.with_fallbacks),
-                w,
+                (w, &mut hidden),
             )
         })
         .flatten();
@@ -249,13 +254,18 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
             // digest or blocked message.
             // (`with_index` sets the index last: a failure leaves none.)
             part("index", &file, &mut warnings, |_| {
-                with_index(k, (deps, d, &chain_domains), || {
-                    super::recall::session::items(
-                        last_handoff.as_deref(),
-                        checkpoint.as_ref(),
-                        repo.as_ref(),
-                    )
-                });
+                with_index(
+                    k,
+                    (deps, d, &chain_domains),
+                    || {
+                        super::recall::session::items(
+                            last_handoff.as_deref(),
+                            checkpoint.as_ref(),
+                            repo.as_ref(),
+                        )
+                    },
+                    &mut hidden,
+                );
             });
         }
         files = part("files", &d.megg, &mut warnings, |warnings| {
@@ -292,6 +302,8 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
         })
         .unwrap_or_default();
     }
+    // The knowledge file is read again for its index: its secrets are named once.
+    hidden::dedup(&mut hidden);
     Ok(Context {
         path: path.clone(),
         chain,
@@ -309,6 +321,7 @@ fn gather(deps: &Deps<'_>, req: &Request) -> Result<Context, crate::error::Error
         children: Vec::new(),
         children_cut: false,
         warnings,
+        hidden,
     })
 }
 

@@ -1,9 +1,11 @@
 //! Reading a domain's markdown files for the context: within a size limit, every problem a
-//! warning; the body after the frontmatter; a chain link's title and excerpt.
+//! warning, each secret `[redacted]` (SPEC §12); the body after the frontmatter; a chain
+//! link's title and excerpt.
 
 use std::path::Path;
 
 use crate::fsx;
+use crate::megg::recall::hidden::{self, Hidden};
 
 /// The body of a markdown file without its frontmatter and leading blank lines.
 pub fn body_of(text: &str) -> &str {
@@ -12,13 +14,14 @@ pub fn body_of(text: &str) -> &str {
         .trim_start_matches(['\n', '\r'])
 }
 
-/// Reads a domain file for loading; every problem is a warning, never an error. A file over
-/// `limit` is cut at its last whole line with a marker saying so.
+/// Reads a domain file for loading, as megg shows it: every problem is a warning, never an
+/// error, and each secret is `[redacted]`, noted in `hidden`. A file over `limit` is cut at
+/// its last whole line with a marker saying so.
 pub(super) fn read_or_warn(
     b: &fsx::Boundary,
     path: &Path,
     limit: u64,
-    warnings: &mut Vec<String>,
+    (warnings, hidden): (&mut Vec<String>, &mut Vec<Hidden>),
 ) -> Option<String> {
     match fsx::read_text(b, path, limit) {
         Ok(Some(mut t)) => {
@@ -35,10 +38,12 @@ pub(super) fn read_or_warn(
                 ));
                 let keep = t.text.rfind('\n').map_or(0, |i| i + 1);
                 t.text.truncate(keep);
-                t.text
-                    .push_str(&format!("\n[… cut: the file is over {limit} bytes]\n"));
             }
-            Some(t.text)
+            let mut text = hidden::redact(path, t.text, hidden);
+            if t.truncated {
+                text.push_str(&format!("\n[… cut: the file is over {limit} bytes]\n"));
+            }
+            Some(text)
         }
         Ok(None) => None,
         Err(e) => {

@@ -7,6 +7,7 @@ use super::read::read_or_warn;
 use crate::clock::format_timestamp;
 use crate::megg::Deps;
 use crate::megg::discovery::Domain;
+use crate::megg::recall::hidden::{self, Hidden};
 use crate::megg::state::{self, MAX_STATE_BYTES, StateDoc};
 
 #[derive(Debug, Clone)]
@@ -33,10 +34,16 @@ pub struct StateView {
     pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-/// The domain's `state.md`, active or expired, with git facts when inside a repository.
-pub fn load_state(deps: &Deps<'_>, d: &Domain, warnings: &mut Vec<String>) -> Option<StateView> {
+/// The domain's `state.md`, active or expired, with git facts when inside a repository; as
+/// megg shows it, each secret `[redacted]` and noted in `hidden` (SPEC §12).
+pub fn load_state(
+    deps: &Deps<'_>,
+    d: &Domain,
+    warnings: &mut Vec<String>,
+    hidden: &mut Vec<Hidden>,
+) -> Option<StateView> {
     let path = d.state_path();
-    let text = read_or_warn(&d.boundary, &path, MAX_STATE_BYTES, warnings)?;
+    let text = read_or_warn(&d.boundary, &path, MAX_STATE_BYTES, (warnings, hidden))?;
     let doc = state::parse(&text, &path.display().to_string());
     warnings.extend(doc.warnings.iter().cloned());
     let expiry = state::expiry_within(&doc, deps.now, d.state_lifetime(warnings));
@@ -55,15 +62,16 @@ pub fn load_state(deps: &Deps<'_>, d: &Domain, warnings: &mut Vec<String>) -> Op
 }
 
 /// The session's own capture as its state (after `compact` or `resume`, SPEC §10), with the
-/// same expiry and git notes as `state.md`.
+/// same expiry, git notes and secrets `[redacted]` as `state.md`.
 pub(super) fn own_capture(
     deps: &Deps<'_>,
     d: &Domain,
     path: &std::path::Path,
     id: &crate::megg::capture::SessionId,
-    warnings: &mut Vec<String>,
+    (warnings, hidden): (&mut Vec<String>, &mut Vec<Hidden>),
 ) -> Option<StateView> {
     let (file, text) = crate::megg::capture::own_capture(deps, path, id)?;
+    let text = hidden::redact(&file, text, hidden);
     let doc = state::parse(&text, &file.display().to_string());
     let expiry = state::expiry_within(&doc, deps.now, d.state_lifetime(warnings));
     let mut view = state_view(deps, file, &doc);

@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::hidden::{self, Hidden};
 use super::shared::{Shared, Topics};
 use crate::megg::knowledge;
 
@@ -149,6 +150,27 @@ impl<'a> Iterator for Body<'a> {
 pub struct Corpus {
     pub docs: Vec<Doc>,
     pub warnings: Vec<String>,
+    /// The secrets its documents show as `[redacted]` (a corpus read as megg shows it, SPEC
+    /// §12): for the warnings of those a command prints.
+    pub hidden: Vec<Hidden>,
+}
+
+impl Corpus {
+    /// The warnings of the secrets `docs` (documents of this corpus) show as `[redacted]`,
+    /// each once.
+    pub fn hidden_in(&self, docs: &[&Doc]) -> Vec<String> {
+        let mut named: Vec<Hidden> = self
+            .hidden
+            .iter()
+            .filter(|h| {
+                docs.iter()
+                    .any(|d| h.is_in(&d.path, d.line, d.text.as_str()))
+            })
+            .cloned()
+            .collect();
+        hidden::dedup(&mut named);
+        named.iter().map(Hidden::warning).collect()
+    }
 }
 
 /// Where to look: the chain of `path` and, with `below`, the domains below it.

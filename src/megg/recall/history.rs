@@ -66,7 +66,13 @@ impl History {
             }
             None => format!("{time}.md"),
         };
-        let path = fsx::create_unique(&self.boundary, &self.dir, &name, bytes)?;
+        // Unchanged but for SPEC §12's redaction: a hand-written handoff (or an older megg's)
+        // may hold a secret, and a kept copy is searched and shown.
+        let redacted = match std::str::from_utf8(bytes) {
+            Ok(text) => crate::megg::secrets::redact(text).into_owned().into_bytes(),
+            Err(_) => bytes.to_vec(),
+        };
+        let path = fsx::create_unique(&self.boundary, &self.dir, &name, &redacted)?;
         for old in self.files().into_iter().skip(KEEP) {
             let _ = fsx::remove_file(&self.boundary, &old);
         }

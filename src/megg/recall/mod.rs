@@ -12,10 +12,12 @@
 
 mod cache;
 pub mod doc;
+pub mod hidden;
 pub mod history;
 pub mod ids;
 pub mod index;
 pub mod postings;
+mod scans;
 pub mod search;
 pub mod session;
 mod shared;
@@ -26,6 +28,7 @@ use std::sync::Arc;
 
 use doc::Source;
 pub use doc::{Corpus, Doc, Kind, Scope};
+pub use hidden::Hidden;
 pub use postings::Postings;
 pub use shared::{Shared, Topics};
 
@@ -41,31 +44,66 @@ pub const MAX_BELOW_BYTES: u64 = 32 * 1024 * 1024;
 /// Most bytes read of one archive file or session handoff.
 pub const MAX_ARCHIVE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Reads every document in `scope`; ids are assigned once all are read (duplicates told apart
-/// by their order).
+/// How a corpus reads its files: as they are written (to write them back: `learn`,
+/// `maintain`), or as megg shows them — each secret `[redacted]`, and said where (SPEC §12
+/// "At injection": `search`, `show`, the session-start index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    AsWritten,
+    Shown,
+}
+
+/// Reads every document in `scope` as written; ids are assigned once all are read
+/// (duplicates told apart by their order).
 pub fn collect(deps: &Deps<'_>, scope: &Scope<'_>) -> Corpus {
+    collect_as(deps, scope, Read::AsWritten)
+}
+
+/// [`collect`], reading the files as `read` says.
+fn collect_as(deps: &Deps<'_>, scope: &Scope<'_>, read: Read) -> Corpus {
     let mut warnings = Vec::new();
-    let sources = sources(deps, scope, &mut warnings);
+    let mut hidden = Vec::new();
+    let sources = sources(deps, scope, &mut warnings, shown(read, &mut hidden));
     Corpus {
         docs: parse(&sources),
         warnings,
+        hidden,
     }
 }
 
-/// [`collect`], with the postings a search ranks by — from megg's cache directory when these
-/// exact files were indexed before ([`cache`]), else built and kept there.
+/// Where a corpus read as `read` notes the secrets it hides: nowhere when it hides none.
+fn shown(read: Read, hidden: &mut Vec<Hidden>) -> Option<&mut Vec<Hidden>> {
+    (read == Read::Shown).then_some(hidden)
+}
+
+/// Every document in `scope` as megg shows them ([`Read::Shown`]), with the postings a search
+/// ranks by — from megg's cache directory when these exact files were indexed before
+/// ([`cache`]), else built and kept there.
 pub fn collect_indexed(deps: &Deps<'_>, scope: &Scope<'_>) -> (Corpus, Postings) {
     let mut warnings = Vec::new();
-    let sources = sources(deps, scope, &mut warnings);
-    indexed(&sources, scope.cache, warnings)
+    let mut hidden = Vec::new();
+    let sources = sources(deps, scope, &mut warnings, Some(&mut hidden));
+    indexed(&sources, scope.cache, warnings, hidden)
 }
 
 /// The documents of `sources` and their postings, from `cache` when these exact files were
 /// indexed before ([`cache`]), else built and kept there.
-fn indexed(sources: &[Source], cache: Option<&Path>, warnings: Vec<String>) -> (Corpus, Postings) {
+fn indexed(
+    sources: &[Source],
+    cache: Option<&Path>,
+    warnings: Vec<String>,
+    hidden: Vec<Hidden>,
+) -> (Corpus, Postings) {
     let key = cache::key(sources);
     if let Some((docs, postings)) = cache.and_then(|dir| cache::load(dir, &key, sources)) {
-        return (Corpus { docs, warnings }, postings);
+        return (
+            Corpus {
+                docs,
+                warnings,
+                hidden,
+            },
+            postings,
+        );
     }
     crate::failpoint::log("recall-index");
     let docs = parse(sources);
@@ -73,12 +111,25 @@ fn indexed(sources: &[Source], cache: Option<&Path>, warnings: Vec<String>) -> (
     if let Some(dir) = cache {
         cache::store(dir, &key, sources, &docs, &postings);
     }
-    (Corpus { docs, warnings }, postings)
+    (
+        Corpus {
+            docs,
+            warnings,
+            hidden,
+        },
+        postings,
+    )
 }
 
 /// The files of `scope`, in the order their documents are numbered: each domain's knowledge,
 /// archives and info, then the handoffs.
-fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Vec<Source> {
+/// With `hidden`, they are read as megg shows them ([`Read::Shown`]).
+fn sources(
+    deps: &Deps<'_>,
+    scope: &Scope<'_>,
+    warnings: &mut Vec<String>,
+    mut hidden: Option<&mut Vec<Hidden>>,
+) -> Vec<Source> {
     let mut domains = chain(deps, scope.path, warnings);
     // Session files and the handoff history are keyed (outside git) by the current domain.
     let key = domains
@@ -117,20 +168,32 @@ fn sources(deps: &Deps<'_>, scope: &Scope<'_>, warnings: &mut Vec<String>) -> Ve
         }
         // Root first, a parent before its children: `d`'s chain is among the domains up to it.
         let place = place(deps, d, domains.get(..=i).unwrap_or_default());
-        entry_sources(d, &place, &mut sources, warnings, left);
+        entry_sources(
+            d,
+            &place,
+            &mut sources,
+            (warnings, hidden.as_deref_mut()),
+            left,
+        );
         let info = d.info_path();
         if let Some(s) = source(
             &d.boundary,
             &info,
             (Kind::Info, &d.name, &place),
             discovery::MAX_INFO_BYTES,
-            warnings,
+            (warnings, hidden.as_deref_mut()),
         ) {
             *left = left.saturating_sub(s.text.len() as u64);
             sources.push(s);
         }
     }
-    handoff_sources(deps, scope, &key, &domains, &mut sources, warnings);
+    handoff_sources(
+        deps,
+        (scope, &key, &domains),
+        &mut sources,
+        warnings,
+        hidden,
+    );
     sources
 }
 
@@ -171,12 +234,12 @@ fn slashed(rel: &Path) -> String {
 
 /// A domain's knowledge file and archive files, its entries named by `place`.
 /// Reads at most `left` bytes of them all (what is read is taken from it): at 0, the rest is
-/// not read.
+/// not read. With `hidden`, as megg shows them ([`Read::Shown`]).
 fn entry_sources(
     d: &Domain,
     place: &str,
     sources: &mut Vec<Source>,
-    warnings: &mut Vec<String>,
+    (warnings, mut hidden): (&mut Vec<String>, Option<&mut Vec<Hidden>>),
     left: &mut u64,
 ) {
     let knowledge = d.knowledge_path();
@@ -192,7 +255,7 @@ fn entry_sources(
             &path,
             (kind, &d.name, place),
             discovery::MAX_KNOWLEDGE_BYTES.min(*left),
-            warnings,
+            (warnings, hidden.as_deref_mut()),
         );
         if let Some(s) = read {
             *left = left.saturating_sub(s.text.len() as u64);
@@ -237,27 +300,34 @@ pub fn domain_index(
     cache: Option<&Path>,
 ) -> (Corpus, Postings) {
     let mut warnings = Vec::new();
+    let mut hidden = Vec::new();
     let mut sources = Vec::new();
     entry_sources(
         d,
         &place(deps, d, chain),
         &mut sources,
-        &mut warnings,
+        (&mut warnings, Some(&mut hidden)),
         &mut { u64::MAX },
     );
-    indexed(&sources, cache, warnings)
+    indexed(&sources, cache, warnings, hidden)
 }
 
 /// The documents of `scope` that `ids` name: the chain's (and the handoffs'), and only when
 /// one of `ids` is not among them and `scope.below`, the domains below as well — a show of a
 /// chain entry costs no walk down a large tree.
 pub fn resolve(deps: &Deps<'_>, scope: &Scope<'_>, ids: &[String]) -> Corpus {
-    let chain = collect(
+    resolve_as(deps, scope, ids, Read::AsWritten)
+}
+
+/// [`resolve`], reading the files as `read` says (`show`: as megg shows them).
+pub fn resolve_as(deps: &Deps<'_>, scope: &Scope<'_>, ids: &[String], read: Read) -> Corpus {
+    let chain = collect_as(
         deps,
         &Scope {
             below: false,
             ..scope.clone()
         },
+        read,
     );
     let found = |id: &String| {
         let id = id.trim().to_lowercase();
@@ -267,7 +337,7 @@ pub fn resolve(deps: &Deps<'_>, scope: &Scope<'_>, ids: &[String]) -> Corpus {
         return chain;
     }
     // The chain's documents come first in every corpus: their ids stay what they were.
-    collect(deps, scope)
+    collect_as(deps, scope, read)
 }
 
 /// Most archive files, and bytes of them, full mode's count of archived entries reads: the
@@ -312,13 +382,14 @@ pub fn archived_entries(d: &Domain) -> Archived {
 }
 
 /// `path` in `b`, read up to `limit` (a cut, binary or refused file reported), as a source of
-/// documents of `kind` in the domain named `domain`, at `place` ([`place`]).
+/// documents of `kind` in the domain named `domain`, at `place` ([`place`]). With `hidden`, as
+/// megg shows it ([`Read::Shown`]).
 fn source(
     b: &Boundary,
     path: &Path,
     (kind, domain, place): (Kind, &str, &str),
     limit: u64,
-    warnings: &mut Vec<String>,
+    (warnings, hidden): (&mut Vec<String>, Option<&mut Vec<Hidden>>),
 ) -> Option<Source> {
     if cfg!(feature = "failpoints") {
         // A test holds the hook to its own domain's files.
@@ -339,10 +410,15 @@ fn source(
                     path.display()
                 ));
             }
-            if has_nul(&t.text) {
-                t.text.replace('\0', "\u{FFFD}")
+            // Scanned as the context reads the file, so the two reads of one run share a scan.
+            let text = match hidden {
+                Some(hidden) => hidden::redact(path, t.text, hidden),
+                None => t.text,
+            };
+            if has_nul(&text) {
+                text.replace('\0', "\u{FFFD}")
             } else {
-                t.text
+                text
             }
         }
         Ok(None) => return None,
@@ -404,7 +480,14 @@ fn entries(s: &Source, docs: &mut Vec<Doc>) {
             title: piece(e.title),
             topics: e.topics.iter().map(|t| piece(t)).collect(),
             text: piece(e.raw),
-            key: format!("{}\n{}\n{}", s.place, e.date.unwrap_or(""), e.title.trim()),
+            // As megg shows the title: an entry's id is the same whether its file was read as
+            // written (`learn --supersedes`) or as shown (`search`, the index).
+            key: format!(
+                "{}\n{}\n{}",
+                s.place,
+                e.date.unwrap_or(""),
+                crate::megg::secrets::redact(e.title).trim()
+            ),
         });
     }
 }
@@ -480,23 +563,22 @@ fn info_sections(s: &Source, docs: &mut Vec<Doc>) {
 /// The active state of each domain, the captured sessions' handoffs and the handoff history.
 fn handoff_sources(
     deps: &Deps<'_>,
-    scope: &Scope<'_>,
-    key: &Path,
-    domains: &[Domain],
+    (scope, key, domains): (&Scope<'_>, &Path, &[Domain]),
     sources: &mut Vec<Source>,
     warnings: &mut Vec<String>,
+    mut hidden: Option<&mut Vec<Hidden>>,
 ) {
-    let mut add = |b: &Boundary, path: &Path| {
+    let mut add = |b: &Boundary, path: &Path, hidden: Option<&mut Vec<Hidden>>| {
         sources.extend(source(
             b,
             path,
             (Kind::Handoff, "", ""),
             state::MAX_STATE_BYTES,
-            warnings,
+            (warnings, hidden),
         ));
     };
     for d in domains {
-        add(&d.boundary, &d.state_path());
+        add(&d.boundary, &d.state_path(), hidden.as_deref_mut());
     }
     let repo = deps.repo(scope.path);
     // Inside git, every worktree's captures — a removed worktree's too (SPEC §18.2).
@@ -512,11 +594,15 @@ fn handoff_sources(
     let mut summaries = Vec::new();
     for s in &sessions {
         for (id, path) in s.captures() {
-            add(s.boundary(), &path);
-            if let Some(found) = kept_summary::read(s, &id) {
+            add(s.boundary(), &path, hidden.as_deref_mut());
+            if let Some(mut found) = kept_summary::read(s, &id) {
+                let path = s.summary_path(&id);
+                if let Some(hidden) = hidden.as_deref_mut() {
+                    found.text = hidden::redact_value(&path, &found.text, hidden);
+                }
                 summaries.push(Source {
                     kind: Kind::Handoff,
-                    path: Arc::from(s.summary_path(&id)),
+                    path: Arc::from(path),
                     domain: String::new(),
                     place: String::new(),
                     text: Arc::new(kept_summary::as_document(&found, id.as_str())),
@@ -526,7 +612,7 @@ fn handoff_sources(
     }
     if let Some(h) = history::History::locate(repo.as_ref(), key, scope.cache) {
         for path in h.files() {
-            add(h.boundary(), &path);
+            add(h.boundary(), &path, hidden.as_deref_mut());
         }
     }
     sources.extend(summaries);

@@ -259,9 +259,14 @@ pub(super) fn render(ctx: &Context, plan: &Plan) -> String {
         out.push('\n');
     }
 
-    if plan.warnings && !ctx.warnings.is_empty() {
+    let warnings = if plan.warnings {
+        super::text::hook_warnings(ctx)
+    } else {
+        Vec::new()
+    };
+    if !warnings.is_empty() {
         out.push_str("## Warnings\n\n");
-        for w in &ctx.warnings {
+        for w in &warnings {
             let _ = writeln!(out, "- {w}");
         }
         out.push('\n');

@@ -123,8 +123,9 @@ pub(super) fn cut_notes(ctx: &Context, plan: &Plan) -> Vec<String> {
             "the host's compaction summary cut to fit: read {path} for all of it"
         ));
     }
-    if plan.warnings_cut && !ctx.warnings.is_empty() {
-        notes.push(format!("{} warning(s) left out", ctx.warnings.len()));
+    let warnings = || super::text::hook_warnings(ctx).len();
+    if plan.warnings_cut && warnings() > 0 {
+        notes.push(format!("{} warning(s) left out", warnings()));
     }
     notes
 }

@@ -64,8 +64,7 @@ pub fn system_message(ctx: &Context, r: &Rendered, extra: &[String]) -> String {
         }
         sections.push((Some("MEGG loaded:".into()), loaded));
     }
-    let warnings: Vec<String> = ctx
-        .warnings
+    let warnings: Vec<String> = super::text::hook_warnings(ctx)
         .iter()
         .chain(extra)
         .map(|w| format!("warning: {w}"))

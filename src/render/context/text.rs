@@ -2,8 +2,9 @@
 //! them, the knowledge's token count in words, blocks, line cuts and the markers that say where
 //! a block was cut.
 
-use crate::megg::context::{Knowledge, StateView};
+use crate::megg::context::{Context, Knowledge, StateView};
 use crate::megg::knowledge::BLOCKED_ABOVE;
+use crate::megg::recall::Hidden;
 
 /// Characters as Claude Code counts them: UTF-16 code units.
 pub fn char_len(s: &str) -> usize {
@@ -76,3 +77,32 @@ pub(super) fn expired_handoff(s: &StateView) -> String {
 
 /// Most characters of the Working On line quoted by [`expired_handoff`].
 const MAX_ABOUT: usize = 160;
+
+/// The warnings a hook gives (its markdown and its `systemMessage`): the context's, then one
+/// sentence for the secrets it shows as `[redacted]` (SPEC §12).
+pub(super) fn hook_warnings(ctx: &Context) -> Vec<String> {
+    let mut out = ctx.warnings.clone();
+    out.extend(hidden_sentence(&ctx.hidden));
+    out
+}
+
+/// The one sentence a hook gives the secrets it shows as `[redacted]`: how many, and in which
+/// files — `megg context` names each line.
+fn hidden_sentence(hidden: &[Hidden]) -> Option<String> {
+    let mut files: Vec<String> = Vec::new();
+    for h in hidden {
+        let file = h.path.display().to_string();
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    let (n, them) = match hidden.len() {
+        0 => return None,
+        1 => ("a secret".to_string(), "it"),
+        n => (format!("{n} secrets"), "them"),
+    };
+    Some(format!(
+        "{n} in {} shown as [redacted]: remove {them}, and from git history (`megg context` names each line)",
+        files.join(", ")
+    ))
+}

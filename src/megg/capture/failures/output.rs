@@ -95,8 +95,11 @@ fn add(list: &mut Vec<String>, name: &str) {
 
 /// What a run's output says failed: the failing tests' names and the first error line.
 pub fn read(output: &str) -> Report {
+    // Redacted whole before it is bounded, cut to lines or lines cut (SPEC §12): a key block
+    // across lines, or a value on the line after its key, is a secret only in the whole text.
+    let output = redact(output);
     let mut r = Reading::default();
-    for raw in bounded(output).lines() {
+    for raw in bounded(&output).lines() {
         let line = plain(raw);
         let t = line.trim();
         if t.is_empty() {
@@ -480,10 +483,13 @@ fn plain(line: &str) -> String {
 /// Redacted, on one line, at most `max` characters with `…` when cut.
 pub(super) fn one_line(text: &str, max: usize) -> String {
     let text = redact(text);
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let joined = redact(&joined);
+    let mut joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Scanned again only when joining changed it: a value on the line after its key.
+    if joined != *text {
+        joined = redact(&joined).into_owned();
+    }
     if joined.chars().count() <= max {
-        return joined.into_owned();
+        return joined;
     }
     let kept: String = joined.chars().take(max.saturating_sub(1)).collect();
     format!("{}…", kept.trim_end())

@@ -244,9 +244,10 @@ fn ran(scan: &mut Scan, call: &ToolCall) {
     else {
         return;
     };
-    if run_call(&command).is_none() {
+    // The command as a run keeps it: redacted and cut, its scope included (SPEC §12).
+    let Some(Call::Run(command)) = run_call(&command) else {
         return;
-    }
+    };
     let output = call
         .result
         .and_then(|r| serde_json::from_str::<Vec<ResultPart>>(r.get()).ok())

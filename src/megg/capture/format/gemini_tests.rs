@@ -467,3 +467,24 @@ fn gemini_has_no_host_summary() {
     assert_eq!(s.summary, None);
     assert_eq!(read(feed, CHAT).summary, None);
 }
+
+/// SPEC §12: a failing run's command is kept redacted — its scope (the words that choose what
+/// runs, saved in the scan) included.
+#[test]
+fn a_failing_runs_scope_keeps_no_secret() {
+    let token = "ghp_sidn1pvgidzqh3zmvt45xkrclnhe75eixzn6";
+    let failed = model(
+        "",
+        json!([shell(
+            "run_shell_command__call1",
+            &format!("pytest tests/test_store.py --token {token}"),
+            PYTEST_FAILED,
+            1
+        )]),
+    );
+    let s = read(feed, &lines(&[failed]));
+    let run = s.failing.clone().unwrap();
+    assert_eq!(run.names, ["tests/test_store.py::test_concurrent"]);
+    let saved = serde_json::to_string(&s).unwrap();
+    assert!(!saved.contains("zqh3zmvt45xk"), "{saved}");
+}
