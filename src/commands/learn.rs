@@ -13,10 +13,10 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::flow::learn::{self as flow, Answer};
 use crate::fsx;
+use crate::megg::freshness;
 use crate::megg::knowledge::write::{self, Found};
 use crate::megg::knowledge::{self, BLOCKED_ABOVE, MAINTAIN_DUE, NewEntry};
 use crate::megg::recall::{self, Scope};
-use crate::megg::secrets;
 use crate::output::Output;
 use crate::prompt::Terminal;
 use crate::wire::knowledge::{Learned, Superseded};
@@ -135,37 +135,19 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
     warnings.extend(repeated_among(&entries));
     // SPEC §17: a bare file name several paths have cites none of them; say which.
-    let deps = env.deps();
-    for e in &entries {
-        let text = format!("{}\n{}", e.title, e.content);
-        for (name, paths) in crate::megg::freshness::ambiguous_names(&deps, &path, &text) {
-            warnings.push(format!(
-                "'{}': `{name}` names several files ({}, …), so it cites none of them: write the path to have the entry checked against it",
-                e.title,
-                paths.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
+    warnings.extend(freshness::ambiguous_warnings(&env.deps(), &path, &entries));
     if let (Some(t), Some(e)) = (&target, entries.first()) {
         write::refuse_same_id(t, e)?;
     }
     // Told it is no secret: written as given, each line holding one marked so that megg and
     // gitleaks leave it alone (SPEC §12).
-    let mut to_write = entries.clone();
-    if args.allow_secrets {
-        for (slot, entry) in to_write.iter_mut().zip(&entries) {
-            let (marked, places) = write::allow_secrets(entry);
-            if !places.is_empty() {
-                warnings.push(format!(
-                    "'{}': what looks like a secret ({}) is written as given (--allow-secrets), each line holding it marked `<!-- {} -->` so that megg prints it and gitleaks passes it",
-                    entry.title,
-                    places.join("; "),
-                    secrets::ALLOW_MARKER
-                ));
-            }
-            *slot = marked;
-        }
-    }
+    let to_write = if args.allow_secrets {
+        let (marked, said) = write::allow_secrets_all(&entries);
+        warnings.extend(said);
+        marked
+    } else {
+        entries.clone()
+    };
     let repo = env.repo(&domain.dir);
     let written = write::learn(&write::Learn {
         domain: &domain,

@@ -3,15 +3,19 @@
 //! ([`crate::megg::repos::Repos`]), its methods in rooms of their own:
 //!
 //! - [`repo`]: discovery and identity — work tree, git directories, HEAD, branch, ignore rules;
-//! - [`citations`]: what happened to the paths knowledge entries cite (SPEC §17), [`renames`]
-//!   where one that left went, [`names`] which path a bare file name names;
+//! - [`citations`]: what happened to the paths knowledge entries cite (SPEC §17) — [`asks`]
+//!   the questions and answers, [`walk`] the one walk behind them, [`citations_after`] answers
+//!   brought up to a new HEAD, [`renames`] where a path that left went, [`names`] which path a
+//!   bare file name names;
 //! - [`history`]: branch tips, divergence since a save, commits since a head (capped walks);
 //! - [`index`]: the work tree's status and the index — tracked and changed paths, unmerged
 //!   stages, marking a path resolved;
 //! - [`config`]: config files and attributes (the merge driver's registration, SPEC §11);
 //! - [`text_merge`]: git's own line merge of one file, the merge driver's fallback (SPEC §16).
 
+mod asks;
 mod citations;
+mod citations_after;
 mod config;
 mod history;
 mod index;
@@ -19,13 +23,18 @@ mod names;
 mod renames;
 mod repo;
 mod text_merge;
+mod walk;
 
+#[cfg(test)]
+mod citations_merge_tests;
 #[cfg(test)]
 mod citations_tests;
 #[cfg(test)]
+mod names_tests;
+#[cfg(test)]
 mod tests;
 
-pub use citations::{Ask, MAX_TOUCHES, PathHistory, Touch};
+pub use asks::{Ask, MAX_TOUCHES, PathHistory, Touch};
 pub use config::{
     Attr, ConfigError, ConfigLevel, ConfigValue, config_file_remove, config_file_set,
     config_file_values, global_config_path,

@@ -669,6 +669,28 @@ pub fn ambiguous_names(deps: &Deps<'_>, file: &Path, text: &str) -> Vec<(String,
         .collect()
 }
 
+/// `learn`'s warnings for the bare names of `entries` (to be written to `file`) that name
+/// several paths.
+pub fn ambiguous_warnings(
+    deps: &Deps<'_>,
+    file: &Path,
+    entries: &[crate::megg::knowledge::NewEntry],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in entries {
+        let text = format!("{}\n{}", e.title, e.content);
+        for (name, paths) in ambiguous_names(deps, file, &text) {
+            let paths: Vec<String> = paths.iter().map(|p| format!("`{p}`")).collect();
+            out.push(format!(
+                "'{}': `{name}` names several files ({}, …), so it cites none of them: write the path to have the entry checked against it",
+                e.title,
+                paths.join(", ")
+            ));
+        }
+    }
+    out
+}
+
 /// [`of_docs`], checked as `how` says; when a walk is needed, `also`'s paths walked for too
 /// ([`check`]).
 pub fn of_docs_with(

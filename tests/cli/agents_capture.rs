@@ -526,8 +526,8 @@ impl Repo {
 #[test]
 fn no_secret_from_any_host_reaches_a_file_megg_writes() {
     let aws = "AKIAIOSFODNN7EXAMPLE";
-    let github = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
-    let anthropic = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    let github = "ghp_R7tKq2mXw9LpZ4vNc8YbH3sJf6DgA1eUo5iQ";
+    let anthropic = "sk-ant-api03-Q8vLm3xT9rKp2wZc7NbY4hJf6DsA1eUo5iGt0Hn";
     let prompt = format!("deploy with key {aws} token {github} and {anthropic}");
     let r = Repo::new();
     let mut start = r.input("hook-inputs/copilot-sessionStart.json", None);

@@ -36,7 +36,12 @@ fn a_replaced_hand_written_handoff_is_kept_redacted() {
     );
     let out = p
         .megg("")
-        .args(["state", "write", "--content", "## Working On\nThe release job\n"])
+        .args([
+            "state",
+            "write",
+            "--content",
+            "## Working On\nThe release job\n",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -46,10 +51,17 @@ fn a_replaced_hand_written_handoff_is_kept_redacted() {
         .iter()
         .filter(|(path, _)| path.contains("handoffs"))
         .collect();
-    assert!(!kept.is_empty(), "no handoff kept: {:?}", all.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert!(
+        !kept.is_empty(),
+        "no handoff kept: {:?}",
+        all.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
     for (path, text) in &kept {
         assert!(!text.contains(SECRET), "{path} keeps the secret:\n{text}");
-        assert!(text.contains("GitLab deploy token [redacted]"), "{path}:\n{text}");
+        assert!(
+            text.contains("GitLab deploy token [redacted]"),
+            "{path}:\n{text}"
+        );
     }
     let found = p.ok("", &["search", "deploy token", "--in", "handoff"]);
     assert!(!found.contains(SECRET), "{found}");

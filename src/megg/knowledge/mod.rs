@@ -38,7 +38,7 @@ pub use size::{BLOCKED_ABOVE, FULL_BELOW, MAINTAIN_DUE, bloated, maintain_due, t
 pub use supersede::{superseded_by, supersedes};
 pub use topics::{filter, join, topic_counts, topic_list, topic_matches};
 // What `similar` and `supersede` read an entry's field lines with.
-use parse::{FIELD_LINES, field};
+use parse::FIELD_LINES;
 
 /// Whether `line` is one of an entry's field lines: `**Type:** …` and `**Topics**: …` (any
 /// case, spaces around), which its type and topics are read from, and a successor's

@@ -685,3 +685,17 @@ fn titles_differing_only_by_punctuation_are_the_same_title() {
     );
     assert!(found.is_empty(), "{found:?}");
 }
+
+#[test]
+fn a_supersedes_line_is_a_field_line_left_out_of_the_compared_body() {
+    const SUCCESSOR: &str = "## 2026-11-26 - New\n**Type:** decision\n**Topics:** api\n**Supersedes:** 2025-03-01 - Old title\n\nbody";
+    assert!(is_field_line("**Supersedes:** 2025-03-01 - Old"));
+    assert!(!is_field_line("**Superseded-by:** 2025-03-01 - Old"));
+    assert_eq!(similar::entry_body(SUCCESSOR), "\nbody\n");
+    // It keeps the type and topics where they are read from.
+    let e = parse(SUCCESSOR);
+    assert_eq!(
+        (e[0].kind, e[0].topics.as_slice()),
+        (Some("decision"), &["api"][..])
+    );
+}

@@ -310,6 +310,28 @@ pub fn allow_secrets(entry: &NewEntry) -> (NewEntry, Vec<String>) {
     (out, places)
 }
 
+/// Every entry of `entries` as [`allow_secrets`] marks it, and a warning for each that holds
+/// what looks like a secret (`learn --allow-secrets`, SPEC §12).
+pub fn allow_secrets_all(entries: &[NewEntry]) -> (Vec<NewEntry>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let marked = entries
+        .iter()
+        .map(|entry| {
+            let (marked, places) = allow_secrets(entry);
+            if !places.is_empty() {
+                warnings.push(format!(
+                    "'{}': what looks like a secret ({}) is written as given (--allow-secrets), each line holding it marked `<!-- {} -->` so that megg prints it and gitleaks passes it",
+                    entry.title,
+                    places.join("; "),
+                    crate::megg::secrets::ALLOW_MARKER
+                ));
+            }
+            marked
+        })
+        .collect();
+    (marked, warnings)
+}
+
 /// Moves entry `t` of `existing` (the text of `path`) to its year's archive, marked with its
 /// successor (the first new entry); returns `existing` without it, and the archive file.
 fn move_out(l: &Learn<'_>, t: &Target, existing: &str, path: &Path) -> Result<(String, PathBuf)> {

@@ -73,14 +73,19 @@ pub struct Compiled {
 
 struct CompiledAllowlist {
     list: &'static Allowlist,
-    regexes: Vec<Regex>,
+    /// Compiled when a match first asks: most rules never match, and the allowlists of the
+    /// generic rule alone cost more than its regex.
+    regexes: OnceLock<Vec<Regex>>,
+    /// The stopwords as one automaton (the generic rule has some 1,400).
+    stopwords: OnceLock<Option<aho_corasick::AhoCorasick>>,
 }
 
 impl CompiledAllowlist {
     fn new(list: &'static Allowlist) -> Self {
         Self {
             list,
-            regexes: list.regexes.iter().filter_map(|r| compile(r)).collect(),
+            regexes: OnceLock::new(),
+            stopwords: OnceLock::new(),
         }
     }
 
@@ -91,14 +96,37 @@ impl CompiledAllowlist {
             Target::Match => found.whole,
             Target::Line => found.line,
         };
-        let regex =
-            (!self.regexes.is_empty()).then(|| self.regexes.iter().any(|r| r.is_match(target)));
-        let lower = found.secret.to_ascii_lowercase();
-        let stopword = (!self.list.stopwords.is_empty()).then(|| {
-            self.list
-                .stopwords
+        let regex = (!self.list.regexes.is_empty()).then(|| {
+            self.regexes
+                .get_or_init(|| {
+                    self.list
+                        .regexes
+                        .iter()
+                        .filter_map(|r| compile(r))
+                        .collect()
+                })
                 .iter()
-                .any(|w| contains(&lower, w.as_bytes()))
+                .any(|r| r.is_match(target))
+        });
+        let stopword = (!self.list.stopwords.is_empty()).then(|| {
+            self.stopwords
+                .get_or_init(|| {
+                    aho_corasick::AhoCorasick::builder()
+                        .ascii_case_insensitive(true)
+                        .build(self.list.stopwords)
+                        .ok()
+                })
+                .as_ref()
+                .map_or_else(
+                    || {
+                        let lower = found.secret.to_ascii_lowercase();
+                        self.list
+                            .stopwords
+                            .iter()
+                            .any(|w| contains(&lower, w.as_bytes()))
+                    },
+                    |ac| ac.is_match(found.secret),
+                )
         });
         let criteria = [regex, stopword].into_iter().flatten();
         match self.list.condition {
