@@ -340,14 +340,21 @@ mod tests {
 mod samples {
     use serde_json::Value;
 
-    #[allow(clippy::disallowed_methods)] // test data beside the project, not a user's file
-    fn load() -> Value {
+    /// The samples, where this workplace keeps them beside the project; `None` (said on
+    /// stderr) in a lone clone elsewhere — tests/cli/secret_samples.rs does the same.
+    #[allow(clippy::disallowed_methods, clippy::print_stderr)] // test data beside the project; a skip is said
+    fn load() -> Option<Value> {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../shared/secrets/gitleaks-samples.json"
         );
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        serde_json::from_str(&text).unwrap()
+        match std::fs::read_to_string(path) {
+            Ok(text) => Some(serde_json::from_str(&text).unwrap()),
+            Err(e) => {
+                eprintln!("skipped: SPEC §12's samples are not at {path}: {e}");
+                None
+            }
+        }
     }
 
     /// A 12-character piece of one of the sample's secret cores that survives in `out`.
@@ -361,7 +368,7 @@ mod samples {
 
     #[test]
     fn every_rule_s_true_positives_and_shapes_are_redacted() {
-        let d = load();
+        let Some(d) = load() else { return };
         let mut missed = std::collections::BTreeMap::<&str, usize>::new();
         let mut rules = std::collections::BTreeSet::new();
         for key in ["tps", "shapes"] {
@@ -383,7 +390,7 @@ mod samples {
 
     #[test]
     fn gitleaks_false_positives_are_untouched_but_those_megg_names_on_purpose() {
-        let d = load();
+        let Some(d) = load() else { return };
         let changed: Vec<String> = d["fps"]
             .as_array()
             .unwrap()
