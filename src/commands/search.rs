@@ -152,6 +152,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     warnings.extend(corpus.hidden_in(&hits));
     let fresh = freshness::of_docs(&env.deps(), &hits);
     let mut doc = Searched::new(&text, &found, &fresh, warnings.clone());
+    for r in &mut doc.results {
+        r.superseded_by_id = recall::successor_id(&corpus.docs, &r.id);
+    }
     if let Some(page) = args.page {
         page.cut(&mut doc)?;
     }
@@ -225,6 +228,7 @@ fn min_result_chars() -> usize {
         snippet: String::new(),
         freshness: None,
         superseded_by: None,
+        superseded_by_id: None,
     };
     page::json_chars(&empty).max(1)
 }

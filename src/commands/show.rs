@@ -118,10 +118,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let mut warnings = corpus.warnings.clone();
     // The secrets the documents show as `[redacted]`, each named (SPEC §12).
     warnings.extend(corpus.hidden_in(&docs));
-    let shown = match args.page {
+    let mut shown = match args.page {
         Some(page) => page.of(&asked, warnings)?,
         None => bounded(&asked, warnings, args.max_chars),
     };
+    for d in &mut shown.documents {
+        d.superseded_by_id = recall::successor_id(&corpus.docs, &d.id);
+    }
     // Nothing to show at all: in text, a failure (SPEC §1) whose hints say how to find an id;
     // the JSON document (SPEC §13.4) lists the missing ids with the same hints.
     if !args.json && args.page.is_none() && shown.documents.is_empty() && !shown.missing.is_empty()

@@ -71,6 +71,9 @@ pub fn searched_marked(s: &Searched) -> (String, Vec<Range<usize>>) {
         }
         if let Some(next) = &r.superseded_by {
             head.push_str(&format!("  superseded by {next}"));
+            if let Some(id) = &r.superseded_by_id {
+                head.push_str(&format!(" ({id})"));
+            }
         }
         out.push_str(&head);
         out.push_str("\n  ");
@@ -114,7 +117,10 @@ pub fn shown(s: &Shown) -> String {
             d.kind.as_str(),
             d.superseded_by
                 .as_deref()
-                .map(|n| format!(", superseded by {n}"))
+                .map(|n| match &d.superseded_by_id {
+                    Some(id) => format!(", superseded by {n} ({id})"),
+                    None => format!(", superseded by {n}"),
+                })
                 .unwrap_or_default(),
             d.path.display(),
             d.line

@@ -92,6 +92,9 @@ pub struct Result {
     /// An archived entry `learn --supersedes` replaced: its successor's date and title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// And the successor's id, for `megg show` ([`crate::megg::recall::successor_id`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by_id: Option<String>,
 }
 
 impl Searched {
@@ -122,6 +125,7 @@ impl Searched {
                     snippet: h.snippet.clone(),
                     freshness: fresh.get(i).and_then(Option::as_ref).map(Into::into),
                     superseded_by: successor(h.doc),
+                    superseded_by_id: None,
                 })
                 .collect(),
             suggestions: found.suggestions.clone(),
@@ -159,6 +163,9 @@ pub struct ShownDoc {
     /// An archived entry `learn --supersedes` replaced: its successor's date and title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// And the successor's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by_id: Option<String>,
 }
 
 /// The successor named by an archived entry's `**Superseded-by:**` line.
@@ -180,6 +187,7 @@ impl ShownDoc {
             date: fresh.and(doc.date.as_deref().map(str::to_string)),
             freshness: fresh.map(Into::into),
             superseded_by: successor(doc),
+            superseded_by_id: None,
         }
     }
 }

@@ -784,7 +784,7 @@ fn a_superseded_entry_is_labelled_where_it_is_found_and_never_in_the_index() {
     let text = p.megg("").args(["show", &id]).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains(&format!("(archive, superseded by {successor},")),
+        text.contains(&format!("(archive, superseded by {successor} (k")),
         "{text}"
     );
     // The live entry is not labelled.
@@ -1073,4 +1073,58 @@ fn doctor_and_maintain_name_an_entry_left_both_live_and_superseded() {
             .any(|a| a.as_str().unwrap().contains("both live and superseded")),
         "{json:#}"
     );
+}
+
+/// SPEC §17: in `search` a superseded entry ranks after its successor — though it matches the
+/// query better — and its label carries the successor's id (text and JSON); `show` too.
+/// Before: the old REST entry ranked first, labelled with its successor's date and title only.
+#[test]
+fn a_superseded_entry_ranks_after_its_successor_and_names_its_id() {
+    let (p, old) = with_rest();
+    ok_json(&learn_at(
+        &p,
+        "",
+        "2026-11-26T10:00:00Z",
+        &[
+            "Use gRPC for the API",
+            "decision",
+            "api",
+            GRPC,
+            "--supersedes",
+            &old,
+            "--json",
+        ],
+    ));
+    let new = id_of(&p, "", "gRPC", "Use gRPC for the API");
+    // "REST API" matches the old entry best (its whole body is about REST).
+    let v = p.json(
+        "",
+        &["search", "REST API", "--in", "knowledge,archive", "--json"],
+    );
+    let ids: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let (at_new, at_old) = (
+        ids.iter()
+            .position(|i| *i == new)
+            .unwrap_or_else(|| panic!("{v:#}")),
+        ids.iter()
+            .position(|i| *i == old)
+            .unwrap_or_else(|| panic!("{v:#}")),
+    );
+    assert!(at_new < at_old, "the superseded entry ranks first: {v:#}");
+    let superseded = &v["results"][at_old];
+    assert_eq!(superseded["superseded_by_id"], new.as_str(), "{v:#}");
+    let text = p.ok("", &["search", "REST API", "--in", "knowledge,archive"]);
+    assert!(
+        text.contains(&format!(
+            "superseded by 2026-11-26 - Use gRPC for the API ({new})"
+        )),
+        "{text}"
+    );
+    let shown = p.ok("", &["show", &old]);
+    assert!(shown.contains(&format!("({new})")), "{shown}");
 }

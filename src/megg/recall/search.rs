@@ -230,10 +230,38 @@ pub fn ranked<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &Terms
         hits.truncate(limit);
     }
     hits.sort_by(order);
+    successors_first(&mut hits);
     Found {
         hits,
         total,
         suggestions: Vec::new(),
+    }
+}
+
+/// SPEC §17: a superseded entry ranks after its successor when both are found — the entry that
+/// replaced it is the one to read first, whatever their scores.
+fn successors_first(hits: &mut Vec<Hit<'_>>) {
+    fn successor_of<'h>(h: &'h Hit<'_>) -> Option<&'h str> {
+        crate::megg::knowledge::superseded_by(&h.doc.text)
+    }
+    let mut i = 0;
+    // Each move puts a hit after one further down: at most one move per hit and position.
+    let mut moves = hits.len() * hits.len();
+    while i < hits.len() && moves > 0 {
+        let later = hits.get(i).and_then(successor_of).and_then(|next| {
+            hits.iter().enumerate().skip(i + 1).find_map(|(j, s)| {
+                crate::megg::knowledge::supersede::names(next, s.doc.date.as_deref(), &s.doc.title)
+                    .then_some(j)
+            })
+        });
+        match later {
+            Some(j) => {
+                let h = hits.remove(i);
+                hits.insert(j, h);
+                moves -= 1;
+            }
+            None => i += 1,
+        }
     }
 }
 
