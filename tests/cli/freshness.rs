@@ -1915,3 +1915,35 @@ fn learn_names_the_candidates_of_a_bare_name_several_paths_have() {
     );
     assert!(!err.contains("names several"), "{err}");
 }
+
+/// SPEC §17: a query that is a path finds the entries citing that file, not every entry citing
+/// code — its directory and extension words (`src`, `ts`) weigh like stopwords. Before: the
+/// pool and routes entries matched `src/billing/tax.ts` through `src` and `ts`.
+#[test]
+fn a_path_query_finds_the_file_not_every_entry_citing_code() {
+    let h = small(
+        &[
+            (
+                "Rates are kept in cents",
+                "Every rate in `src/billing/tax.ts` is an integer.",
+            ),
+            (
+                "Pool per worker",
+                "The pool in `src/db/pool.ts` is sized per worker.",
+            ),
+            (
+                "Routes in one table",
+                "Every route is in `src/api/routes.ts`.",
+            ),
+        ],
+        &["src/billing/tax.ts", "src/db/pool.ts", "src/api/routes.ts"],
+    );
+    let v = h.p.json("", &["search", "src/billing/tax.ts", "--json"]);
+    let titles: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Rates are kept in cents"], "{v:#}");
+}

@@ -103,10 +103,46 @@ fn words(text: &str) -> Vec<String> {
         .into_iter()
         .filter(|t| seen.insert(t.clone()))
         .collect();
-    if all.iter().all(|t| is_stopword(t)) {
+    // SPEC §17: in a path (`src/billing/tax.ts`), the directory and extension words match every
+    // entry that cites code: they weigh like stopwords, and the file's own name decides.
+    let noise = path_noise(text);
+    let quiet = |t: &String| is_stopword(t) || noise.contains(t);
+    if all.iter().all(quiet) {
         return all;
     }
-    all.into_iter().filter(|t| !is_stopword(t)).collect()
+    all.into_iter().filter(|t| !quiet(t)).collect()
+}
+
+/// The terms of the directories and extensions of the paths `text` holds (a word with a `/`,
+/// or a file name with an extension), but those the rest of the text also has.
+fn path_noise(text: &str) -> HashSet<String> {
+    let mut noise = HashSet::new();
+    let mut kept = HashSet::new();
+    for token in text.split_whitespace() {
+        let token =
+            token.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ';' | '(' | ')'));
+        let (dirs, file) = token.rsplit_once('/').unwrap_or(("", token));
+        let ext = file.rsplit_once('.').filter(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+        if dirs.is_empty() && ext.is_none() {
+            kept.extend(terms(token));
+            continue;
+        }
+        noise.extend(terms(&dirs.replace('/', " ")));
+        match ext {
+            Some((stem, ext)) => {
+                noise.extend(terms(ext));
+                kept.extend(terms(stem));
+            }
+            None => kept.extend(terms(file)),
+        }
+    }
+    noise.retain(|t| !kept.contains(t));
+    noise
 }
 
 fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
@@ -467,6 +503,25 @@ mod tests {
         );
         assert_eq!(none.total, 0);
         assert_eq!(none.suggestions, ["auth"]);
+    }
+
+    /// Issue 45 (SPEC §17): a path's directory and extension words matched every entry citing
+    /// code; the file's name decides, and a plain word query is unchanged.
+    #[test]
+    fn a_path_query_weighs_its_directories_and_extension_like_stopwords() {
+        let words = |q: &str| Terms::parse(q).words;
+        assert_eq!(words("src/billing/tax.ts"), ["tax.t", "tax"]);
+        assert_eq!(words("`src/db/pool.ts` size"), ["pool.t", "pool", "size"]);
+        assert_eq!(words("pool.ts"), ["pool.t", "pool"]);
+        // Nothing else: searched as written.
+        assert_eq!(words("src/"), ["src"]);
+        assert_eq!(words("ts"), ["ts"]);
+        // A word the query also has on its own stays; a version is no file name.
+        assert_eq!(
+            words("billing src/billing/tax.ts"),
+            ["bill", "tax.t", "tax"]
+        );
+        assert!(path_noise("version 1.2 rules").is_empty());
     }
 
     /// Issue (SPEC §16): stopwords were left out by their stems, and `this` became `thi` (the
