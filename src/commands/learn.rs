@@ -284,6 +284,18 @@ fn which(i: usize, entries: &[NewEntry], err: Error) -> Error {
 /// prompt here: agents run `learn` without a terminal (SPEC §17).
 fn duplicate_warning(f: &Found, entries: &[NewEntry], path: &Path) -> String {
     let title = entries.get(f.new).map_or("", |e| e.title.as_str());
+    if f.same_id(entries) {
+        let at = f
+            .target
+            .as_ref()
+            .map_or(String::new(), |t| format!(":{}", t.line));
+        return format!(
+            "'{title}' has the date and title of '{}' ({}) in {}{at}, so its id too; learned anyway — to change what that entry says, edit it there (`--supersedes` cannot replace an entry of the same day and title)",
+            f.heading,
+            f.likeness,
+            path.display()
+        );
+    }
     match &f.target {
         Some(t) => format!(
             "'{title}' is like {} '{}' ({}) in {}; learned anyway (when a new entry replaces an old one, `megg learn --supersedes {} …` moves the old one to the archive)",

@@ -50,7 +50,13 @@ pub fn ask(
         "Yes, write them".to_string()
     }];
     let targets: Vec<&Target> = if can_supersede && new.len() == 1 {
-        found.iter().filter_map(|f| f.target.as_ref()).collect()
+        // An entry of the same day and title has the new one's id: superseding it is refused
+        // (SPEC §17); editing it is the way, which the warning says.
+        found
+            .iter()
+            .filter(|f| !f.same_id(new))
+            .filter_map(|f| f.target.as_ref())
+            .collect()
     } else {
         Vec::new()
     };
@@ -102,6 +108,20 @@ mod tests {
                 line: 7,
             }),
         }
+    }
+
+    /// SPEC §17: an entry of the same day and title has the new one's id; superseding it is
+    /// refused, so the prompt does not offer it.
+    #[test]
+    fn a_same_day_same_title_entry_is_not_offered_for_superseding() {
+        let mut f = found(0, "k1", Likeness::Title);
+        f.heading = "2026-11-26 - new".into();
+        let mut p = Scripted::new(&["Yes"]);
+        assert_eq!(
+            ask(&mut p, &[new("New")], &[f], true).unwrap(),
+            Answer::Write
+        );
+        assert!(!p.transcript[0].contains("Supersede"), "{:?}", p.transcript);
     }
 
     #[test]

@@ -1128,3 +1128,26 @@ fn a_superseded_entry_ranks_after_its_successor_and_names_its_id() {
     let shown = p.ok("", &["show", &old]);
     assert!(shown.contains(&format!("({new})")), "{shown}");
 }
+
+/// SPEC §17: a duplicate of the same day and title (the same id) is not offered `--supersedes`,
+/// which refuses it; the warning says to edit the entry there. Before: the warning offered
+/// `--supersedes <id>`, which was then refused.
+#[test]
+fn a_same_day_same_title_duplicate_is_told_to_edit_not_supersede() {
+    let (p, id) = with_rest();
+    let out = learn_at(
+        &p,
+        "",
+        "2025-03-01T15:00:00Z",
+        &[
+            "Use REST for the API",
+            "decision",
+            "api",
+            "Another body on the same matter.",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let err = stderr(&out);
+    assert!(err.contains("edit it there"), "{err}");
+    assert!(!err.contains(&format!("--supersedes {id}")), "{err}");
+}

@@ -152,6 +152,16 @@ pub struct Found {
     pub target: Option<Target>,
 }
 
+impl Found {
+    /// Whether the entry found has the new one's date and title, so the same id: `--supersedes`
+    /// refuses it (SPEC §17), and the way out is to edit the entry there.
+    pub fn same_id(&self, entries: &[NewEntry]) -> bool {
+        entries
+            .get(self.new)
+            .is_some_and(|e| super::supersede::names(&self.heading, Some(&e.date), &e.title))
+    }
+}
+
 /// The entries of `domain`'s `knowledge.md` that the new `entries` are like, but `except` (the
 /// entry they supersede), each with its id from `corpus` — called only when there are any. Read
 /// before the lock: what the user is told, or asked, before anything is written.
