@@ -4,8 +4,6 @@
 //! moves the entry the new one replaces to the archive (SPEC §17); an entry like one already
 //! there is named with its id — and, on a terminal, asked about ([`crate::flow::learn`]).
 
-use std::path::Path;
-
 use crate::clock::format_timestamp;
 use crate::commands::state::current_domain;
 use crate::env::Env;
@@ -14,7 +12,7 @@ use crate::error::Result;
 use crate::flow::learn::{self as flow, Answer};
 use crate::fsx;
 use crate::megg::freshness;
-use crate::megg::knowledge::write::{self, Found};
+use crate::megg::knowledge::write;
 use crate::megg::knowledge::{self, BLOCKED_ABOVE, MAINTAIN_DUE, NewEntry};
 use crate::megg::recall::{self, Scope};
 use crate::output::Output;
@@ -131,7 +129,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             }
         }
     } else {
-        warnings.extend(found.iter().map(|f| duplicate_warning(f, &entries, &path)));
+        warnings.extend(found.iter().map(|f| f.warning(&entries, &path)));
     }
     warnings.extend(repeated_among(&entries));
     // SPEC §17: a bare file name several paths have cites none of them; say which.
@@ -277,40 +275,6 @@ fn which(i: usize, entries: &[NewEntry], err: Error) -> Error {
             ..err
         },
         _ => err,
-    }
-}
-
-/// The warning for an entry like one already in `path`: its id and how to supersede it. Never a
-/// prompt here: agents run `learn` without a terminal (SPEC §17).
-fn duplicate_warning(f: &Found, entries: &[NewEntry], path: &Path) -> String {
-    let title = entries.get(f.new).map_or("", |e| e.title.as_str());
-    if f.same_id(entries) {
-        let at = f
-            .target
-            .as_ref()
-            .map_or(String::new(), |t| format!(":{}", t.line));
-        return format!(
-            "'{title}' has the date and title of '{}' ({}) in {}{at}, so its id too; learned anyway — to change what that entry says, edit it there (`--supersedes` cannot replace an entry of the same day and title)",
-            f.heading,
-            f.likeness,
-            path.display()
-        );
-    }
-    match &f.target {
-        Some(t) => format!(
-            "'{title}' is like {} '{}' ({}) in {}; learned anyway (when a new entry replaces an old one, `megg learn --supersedes {} …` moves the old one to the archive)",
-            t.id,
-            f.heading,
-            f.likeness,
-            path.display(),
-            t.id
-        ),
-        None => format!(
-            "'{title}' is like '{}' ({}) in {}; learned anyway (if they say the same, edit or remove one)",
-            f.heading,
-            f.likeness,
-            path.display()
-        ),
     }
 }
 

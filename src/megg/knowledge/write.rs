@@ -153,6 +153,41 @@ pub struct Found {
 }
 
 impl Found {
+    /// The warning for an entry like one already in `path`: its id and how to supersede it. Never a
+    /// prompt here: agents run `learn` without a terminal (SPEC §17).
+    pub fn warning(&self, entries: &[NewEntry], path: &Path) -> String {
+        let f = self;
+        let title = entries.get(f.new).map_or("", |e| e.title.as_str());
+        if f.same_id(entries) {
+            let at = f
+                .target
+                .as_ref()
+                .map_or(String::new(), |t| format!(":{}", t.line));
+            return format!(
+                "'{title}' has the date and title of '{}' ({}) in {}{at}, so its id too; learned anyway — to change what that entry says, edit it there (`--supersedes` cannot replace an entry of the same day and title)",
+                f.heading,
+                f.likeness,
+                path.display()
+            );
+        }
+        match &f.target {
+            Some(t) => format!(
+                "'{title}' is like {} '{}' ({}) in {}; learned anyway (when a new entry replaces an old one, `megg learn --supersedes {} …` moves the old one to the archive)",
+                t.id,
+                f.heading,
+                f.likeness,
+                path.display(),
+                t.id
+            ),
+            None => format!(
+                "'{title}' is like '{}' ({}) in {}; learned anyway (if they say the same, edit or remove one)",
+                f.heading,
+                f.likeness,
+                path.display()
+            ),
+        }
+    }
+
     /// Whether the entry found has the new one's date and title, so the same id: `--supersedes`
     /// refuses it (SPEC §17), and the way out is to edit the entry there.
     pub fn same_id(&self, entries: &[NewEntry]) -> bool {

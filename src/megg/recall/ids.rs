@@ -85,6 +85,24 @@ pub fn base_id(kind: Kind, key: &str) -> String {
     format!("{letter}{}", String::from_utf8_lossy(&digits))
 }
 
+/// The id of the entry an archived one names as its successor (`**Superseded-by:**`): the
+/// knowledge entry of the same domain with that date and title, when `docs` holds it.
+pub fn successor_id(docs: &[Doc], id: &str) -> Option<String> {
+    let doc = docs
+        .iter()
+        .find(|d| &*d.id == id && d.kind == Kind::Archive)?;
+    let next = crate::megg::knowledge::superseded_by(&doc.text)?;
+    // `<domain>/.megg/archive/<file>` and `<domain>/.megg/knowledge.md`: the same `.megg`.
+    let megg = doc.path.parent()?.parent()?;
+    docs.iter()
+        .find(|d| {
+            d.kind == Kind::Knowledge
+                && d.path.parent() == Some(megg)
+                && crate::megg::knowledge::supersede::names(next, d.date.as_deref(), &d.title)
+        })
+        .map(|d| d.id.to_string())
+}
+
 /// Whether `s` looks like an id (for a clear error on anything else).
 pub fn is_id(s: &str) -> bool {
     let s = s.trim();

@@ -15,6 +15,7 @@ pub mod doc;
 pub mod hidden;
 pub mod history;
 pub mod ids;
+pub use ids::successor_id;
 pub mod index;
 pub mod postings;
 mod scans;
@@ -683,24 +684,6 @@ pub fn handoff_sections<'a>(
         inside = names.iter().any(|n| heading.eq_ignore_ascii_case(n));
         false
     })
-}
-
-/// The id of the entry an archived one names as its successor (`**Superseded-by:**`): the
-/// knowledge entry of the same domain with that date and title, when `docs` holds it.
-pub fn successor_id(docs: &[Doc], id: &str) -> Option<String> {
-    let doc = docs
-        .iter()
-        .find(|d| &*d.id == id && d.kind == Kind::Archive)?;
-    let next = crate::megg::knowledge::superseded_by(&doc.text)?;
-    // `<domain>/.megg/archive/<file>` and `<domain>/.megg/knowledge.md`: the same `.megg`.
-    let megg = doc.path.parent()?.parent()?;
-    docs.iter()
-        .find(|d| {
-            d.kind == Kind::Knowledge
-                && d.path.parent() == Some(megg)
-                && crate::megg::knowledge::supersede::names(next, d.date.as_deref(), &d.title)
-        })
-        .map(|d| d.id.to_string())
 }
 
 #[cfg(test)]
