@@ -17,9 +17,9 @@ pub fn user_json() -> Option<PathBuf> {
     }
 }
 
-/// `$HOME`, when set.
+/// The user's home: `$HOME`, else `%USERPROFILE%` on Windows.
 pub fn home() -> Option<PathBuf> {
-    non_empty("HOME")
+    crate::fsx::home_dir()
 }
 
 /// Runs `claude ARGS` when `claude` is on PATH; `true` when it succeeded.

@@ -17,14 +17,7 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The config file's path.
 pub fn path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|d| d.is_absolute())
-        .or_else(|| {
-            let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-            Some(PathBuf::from(home).join(".config"))
-        })?;
-    Some(base.join("megg").join("config.toml"))
+    Some(crate::fsx::user_config_dir()?.join("config.toml"))
 }
 
 fn boundary(file: &Path) -> Boundary {
@@ -129,7 +122,7 @@ pub fn edit_list(
 /// anything), write only then; every other key and comment stays.
 fn edit_file(edit: impl FnOnce(&mut DocumentMut) -> bool) -> Result<(PathBuf, bool)> {
     let file = path().ok_or_else(|| {
-        Error::user("cannot find the config directory: neither XDG_CONFIG_HOME nor HOME is set")
+        Error::user("cannot find the config directory: none of XDG_CONFIG_HOME, HOME (USERPROFILE, APPDATA on Windows) is set")
     })?;
     let b = boundary(&file);
     fsx::create_dir_all(&b, b.root())?;

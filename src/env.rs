@@ -156,7 +156,8 @@ fn current_dir() -> Result<PathBuf> {
     Ok(physical)
 }
 
-/// `MEGG_CEILING_DIRS`: colon-separated absolute directories the upward walks never enter.
+/// `MEGG_CEILING_DIRS`: absolute directories the upward walks never enter, separated as the
+/// OS separates `PATH` (`:`, on Windows `;`: a drive letter's colon is part of a path there).
 fn ceilings_from_env() -> Vec<PathBuf> {
     std::env::var_os("MEGG_CEILING_DIRS")
         .map(|v| {

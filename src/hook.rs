@@ -60,6 +60,8 @@ pub fn is_capture(args: &[OsString]) -> bool {
 /// `--dry-run` report (or `--help`).
 pub fn capture_main(args: Vec<OsString>) -> u8 {
     crate::error::quiet_panics();
+    // A hook never waits on a file another program holds (SPEC §15.1).
+    crate::fsx::never_wait();
     let text = std::panic::catch_unwind(|| capture_from_args(args)).unwrap_or_default();
     if !text.is_empty() {
         let mut out = std::io::stdout().lock();
@@ -117,6 +119,8 @@ fn capture_from_args(args: Vec<OsString>) -> String {
 /// whatever happens, a panic included.
 pub fn main(args: Vec<OsString>) -> u8 {
     crate::error::quiet_panics();
+    // A hook never waits on a file another program holds (SPEC §15.1).
+    crate::fsx::never_wait();
     let words: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())

@@ -202,7 +202,8 @@ pub struct Homes {
     pub copilot: Option<PathBuf>,
     /// Gemini CLI's folder-trust file when `GEMINI_CLI_TRUSTED_FOLDERS_PATH` moves it.
     pub gemini_trusted_folders: Option<PathBuf>,
-    /// megg's own user configuration directory (`$XDG_CONFIG_HOME/megg`, else `~/.config/megg`):
+    /// megg's own user configuration directory (`$XDG_CONFIG_HOME/megg`, else `%APPDATA%\megg`
+    /// on Windows, else `~/.config/megg`):
     /// where user-scope setup records the hosts it installed.
     pub megg: Option<PathBuf>,
 }
@@ -214,7 +215,7 @@ impl Homes {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         };
-        let home = var("HOME");
+        let home = crate::fsx::home_dir();
         let under = |rel: &str| home.as_ref().map(|h| h.join(rel));
         Self {
             claude: var("CLAUDE_CONFIG_DIR").or_else(|| under(".claude")),
@@ -225,9 +226,7 @@ impl Homes {
                 .or_else(|| under(".gemini")),
             copilot: var("COPILOT_HOME").or_else(|| under(".copilot")),
             gemini_trusted_folders: var("GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
-            megg: var("XDG_CONFIG_HOME")
-                .map(|c| c.join("megg"))
-                .or_else(|| under(".config/megg")),
+            megg: crate::fsx::user_config_dir(),
         }
     }
 

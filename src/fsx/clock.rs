@@ -8,7 +8,6 @@
 //! system clock: the kernel dates changes with a clock coarser than the system's, so a change
 //! made just after a reading of the system clock can carry an earlier time.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
@@ -34,12 +33,13 @@ impl ChangeTime {
     }
 
     fn of(meta: &std::fs::Metadata) -> Self {
-        Self::at(meta.ctime(), meta.ctime_nsec())
+        let (secs, nanos) = super::sys::change_time(meta);
+        Self::at(secs, nanos)
     }
 
     fn of_entry(meta: &cap_std::fs::Metadata) -> Self {
-        use cap_std::fs::MetadataExt as _;
-        Self::at(meta.ctime(), meta.ctime_nsec())
+        let (secs, nanos) = super::sys::cap_change_time(meta);
+        Self::at(secs, nanos)
     }
 
     /// A change time recorded elsewhere: git's index keeps each file's as it was when staged
@@ -143,14 +143,8 @@ impl<'b> ChangeTimes<'b> {
                     let time = if kind == super::Kind::Dir {
                         None
                     } else {
-                        rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                            .ok()
-                            // The nanoseconds are a `u64` on Linux, an `i64` on macOS.
-                            .map(|st| {
-                                #[allow(clippy::unnecessary_cast)]
-                                let nanos = st.st_ctime_nsec as i64;
-                                ChangeTime::at(st.st_ctime, nanos)
-                            })
+                        super::sys::change_time_at(dir, &name)
+                            .map(|(secs, nanos)| ChangeTime::at(secs, nanos))
                     };
                     Some(Entry { name, kind, time })
                 })

@@ -19,27 +19,18 @@ fn read_only(b: &Boundary, lock_path: &Path) -> Option<Error> {
     let mut found = None;
     for d in lock_path.ancestors().skip(1) {
         if is_dir(d) {
-            match rustix::fs::access(d, rustix::fs::Access::WRITE_OK) {
-                Err(e)
-                    if [
-                        rustix::io::Errno::ROFS,
-                        rustix::io::Errno::ACCESS,
-                        rustix::io::Errno::PERM,
-                    ]
-                    .contains(&e) =>
-                {
-                    found = Some((d, e));
-                }
-                _ => break,
+            match sys::read_only_dir(d) {
+                Some(why) => found = Some((d, why)),
+                None => break,
             }
         }
         if d == top {
             break;
         }
     }
-    let (dir, errno) = found?;
+    let (dir, why) = found?;
     let shown = dir.display();
-    let e = if errno == rustix::io::Errno::ROFS {
+    let e = if why == ReadOnly::FileSystem {
         Error::user(format!(
             "{shown} is on a read-only file system, and megg takes a lock in it before it writes; nothing written"
         ))
@@ -64,13 +55,8 @@ impl Lock {
             .map_err(|e| read_only(b, lock_path).unwrap_or(e))?;
         let (dir, name) = b.parent_of(lock_path)?;
         let mut opts = OpenOptions::new();
-        opts.write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o666)
-            .custom_flags(
-                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
-            );
+        opts.write(true).create(true).truncate(false);
+        sys::write_options(&mut opts, 0o666, true);
         let file = dir
             .open_with(&name, &opts)
             .map_err(|e| {

@@ -15,12 +15,11 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, OpenOptions};
 
 use crate::error::{Error, Result};
 
@@ -156,7 +155,10 @@ impl Boundary {
                 label: self.label.clone(),
                 root: self.root.clone(),
             })?;
-        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+        if rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(n) if !sys::is_reserved_name(n)))
+        {
             return Err(GateError::NotPlain {
                 path: path.to_path_buf(),
                 label: self.label.clone(),
@@ -291,14 +293,13 @@ impl FileTypeLike for std::fs::FileType {
         std::fs::FileType::is_dir(self)
     }
     fn is_fifo(&self) -> bool {
-        std::os::unix::fs::FileTypeExt::is_fifo(self)
+        sys::is_fifo(self)
     }
     fn is_socket(&self) -> bool {
-        std::os::unix::fs::FileTypeExt::is_socket(self)
+        sys::is_socket(self)
     }
     fn is_device(&self) -> bool {
-        std::os::unix::fs::FileTypeExt::is_block_device(self)
-            || std::os::unix::fs::FileTypeExt::is_char_device(self)
+        sys::is_device(self)
     }
 }
 
@@ -313,14 +314,13 @@ impl FileTypeLike for cap_std::fs::FileType {
         cap_std::fs::FileType::is_dir(self)
     }
     fn is_fifo(&self) -> bool {
-        cap_std::fs::FileTypeExt::is_fifo(self)
+        sys::cap_is_fifo(self)
     }
     fn is_socket(&self) -> bool {
-        cap_std::fs::FileTypeExt::is_socket(self)
+        sys::cap_is_socket(self)
     }
     fn is_device(&self) -> bool {
-        cap_std::fs::FileTypeExt::is_block_device(self)
-            || cap_std::fs::FileTypeExt::is_char_device(self)
+        sys::cap_is_device(self)
     }
 }
 
@@ -395,21 +395,16 @@ pub fn lstat_kind(path: &Path) -> Option<Kind> {
 
 /// The permission bits of the regular file at `path` (a final link not followed), `None` for
 /// anything else: for files another library rewrites (libgit2's config files), whose mode
-/// megg gives back afterwards with [`restore_mode`].
+/// megg gives back afterwards with [`restore_mode`]. On Windows, read-only or not.
 pub fn regular_file_mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .filter(|m| m.file_type().is_file())
-        .map(|m| m.permissions().mode() & 0o7777)
+    sys::regular_file_mode(path)
 }
 
 /// Gives the regular file at `path` the permission bits `mode` when it has others (best
 /// effort: a file that is no longer a regular file, or a mode that cannot be set, is left).
 pub fn restore_mode(path: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
     if regular_file_mode(path).is_some_and(|now| now != mode) {
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+        sys::set_path_mode(path, mode);
     }
 }
 
@@ -418,14 +413,34 @@ pub fn is_dir(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_dir())
 }
 
-/// The owner's user id of `path` (links followed), for the ownership rule of §9.
-pub fn owner(path: &Path) -> Option<u32> {
-    std::fs::metadata(path).ok().map(|m| m.uid())
+/// Who owns a file: a uid on Unix, a SID on Windows (§9 "Ownership", §15.1).
+pub use sys::Owner;
+
+/// The owner of `path` (links followed), for the ownership rule of §9; `None` when it
+/// cannot be read.
+pub fn owner(path: &Path) -> Option<Owner> {
+    sys::owner(path)
 }
 
-/// Device and inode of `path` (links followed): a file's identity whatever its spelling.
+/// The user this process runs as.
+pub fn current_user() -> Owner {
+    sys::current_user()
+}
+
+/// Whether files of `o` count as everyone's: root, or Windows' Administrators and SYSTEM.
+pub fn is_administrator(o: &Owner) -> bool {
+    sys::is_administrator(o)
+}
+
+/// `uid 1001`, `SID S-1-5-21-…`: an owner as a message names it.
+pub fn describe_owner(o: &Owner) -> String {
+    sys::describe_owner(o)
+}
+
+/// Device and inode of `path` (links followed): a file's identity whatever its spelling (the
+/// volume serial and file index on Windows).
 pub fn identity(path: &Path) -> Option<(u64, u64)> {
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    sys::identity(path)
 }
 
 /// `path` with every link resolved, when it exists.
@@ -438,9 +453,10 @@ pub fn link_target(path: &Path) -> Option<PathBuf> {
     std::fs::read_link(path).ok()
 }
 
-/// Whether the file's bytes are executable by someone (doctor's PATH check).
+/// Whether the file is a program (doctor's PATH check): executable by someone on Unix, an
+/// extension in `PATHEXT` on Windows.
 pub fn is_executable_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    sys::is_executable_file(path)
 }
 
 /// The process's working directory.
@@ -448,16 +464,63 @@ pub fn current_dir() -> io::Result<PathBuf> {
     std::env::current_dir()
 }
 
-/// `MEGG_CACHE_DIR`, else `$XDG_CACHE_HOME/megg`, else `~/Library/Caches/megg` (macOS) or
-/// `~/.cache/megg`. An empty `MEGG_CACHE_DIR` disables the cache.
+/// The user's home directory: `HOME` when set (Git Bash sets it on Windows too), else
+/// `USERPROFILE` on Windows (PowerShell sets no `HOME`, SPEC §15.1).
+pub fn home_dir() -> Option<PathBuf> {
+    home_from(
+        std::env::var_os("HOME"),
+        cfg!(windows)
+            .then(|| std::env::var_os("USERPROFILE"))
+            .flatten(),
+    )
+}
+
+/// [`home_dir`] from the two variables' values (pure: tested on every OS).
+pub fn home_from(home: Option<OsString>, profile: Option<OsString>) -> Option<PathBuf> {
+    [home, profile]
+        .into_iter()
+        .flatten()
+        .find(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// A variable naming an absolute directory, `None` when unset, empty or relative.
+fn absolute_var(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+}
+
+/// megg's own configuration directory: `$XDG_CONFIG_HOME/megg` when set, else
+/// `%APPDATA%\megg` on Windows, else `~/.config/megg` (SPEC §15.1).
+pub fn user_config_dir() -> Option<PathBuf> {
+    if let Some(dir) = absolute_var("XDG_CONFIG_HOME") {
+        return Some(dir.join("megg"));
+    }
+    if cfg!(windows)
+        && let Some(roaming) = absolute_var("APPDATA")
+    {
+        return Some(roaming.join("megg"));
+    }
+    Some(home_dir()?.join(".config").join("megg"))
+}
+
+/// `MEGG_CACHE_DIR`, else `$XDG_CACHE_HOME/megg`, else `%LOCALAPPDATA%\megg` (Windows),
+/// `~/Library/Caches/megg` (macOS) or `~/.cache/megg`. An empty `MEGG_CACHE_DIR` disables the
+/// cache.
 pub fn user_cache_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("MEGG_CACHE_DIR") {
         return (!dir.is_empty()).then(|| PathBuf::from(dir));
     }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
-        return Some(PathBuf::from(dir).join("megg"));
+    if let Some(dir) = absolute_var("XDG_CACHE_HOME") {
+        return Some(dir.join("megg"));
     }
-    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
+    if cfg!(windows)
+        && let Some(local) = absolute_var("LOCALAPPDATA")
+    {
+        return Some(local.join("megg"));
+    }
+    let home = home_dir()?;
     Some(if cfg!(target_os = "macos") {
         home.join("Library/Caches/megg")
     } else {
@@ -466,20 +529,81 @@ pub fn user_cache_dir() -> Option<PathBuf> {
 }
 
 /// A directory of the user's own for lock files when there is no cache directory (an empty
-/// `MEGG_CACHE_DIR`, no `HOME`): `$XDG_RUNTIME_DIR/megg`, else `<temp>/megg-<uid>`, created
-/// with mode 0700 and used only when it is a real directory owned by this user — never a
-/// directory someone else planted in a shared temp directory.
+/// `MEGG_CACHE_DIR`, no `HOME`): on Unix `$XDG_RUNTIME_DIR/megg`, else `<temp>/megg-<uid>`,
+/// created with mode 0700 and used only when it is a real directory owned by this user — never
+/// a directory someone else planted in a shared temp directory; on Windows
+/// `%LOCALAPPDATA%\megg\locks`.
 pub fn user_lock_dir() -> Option<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let uid = rustix::process::getuid().as_raw();
-    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_absolute()) {
-        Some(run) => PathBuf::from(run).join("megg"),
-        None => std::env::temp_dir().join(format!("megg-{uid}")),
-    };
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
-    let meta = std::fs::symlink_metadata(&dir).ok()?;
-    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0).then_some(dir)
+    sys::user_lock_dir()
 }
+
+/// Why a directory cannot be written (a lock's refusal says which).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadOnly {
+    /// The file system is mounted read-only.
+    FileSystem,
+    /// This user may not write it.
+    #[cfg_attr(windows, allow(dead_code))]
+    ForYou,
+}
+
+/// How long a command waits, at most, for a file another program holds open (an editor, an
+/// indexer, antivirus on Windows, SPEC §15.1), in milliseconds; a hook or capture waits for
+/// nothing ([`never_wait`]).
+static PATIENCE_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(2000);
+
+/// From here on, a file another program holds is not waited for (the hook path: it skips that
+/// write, logs why and exits 0).
+pub fn never_wait() {
+    PATIENCE_MS.store(0, Ordering::Relaxed);
+}
+
+/// Runs `op` again while another program holds the file (never on Unix, where a held file can
+/// always be replaced), for at most the patience; then its last error.
+fn while_held<T>(mut op: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let patience = Duration::from_millis(PATIENCE_MS.load(Ordering::Relaxed));
+    let start = std::time::Instant::now();
+    loop {
+        match op() {
+            Err(e) if sys::is_held(&e) && start.elapsed() < patience => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Whether `e` is another program holding the file.
+fn is_held(e: &io::Error) -> bool {
+    sys::is_held(e)
+}
+
+/// Whether `name` is one Windows reserves for a device in every directory: `CON`, `PRN`,
+/// `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9` (and their superscript-digit forms), whatever
+/// follows a dot or trailing spaces (`nul.txt`, `CON .md`). Opening one reaches the device, not
+/// a file, so the gate never does on Windows (SPEC §15.1); pure, so tested on every OS.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub(crate) fn reserved_device_name(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    let stem = name.split('.').next().unwrap_or("").trim_end_matches(' ');
+    let upper = stem.to_ascii_uppercase();
+    match upper.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
+        _ => {
+            let (head, digit) = (upper.get(..3), upper.get(3..));
+            matches!(head, Some("COM" | "LPT"))
+                && matches!(digit, Some(d) if d.chars().count() == 1
+                    && d.chars().all(|c| c.is_ascii_digit() || "¹²³".contains(c)))
+        }
+    }
+}
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod sys;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod sys;
 
 mod clock;
 mod down;

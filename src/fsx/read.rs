@@ -16,12 +16,6 @@ pub struct Text {
     pub truncated: bool,
 }
 
-fn read_flags() -> i32 {
-    // Opening a FIFO for reading blocks until a writer appears; O_NONBLOCK returns at once,
-    // and fstat on the descriptor then tells us not to read it.
-    (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32
-}
-
 /// Reads at most `limit` bytes of the regular file at `path` inside `b`, as LF text: `\r\n` and
 /// a lone `\r` are read as `\n` (Git for Windows checks text out with CRLF, SPEC §15.1), so no
 /// `\r` reaches what megg counts, injects or prints. `Ok(None)` when it does not exist. A link
@@ -105,7 +99,8 @@ pub struct Stream {
 /// type is checked on the opened descriptor) and never follows a link out of `b`.
 pub fn open_stream(b: &Boundary, path: &Path) -> Result<Option<Stream>> {
     let mut opts = OpenOptions::new();
-    opts.read(true).custom_flags(read_flags());
+    opts.read(true);
+    sys::read_options(&mut opts);
     let opened = if b.follow {
         cap_std::fs::File::open_ambient_with(path, &opts, cap_std::ambient_authority())
     } else {
@@ -133,7 +128,7 @@ pub fn open_stream(b: &Boundary, path: &Path) -> Result<Option<Stream>> {
     }
     Ok(Some(Stream {
         len: meta.len(),
-        id: (meta.dev(), meta.ino()),
+        id: sys::file_identity(&file, &meta),
         file,
     }))
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 
 /// Makes a FIFO at `path` with the system's `mkfifo` (rustix has no `mkfifoat` on macOS).
 fn mkfifo(path: impl AsRef<Path>) {
@@ -226,4 +227,40 @@ fn both_listings_find_the_same_directories() {
     // The descriptor stays usable after a portable listing.
     assert_eq!(below.kind_at(OsStr::new("src")), Some(Kind::Dir));
     assert_eq!(below.subdirs_by(Listing::Portable, keep).unwrap(), portable);
+}
+
+#[test]
+fn windows_device_names_are_known_on_every_os() {
+    use std::ffi::OsStr;
+    for name in [
+        "CON", "con", "nul.txt", "NUL.tar.gz", "Aux", "prn.md", "COM1", "com9.log", "LPT3",
+        "COM¹", "CON .md", "CONIN$",
+    ] {
+        assert!(reserved_device_name(OsStr::new(name)), "{name}");
+    }
+    for name in [
+        "CONTEXT.md", "console", "nully", "COM10", "COM", "LPT", "info.md", ".megg", "con-fig",
+        "aux_notes", "", "comx",
+    ] {
+        assert!(!reserved_device_name(OsStr::new(name)), "{name}");
+    }
+}
+
+#[test]
+fn home_is_home_then_the_windows_profile() {
+    let s = |v: &str| Some(std::ffi::OsString::from(v));
+    assert_eq!(
+        home_from(s("/home/a"), s("C:\\Users\\a")),
+        Some(PathBuf::from("/home/a"))
+    );
+    // PowerShell sets no HOME; an empty one counts as unset.
+    assert_eq!(
+        home_from(None, s("C:\\Users\\a")),
+        Some(PathBuf::from("C:\\Users\\a"))
+    );
+    assert_eq!(
+        home_from(s(""), s("C:\\Users\\a")),
+        Some(PathBuf::from("C:\\Users\\a"))
+    );
+    assert_eq!(home_from(None, None), None);
 }

@@ -1,7 +1,5 @@
 //! Atomic writes, exclusive creation, moves and removals inside a boundary.
 
-use rustix::fs::{Access, AtFlags, Mode};
-
 use super::*;
 
 /// Resolves a write to `path`: the directory and name the bytes land on. A link is followed
@@ -14,11 +12,7 @@ fn write_target(b: &Boundary, path: &Path) -> Result<(Dir, OsString, Option<u32>
         Ok(m) => m,
     };
     match Kind::of(&meta.file_type()) {
-        Kind::File => Ok((
-            dir,
-            name,
-            Some(cap_std::fs::PermissionsExt::mode(&meta.permissions())),
-        )),
+        Kind::File => Ok((dir, name, Some(sys::mode_of(&meta)))),
         Kind::Link => {
             let refuse = |why: String| {
                 Error::from(GateError::WriteThroughLink {
@@ -79,7 +73,7 @@ pub fn write_refusal(b: &Boundary, path: &Path, landing: Landing) -> Option<Stri
     if let Some(why) = directory_refusal(&dir, &name, existing.is_some()) {
         return Some(format!("cannot write {}: {why}", path.display()));
     }
-    let writable = || rustix::fs::accessat(&dir, &name, Access::WRITE_OK, AtFlags::empty()).is_ok();
+    let writable = || sys::writable_at(&dir, &name);
     if landing == Landing::InPlace && existing.is_some() && !writable() {
         return Some(format!("cannot write {}: it is read-only", path.display()));
     }
@@ -110,32 +104,9 @@ pub fn remove_refusal(b: &Boundary, path: &Path) -> Option<String> {
 }
 
 /// Why this user may not add, replace or remove the entry `name` of `dir` (`there`: something
-/// is at `name`), `None` when they may: the directory must be writable and searchable, and
-/// in a sticky directory (`/tmp`) an entry that is there must be theirs or the directory's
-/// owner's. Root may do all of it.
+/// is at `name`), `None` when they may (the platform's rules: [`sys::directory_refusal`]).
 fn directory_refusal(dir: &Dir, name: &std::ffi::OsStr, there: bool) -> Option<String> {
-    let me = rustix::process::geteuid();
-    if rustix::fs::accessat(
-        dir,
-        ".",
-        Access::WRITE_OK | Access::EXEC_OK,
-        AtFlags::empty(),
-    )
-    .is_err()
-    {
-        return Some("its directory is read-only for you".into());
-    }
-    if !there || me.is_root() {
-        return None;
-    }
-    let dir_stat = rustix::fs::fstat(dir).ok()?;
-    let sticky = Mode::from_raw_mode(dir_stat.st_mode).contains(Mode::SVTX);
-    if !sticky || dir_stat.st_uid == me.as_raw() {
-        return None;
-    }
-    let file = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
-    (file.st_uid != me.as_raw())
-        .then(|| "its directory is sticky and the file is another user's".into())
+    sys::directory_refusal(dir, name, there)
 }
 
 static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -178,10 +149,8 @@ fn remove_stale_temps(dir: &Dir) {
 fn new_file_options(mode: u32) -> OpenOptions {
     let mut opts = OpenOptions::new();
     // create_new is O_EXCL: never opens, truncates or follows what is already there.
-    opts.write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    opts.write(true).create_new(true);
+    sys::write_options(&mut opts, mode, false);
     opts
 }
 
@@ -213,14 +182,21 @@ pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
     let result = (|| -> io::Result<()> {
         file.write_all(bytes)?;
         if let Some(mode) = mode {
-            file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+            sys::set_mode(&file, mode)?;
         }
         file.sync_all()?;
         crate::failpoint::hold(path);
-        dir.rename(&tmp, &dir, &name)
+        while_held(|| dir.rename(&tmp, &dir, &name))
     })();
     if let Err(e) = result {
         let _ = dir.remove_file(&tmp);
+        if is_held(&e) {
+            return Err(Error::user(format!(
+                "cannot write {}: another program holds it open; nothing written",
+                path.display()
+            ))
+            .with_hint("close it in the editor or program that has it open, then run the command again"));
+        }
         return Err(Error::io("write", path, &e));
     }
     // Make the rename itself durable; failure here loses nothing already visible.
@@ -272,10 +248,8 @@ pub fn create_new(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<bool> {
 pub fn append(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<u64> {
     let (dir, name) = b.parent_of(path)?;
     let mut opts = OpenOptions::new();
-    opts.append(true)
-        .create(true)
-        .mode(0o666)
-        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32);
+    opts.append(true).create(true);
+    sys::write_options(&mut opts, 0o666, true);
     let mut file = dir
         .open_with(&name, &opts)
         .map_err(|e| Error::io("append to", path, &e))?

@@ -63,7 +63,7 @@ pub fn global_config_path() -> Option<PathBuf> {
     if let Some(path) = var("GIT_CONFIG_GLOBAL") {
         return Some(PathBuf::from(path));
     }
-    let home = PathBuf::from(var("HOME")?);
+    let home = crate::fsx::home_dir()?;
     let dotfile = home.join(".gitconfig");
     let xdg = var("XDG_CONFIG_HOME")
         .map(PathBuf::from)

@@ -187,12 +187,12 @@ pub struct Walk<'a> {
 impl Walk<'_> {
     /// The user whose domains count as their own: the current user, or when running as root
     /// (containers) the owner of the project directory.
-    fn me(&self) -> u32 {
-        let uid = rustix::process::geteuid().as_raw();
-        if uid == 0 {
-            fsx::owner(self.top).unwrap_or(0)
+    fn me(&self) -> fsx::Owner {
+        let me = fsx::current_user();
+        if fsx::is_administrator(&me) {
+            fsx::owner(self.top).unwrap_or(me)
         } else {
-            uid
+            me
         }
     }
 
@@ -205,14 +205,14 @@ impl Walk<'_> {
         let me = self.me();
         let stranger = [&d.dir, &d.megg]
             .into_iter()
-            .find_map(|p| fsx::owner(p).filter(|&uid| uid != me && uid != 0));
-        let uid = stranger?;
+            .find_map(|p| fsx::owner(p).filter(|o| *o != me && !fsx::is_administrator(o)));
+        let owner = fsx::describe_owner(&stranger?);
         let real = fsx::canonical(&d.dir).unwrap_or_else(|| d.dir.clone());
         if config::is_trusted(&real, self.trusted) {
             return None;
         }
         Some(format!(
-            "skipped {}: owned by another user (uid {uid}); to use it, run: megg trust {}",
+            "skipped {}: owned by another user ({owner}); to use it, run: megg trust {}",
             d.megg.display(),
             d.dir.display()
         ))

@@ -211,19 +211,36 @@ pub fn hash(b: &Boundary, rel: &Path, budget: &mut u64) -> Hashed {
 /// process group, no input, its output nowhere a host reads, never waited for. Its arguments
 /// are fixed words: it finds the sessions to note from their start records.
 pub fn start_in_background(agent: Agent, work: &Path) {
-    use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     let Ok(megg) = std::env::current_exe() else {
         return;
     };
-    let _ = Command::new(megg)
+    let mut command = Command::new(megg);
+    command
         .args(["capture", "--agent", agent.as_str(), "--snapshot"])
         .current_dir(work)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn();
+        .stderr(Stdio::null());
+    detach(&mut command);
+    let _ = command.spawn();
+}
+
+/// Its own process group: the host ending the hook's group does not end it.
+#[cfg(unix)]
+fn detach(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+/// No console and its own process group (`DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP`): the
+/// host closing the hook's console or sending it Ctrl+C does not end it, and no window opens.
+#[cfg(windows)]
+fn detach(command: &mut std::process::Command) {
+    use std::os::windows::process::CommandExt;
+    const DETACHED_PROCESS: u32 = 0x0000_0008;
+    const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+    command.creation_flags(DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP);
 }
 
 #[cfg(test)]
