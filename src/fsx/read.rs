@@ -40,6 +40,22 @@ pub fn lf(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether most of `text`'s line endings are `\r\n`: a file Git for Windows checked out, whose
+/// new lines megg writes the same way (SPEC §15.1).
+pub fn mostly_crlf(text: &str) -> bool {
+    let crlf = text.matches("\r\n").count();
+    crlf > 0 && crlf * 2 >= text.matches('\n').count()
+}
+
+/// LF `text` with the line endings a file megg edits had: every `\n` as `\r\n` when `crlf`.
+pub fn with_endings(text: &str, crlf: bool) -> Cow<'_, str> {
+    if crlf {
+        Cow::Owned(lf(text).replace('\n', "\r\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 /// [`read_text`] with the line endings as they are in the file.
 fn read_as_is(b: &Boundary, path: &Path, limit: u64) -> Result<Option<Text>> {
     let Some(Stream { file, len, .. }) = open_stream(b, path)? else {

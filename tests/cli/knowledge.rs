@@ -304,6 +304,35 @@ fn typescript_quirks_v12_types_undated_crlf_and_body_keys() {
     assert_eq!(c["knowledge"]["entries"], 2);
 }
 
+/// SPEC §15.1: a CRLF `knowledge.md` (Git for Windows checks text out so) stays CRLF when
+/// `learn` adds to it — no line of the new entry ends in a bare `\n` — and reads back whole.
+#[test]
+fn learn_into_a_crlf_file_writes_crlf() {
+    let p = Project::new();
+    p.write(".megg/info.md", "# P\n");
+    p.write(
+        ".megg/knowledge.md",
+        "---\r\ncreated: 2026-01-01T00:00:00.000Z\r\nupdated: 2026-01-01T00:00:00.000Z\r\ntype: knowledge\r\n---\r\n\r\n# Knowledge\r\n\r\n---\r\n\r\n## 2026-01-01 - Old rule\r\n**Type:** rule\r\n**Topics:** style\r\n\r\nAlways rustfmt.\r\n",
+    );
+    p.ok(
+        "",
+        &[
+            "learn",
+            "Nova regra",
+            "rule",
+            "style",
+            "Sempre clippy, ação e 日本語.",
+        ],
+    );
+    let text = p.read(".megg/knowledge.md");
+    let bare = text.replace("\r\n", "").matches('\n').count();
+    assert_eq!(bare, 0, "{text:?}");
+    assert!(text.contains("## 2026-11-22 - Nova regra\r\n"), "{text:?}");
+    let c = p.json("", &["context", "--topic", "style", "--format", "json"]);
+    assert_eq!(c["knowledge"]["entries"], 2);
+    assert!(!c["knowledge"]["content"].as_str().unwrap().contains('\r'));
+}
+
 #[test]
 fn init_writes_the_detected_template() {
     let p = Project::new();

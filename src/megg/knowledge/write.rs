@@ -272,6 +272,9 @@ pub fn learn(l: &Learn<'_>) -> Result<Written> {
     let _lock = crate::megg::lock(l.repo, b, &path)?;
     // Refuses invalid UTF-8: rewriting would turn those bytes into U+FFFD for good.
     let existing = fsx::read_for_edit(b, &path, MAX_KNOWLEDGE_BYTES)?;
+    // Edited as LF; written back with the file's own line endings (SPEC §15.1).
+    let crlf = existing.as_deref().is_some_and(fsx::mostly_crlf);
+    let existing = existing.map(|t| fsx::lf(&t).into_owned());
     if let Some(why) = existing.as_deref().and_then(super::unparsable) {
         return Err(super::refuse_unparsable(&path, &why));
     }
@@ -288,7 +291,7 @@ pub fn learn(l: &Learn<'_>) -> Result<Written> {
             None => super::append(Some(&text), entry, l.now),
         };
     }
-    fsx::write_atomic(b, &path, text.as_bytes())?;
+    fsx::write_atomic(b, &path, fsx::with_endings(&text, crlf).as_bytes())?;
     Ok(Written { text, archive })
 }
 
