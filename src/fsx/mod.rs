@@ -445,7 +445,23 @@ pub fn identity(path: &Path) -> Option<(u64, u64)> {
 
 /// `path` with every link resolved, when it exists.
 pub fn canonical(path: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(path).ok()
+    std::fs::canonicalize(path).ok().map(as_spelled)
+}
+
+/// `path` as the user spells it: Windows' canonical form `\\?\C:\…` is `C:\…`, and
+/// `\\?\UNC\server\share` is `\\server\share` (SPEC §15.1: never print `\\?\`); any other
+/// path as it is. Pure, so tested on every OS.
+pub fn as_spelled(path: PathBuf) -> PathBuf {
+    let Some(text) = path.to_str() else {
+        return path;
+    };
+    if let Some(rest) = text.strip_prefix(r"\\?\UNC\") {
+        return PathBuf::from(format!(r"\\{rest}"));
+    }
+    match text.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => PathBuf::from(rest),
+        _ => path,
+    }
 }
 
 /// Where a link points, as written in it.

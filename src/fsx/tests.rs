@@ -233,14 +233,34 @@ fn both_listings_find_the_same_directories() {
 fn windows_device_names_are_known_on_every_os() {
     use std::ffi::OsStr;
     for name in [
-        "CON", "con", "nul.txt", "NUL.tar.gz", "Aux", "prn.md", "COM1", "com9.log", "LPT3",
-        "COM¹", "CON .md", "CONIN$",
+        "CON",
+        "con",
+        "nul.txt",
+        "NUL.tar.gz",
+        "Aux",
+        "prn.md",
+        "COM1",
+        "com9.log",
+        "LPT3",
+        "COM¹",
+        "CON .md",
+        "CONIN$",
     ] {
         assert!(reserved_device_name(OsStr::new(name)), "{name}");
     }
     for name in [
-        "CONTEXT.md", "console", "nully", "COM10", "COM", "LPT", "info.md", ".megg", "con-fig",
-        "aux_notes", "", "comx",
+        "CONTEXT.md",
+        "console",
+        "nully",
+        "COM10",
+        "COM",
+        "LPT",
+        "info.md",
+        ".megg",
+        "con-fig",
+        "aux_notes",
+        "",
+        "comx",
     ] {
         assert!(!reserved_device_name(OsStr::new(name)), "{name}");
     }
@@ -263,4 +283,17 @@ fn home_is_home_then_the_windows_profile() {
         Some(PathBuf::from("C:\\Users\\a"))
     );
     assert_eq!(home_from(None, None), None);
+}
+
+#[test]
+fn canonical_windows_paths_print_as_users_spell_them() {
+    let p = |s: &str| as_spelled(PathBuf::from(s));
+    assert_eq!(p(r"\\?\C:\Users\Ana\loja"), PathBuf::from(r"C:\Users\Ana\loja"));
+    assert_eq!(p(r"\\?\UNC\srv\share\x"), PathBuf::from(r"\\srv\share\x"));
+    // Not a drive: a volume GUID path has no shorter spelling.
+    assert_eq!(
+        p(r"\\?\Volume{0b1}\x"),
+        PathBuf::from(r"\\?\Volume{0b1}\x")
+    );
+    assert_eq!(p("/home/ana/loja"), PathBuf::from("/home/ana/loja"));
 }
