@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::env::Env;
 use crate::error::Result;
 use crate::fsx;
+use crate::megg::recall::hidden::{self, Hidden};
 use crate::megg::setup::{Hook, merge};
 use crate::megg::{doctor, doctor_team};
 use crate::output::Output;
@@ -27,6 +28,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
         .chain(crate::claude::user_dir())
         .collect();
 
+    // Secrets shown `[redacted]` (SPEC §12), named on stderr: the report has no other place.
+    let mut hidden = Vec::new();
     let (settings_check, settings) = doctor::settings(project, &claude_dirs);
     let plugin = doctor::plugin_enabled(&settings);
     let active = crate::megg::setup::active::Places {
@@ -42,7 +45,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             &settings,
             &active.hooks(Hook::Capture),
             env.capture_off,
-            last_capture(env),
+            last_capture(env, &mut hidden),
         ),
     ];
     checks.extend(doctor::installed(project, &claude_dirs, plugin));
@@ -95,15 +98,17 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
 
     let report = Report::from(checks.as_slice());
     let text = crate::render::doctor::text(&report);
-    let mut out = Output::pick(args.json, &report, text, Vec::new());
+    let mut out = Output::pick(args.json, &report, text, Vec::new())
+        .with_warnings(hidden.iter().map(Hidden::warning).collect());
     out.code = u8::from(!report.ok);
     Ok(out)
 }
 
 /// The capture log's last line (SPEC §10: doctor shows it), as `<time>, session <id>
 /// (<event>): <what happened and why>`.
-/// With it, the host's last compaction summary kept (SPEC §18.1), or that summaries are off.
-fn last_capture(env: &Env) -> Option<String> {
+/// With it, the host's last compaction summary kept (SPEC §18.1), or that summaries are off;
+/// what it shows of one an older megg kept is redacted, each secret noted in `hidden`.
+fn last_capture(env: &Env, hidden: &mut Vec<Hidden>) -> Option<String> {
     let sessions = crate::megg::capture::place(&env.deps(), &env.cwd).sessions?;
     let line = sessions.last_log()?;
     let f: Vec<&str> = line.splitn(5, '\t').collect();
@@ -114,11 +119,14 @@ fn last_capture(env: &Env) -> Option<String> {
     if env.host_summary_off {
         text.push_str("; host summaries are off (MEGG_HOST_SUMMARY=off or host_summary = false)");
     } else if let Some(k) = crate::megg::capture::kept_summary::newest(&sessions) {
+        let at = k.found.at.as_deref().map_or_else(
+            || "time unknown".to_string(),
+            |at| hidden::redact_value(&k.path, at, hidden),
+        );
         text.push_str(&format!(
-            "; last host summary kept: {} of session {}, {} ({} characters), {}",
+            "; last host summary kept: {} of session {}, {at} ({} characters), {}",
             k.found.source.label(),
             k.session,
-            k.found.at.as_deref().unwrap_or("time unknown"),
             k.found.text.chars().count(),
             k.path.display()
         ));
@@ -127,14 +135,23 @@ fn last_capture(env: &Env) -> Option<String> {
 }
 
 /// Where a hook's program is: an absolute path as it is, else looked up on PATH.
+/// On Windows a bare name is looked up as Windows does, `megg.exe` before npm's `megg.cmd`.
 fn resolve(program: &str) -> Option<PathBuf> {
     let executable = |p: &Path| fsx::is_executable_file(p);
-    if program.contains('/') {
+    if program.contains('/') || Path::new(program).is_absolute() {
         let p = PathBuf::from(program);
         return executable(&p).then_some(p);
     }
+    let names: Vec<String> = if cfg!(windows) && Path::new(program).extension().is_none() {
+        ["exe", "cmd", "ps1"]
+            .iter()
+            .map(|e| format!("{program}.{e}"))
+            .collect()
+    } else {
+        vec![program.to_string()]
+    };
     std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(program))
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
         .find(|p| executable(p))
 }
 

@@ -14,6 +14,7 @@ use crate::megg::checkpoint::{
 };
 use crate::megg::discovery;
 use crate::megg::project::Project;
+use crate::megg::secrets;
 use crate::prompt::Prompter;
 use crate::render::checkpoint as render;
 
@@ -87,7 +88,7 @@ pub fn resume(
                             names: scan
                                 .checkpoints
                                 .iter()
-                                .map(|f| f.checkpoint.feature.clone())
+                                .map(|f| secrets::redact(&f.checkpoint.feature).into_owned())
                                 .collect(),
                             for_flag: ops::for_flag(req.for_command),
                         }
@@ -120,7 +121,7 @@ pub fn resume(
         return Ok(Outcome { report, shown });
     };
     report.message = Some(match choice {
-        Choice::View => store::read_text(found)?,
+        Choice::View => store::read_shown(found)?,
         Choice::Fresh => {
             store::remove(project, found)?;
             render::fresh_text(&found.file)
@@ -204,8 +205,8 @@ fn ask(
             .ok_or_else(|| Error::internal("the prompt picked no option"))?;
         match option.id {
             OptionId::View => {
-                let text = store::read_text(found)?;
-                p.show(&text);
+                // Each secret `[redacted]`: the report above named them.
+                p.show(&store::read_shown(found)?);
             }
             OptionId::NewPath => {
                 let path = p

@@ -5,6 +5,7 @@
 //! - [`format`]: which files are ours, reading one, writing and editing its bytes;
 //! - [`policy`]: staleness, resume options and warnings — pure functions of data;
 //! - [`store`]: the files on disk — discovery, quarantine, locked edits, descriptions;
+//! - [`shown`]: what megg prints of one — each secret `[redacted]` and named (SPEC §12);
 //! - [`ops`]: one function per subcommand, request in, result out;
 //! - [`error`]: why an operation refused.
 //!
@@ -16,6 +17,7 @@ pub mod format;
 pub mod lifecycle;
 pub mod ops;
 pub mod policy;
+pub mod shown;
 pub mod store;
 pub mod tidy;
 

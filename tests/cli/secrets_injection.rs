@@ -1,7 +1,7 @@
 //! No secrets in what megg injects (SPEC §12 "At injection"): a secret already in a file —
 //! written by hand, or by an older megg — is printed as `[redacted]` by `context` (markdown and
-//! JSON), every host's SessionStart hook, `search`, `show`, `state` and the MCP tools, with a
-//! warning naming the file and line. One true positive of each of gitleaks' 217 text rules
+//! JSON), every host's SessionStart hook, `search`, `show`, `state`, `megg checkpoint`,
+//! `doctor` and the MCP tools, with a warning naming the file and line. One true positive of each of gitleaks' 217 text rules
 //! (`../shared/secrets/`) is written by hand into `info.md`, `knowledge.md` (entry bodies and
 //! titles), an archive, `state.md` and a checkpoint; no 12 characters of any survive anywhere
 //! megg prints, a line marked `gitleaks:allow` is printed as written, and gitleaks' false
@@ -173,9 +173,53 @@ impl Fixture {
         Self { p, placed }
     }
 
+    /// A git project whose checkpoint [`CHECKPOINT`], written by hand, holds one sample of
+    /// each rule: in its feature, its branch and an item (one-line ones, each on a line of its
+    /// own), and the rest in its notes.
+    fn checkpoint() -> Self {
+        let p = Project::new();
+        Git::init(p.root(), "main").commit("main", epoch(NOW) - 3600, "init");
+        p.write(PLAN, "# Rotate\n");
+        let samples = one_per_rule();
+        // YAML takes them as JSON strings: those that need no escape stay as they are.
+        let plain: Vec<&Sample> = samples
+            .iter()
+            .filter(|s| {
+                !s.text.contains('\n')
+                    && serde_json::to_string(&s.text).unwrap() == format!("\"{}\"", s.text)
+            })
+            .take(3)
+            .collect();
+        let mut placed = Vec::new();
+        let mut file = Doc::new(CHECKPOINT, "---\n");
+        file.sample("feature: \"ship with ", plain[0], "\"\n", &mut placed);
+        file.push(&format!("plan_file: {PLAN}\nphase: work\n"));
+        file.sample("branch: \"", plain[1], "\"\n", &mut placed);
+        // Every key an edit sets is there already: the samples stay on their lines.
+        file.push(
+            "head: \"\"\nstarted: 2026-11-22T10:00:00Z\nupdated: 2026-11-22T11:00:00Z\n---\n",
+        );
+        file.push("## Progress\n- [x] Plan created\n");
+        file.sample("- [ ] Rotate ", plain[2], "\n", &mut placed);
+        file.push(&format!("- [ ] Implementation\n\n## Notes\n{ALLOWED}\n"));
+        for s in &samples {
+            if !placed.iter().any(|p| p.sample.rule == s.rule) {
+                file.sample("\nA credential:\n\n", s, "\n", &mut placed);
+            }
+        }
+        p.write(file.file, &file.text);
+        assert_eq!(placed.len(), samples.len());
+        Self { p, placed }
+    }
+
     /// Exit 0; stdout and stderr.
     fn run(&self, args: &[&str]) -> (String, String) {
-        let out = self.p.run("app", args);
+        self.run_in("app", args)
+    }
+
+    /// [`Fixture::run`] in `rel`.
+    fn run_in(&self, rel: &str, args: &[&str]) -> (String, String) {
+        let out = self.p.run(rel, args);
         let (stdout, stderr) = (
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -192,12 +236,22 @@ impl Fixture {
         for p in &self.placed {
             out = out.replace(&p.sample.rule, "");
         }
-        let out = out.as_str();
+        // `survivor`'s question, with each 12 characters of the output gathered once: a
+        // checkpoint's 70 kB document against every rule's pieces took seconds.
+        let chars: Vec<char> = out.chars().collect();
+        let pieces: std::collections::HashSet<String> =
+            chars.windows(12).map(|w| w.iter().collect()).collect();
         let survived: Vec<String> = self
             .placed
             .iter()
             .filter_map(|p| {
-                let piece = survivor(out, &p.sample.cores)?;
+                let piece = p.sample.cores.iter().find_map(|core| {
+                    let chars: Vec<char> = core.chars().collect();
+                    chars
+                        .windows(12)
+                        .map(|w| w.iter().collect::<String>())
+                        .find(|piece| pieces.contains(piece))
+                })?;
                 Some(format!("{} ({}): {piece}", p.sample.rule, p.file))
             })
             .collect();
@@ -299,6 +353,146 @@ fn strings(v: &Value) -> Vec<String> {
         .flatten()
         .map(|w| w.as_str().unwrap().to_string())
         .collect()
+}
+
+/// The checkpoint of [`Fixture::checkpoint`], and its plan.
+const CHECKPOINT: &str = ".rotate.local.md";
+const PLAN: &str = "docs/plans/2026-11-01-feat-rotate-plan.md";
+
+/// The lines of `text` a sample was placed on (from 1).
+fn placed_lines<'t>(text: &'t str, p: &Placed) -> Vec<&'t str> {
+    text.lines()
+        .skip(p.lines.start() - 1)
+        .take(p.lines.end() - p.lines.start() + 1)
+        .collect()
+}
+
+/// `megg checkpoint` prints a checkpoint written by hand with each secret `[redacted]` — its
+/// file (`show`, `resume --choice view`), and what megg reads out of it: its feature, branch
+/// and items (`list`, `resume`, `update`, `save`, `finish`), text and `--json` — and names
+/// each on stderr or in `warnings` by the file's line. What a resume, an update or a save
+/// writes back is the file as it was, secrets included: the user's to remove.
+#[test]
+fn checkpoint_commands_print_each_secret_redacted_and_name_where_it_is() {
+    if !super::secret_samples::present() {
+        return;
+    }
+    let f = Fixture::checkpoint();
+    let written = f.p.read(CHECKPOINT);
+    let all = [CHECKPOINT];
+    // The file: each secret redacted on its own lines, every other line as written.
+    let (text, stderr) = f.run_in("", &["checkpoint", "show", "rotate"]);
+    f.none_survive("checkpoint show", &format!("{text}{stderr}"));
+    assert!(
+        text.contains(&format!("{ALLOWED}\n")),
+        "as written:\n{text}"
+    );
+    assert_eq!(text.lines().count(), written.lines().count(), "{text}");
+    for p in &f.placed {
+        assert!(
+            placed_lines(&text, p)
+                .iter()
+                .any(|l| l.contains("[redacted]")),
+            "{} at {:?}: {:?}",
+            p.sample.rule,
+            p.lines,
+            placed_lines(&text, p)
+        );
+    }
+    f.named("checkpoint show", &lines(&stderr), &all);
+    let (json, stderr) = f.run_in("", &["checkpoint", "show", "rotate", "--json"]);
+    f.none_survive("checkpoint show --json", &format!("{json}{stderr}"));
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["text"].as_str().unwrap(), text);
+    f.named("checkpoint show --json", &strings(&doc["warnings"]), &all);
+    assert_eq!(
+        lines(&stderr),
+        Vec::<String>::new(),
+        "the document carries them"
+    );
+
+    for args in [
+        &["checkpoint", "list"][..],
+        &["checkpoint", "resume"],
+        &["checkpoint", "resume", "rotate", "--choice", "view"],
+        &[
+            "checkpoint",
+            "update",
+            "rotate",
+            "--check",
+            "Implementation",
+        ],
+        &["checkpoint", "save", PLAN],
+        &["checkpoint", "resume", "rotate", "--choice", "resume"],
+    ] {
+        let what = args.join(" ");
+        let (text, stderr) = f.run_in("", args);
+        f.none_survive(&what, &format!("{text}{stderr}"));
+        f.named(&what, &lines(&stderr), &all);
+        let json = [args, &["--json"]].concat();
+        let (json, stderr) = f.run_in("", &json);
+        f.none_survive(&format!("{what} --json"), &format!("{json}{stderr}"));
+        assert!(json.contains("[redacted]"), "{what} --json: {json}");
+        let doc: Value = serde_json::from_str(&json).unwrap();
+        f.named(&what, &strings(&doc["warnings"]), &all);
+    }
+    let after = f.p.read(CHECKPOINT);
+    for p in &f.placed {
+        assert!(
+            after.contains(&p.sample.text),
+            "{}: written back as it was",
+            p.sample.rule
+        );
+    }
+    let (text, stderr) = f.run_in("", &["checkpoint", "finish", "rotate"]);
+    f.none_survive("checkpoint finish", &format!("{text}{stderr}"));
+    assert!(text.contains("('ship with [redacted]')"), "{text}");
+    f.named("checkpoint finish", &lines(&stderr), &all);
+}
+
+/// The MCP `checkpoint_*` tools return what the commands print: each secret `[redacted]`,
+/// named in `warnings`.
+#[test]
+fn the_mcp_checkpoint_tools_return_each_secret_redacted_with_a_warning() {
+    if !super::secret_samples::present() {
+        return;
+    }
+    let f = Fixture::checkpoint();
+    let root = f.p.root().display().to_string();
+    for (tool, args) in [
+        ("checkpoint_list", json!({"path": root})),
+        ("checkpoint_resume", json!({"path": root})),
+        (
+            "checkpoint_resume",
+            json!({"path": root, "target": "rotate", "choice": "view"}),
+        ),
+        (
+            "checkpoint_update",
+            json!({"path": root, "target": "rotate", "check": ["Implementation"]}),
+        ),
+        ("checkpoint_save", json!({"path": root, "plan_file": PLAN})),
+        (
+            "checkpoint_resume",
+            json!({"path": root, "target": "rotate", "choice": "resume"}),
+        ),
+    ] {
+        let r = call_tool(&f.p, tool, &args);
+        assert_eq!(r["isError"], false, "{tool}: {r}");
+        f.none_survive(tool, &r.to_string());
+        assert!(r.to_string().contains("[redacted]"), "{tool}: {r}");
+        f.named(
+            tool,
+            &strings(&r["structuredContent"]["warnings"]),
+            &[CHECKPOINT],
+        );
+    }
+    let r = call_tool(
+        &f.p,
+        "checkpoint_finish",
+        &json!({"path": root, "target": "rotate"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    f.none_survive("checkpoint_finish", &r.to_string());
 }
 
 /// Every file the context shows is scanned whole: its secrets are named at their own lines.
@@ -605,14 +799,10 @@ fn state_write_redacts_every_rule_and_says_where() {
     }
 }
 
-/// A host summary kept by an older megg (before capture redacted it) is injected redacted, and
-/// the hook names its file.
-#[test]
-fn a_host_summary_kept_with_a_secret_is_injected_redacted() {
-    if !super::secret_samples::present() {
-        return;
-    }
-    let r = Repo::new();
+/// A session `s1` whose host summary was kept, then written with a sample of every 20th
+/// rule, as an older megg (before capture redacted it) may have kept it: where it is, and the
+/// samples.
+fn kept_with_secrets(r: &Repo) -> (std::path::PathBuf, Vec<Sample>) {
     r.start("s1", "startup");
     r.work("s1", "Build the parser");
     let mut input: Value = serde_json::from_str(&r.input("s1", "PostCompact")).unwrap();
@@ -633,7 +823,18 @@ fn a_host_summary_kept_with_a_secret_is_injected_redacted() {
     }
     kept["text"] = json!(text);
     std::fs::write(&path, kept.to_string()).unwrap();
+    (path, samples)
+}
 
+/// A host summary kept by an older megg (before capture redacted it) is injected redacted, and
+/// the hook names its file.
+#[test]
+fn a_host_summary_kept_with_a_secret_is_injected_redacted() {
+    if !super::secret_samples::present() {
+        return;
+    }
+    let r = Repo::new();
+    let (_, samples) = kept_with_secrets(&r);
     let input = json!({"session_id": "s2", "cwd": r.p.root(), "hook_event_name": "SessionStart", "source": "startup", "transcript_path": r.transcript("s2")});
     let out = r.with_input(&["context", "--json"], &input.to_string(), &[]);
     assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
@@ -655,6 +856,54 @@ fn a_host_summary_kept_with_a_secret_is_injected_redacted() {
             .any(|l| l.contains("s1.summary") && l.contains("shown as [redacted]")),
         "{message}"
     );
+}
+
+/// `megg doctor` names the host summary kept last (SPEC §18.1): one kept by an older megg,
+/// its text and its time holding secrets, is named without them — its time `[redacted]`, and
+/// the file named on stderr.
+#[test]
+fn doctor_names_a_kept_summary_without_its_secrets() {
+    if !super::secret_samples::present() {
+        return;
+    }
+    let r = Repo::new();
+    let (path, samples) = kept_with_secrets(&r);
+    let mut kept: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let at = samples.iter().find(|s| !s.text.contains('\n')).unwrap();
+    kept["at"] = json!(at.text);
+    std::fs::write(&path, kept.to_string()).unwrap();
+
+    for json in [false, true] {
+        let mut args = vec!["doctor"];
+        if json {
+            args.push("--json");
+        }
+        let out = r.p.run("", &args);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        for s in &samples {
+            assert_eq!(
+                survivor(&format!("{stdout}{stderr}"), &s.cores),
+                None,
+                "{}: {stdout}{stderr}",
+                s.rule
+            );
+        }
+        assert!(
+            stdout.contains("last host summary kept: ") && stdout.contains("[redacted]"),
+            "{stdout}"
+        );
+        let named: Vec<String> = lines(&stderr);
+        assert!(
+            named.iter().any(
+                |w| w.starts_with(&format!("{} holds a secret (", path.display()))
+                    && w.contains("shown as [redacted]")
+            ),
+            "json {json}: {stderr}"
+        );
+    }
 }
 
 /// SPEC §8: a hook on files that did not change scans nothing — what the scan found is kept in

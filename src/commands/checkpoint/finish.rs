@@ -13,6 +13,6 @@ pub(super) fn run(project: &Project, target: &Target, json: bool) -> Result<Outp
         json,
         &wire::FinishDocument::from(&finished),
         render::finished_text(&finished.file, &finished.feature),
-        Vec::new(),
+        finished.warnings.clone(),
     ))
 }

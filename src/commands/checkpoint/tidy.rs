@@ -31,11 +31,13 @@ pub(super) fn prune(
         pruned: pruned.iter().map(Into::into).collect(),
         dry_run,
     };
+    // Their features are printed: the secrets of each are named.
+    let named = pruned.iter().flat_map(|d| d.secret_warnings()).collect();
     Ok(Output::pick(
         json,
         &doc,
         render::pruned_text(&pruned, dry_run, &rule),
-        Vec::new(),
+        named,
     ))
 }
 

@@ -9,12 +9,14 @@ use super::error::{CheckpointError, Occupant};
 use super::format::{self, Changes, Kind};
 use super::lifecycle::{Phase, WorkflowCommand};
 use super::policy::{self, ResumeAction, ResumeOption, ResumeStatus};
+use super::shown;
 use super::store::{self, Described, Found, MAX_CHECKPOINT_BYTES, Quarantined, Scan, Target};
 use crate::error::Result;
 use crate::fsx;
 use crate::git::Repo;
 use crate::megg::project::Project;
-use crate::megg::slug;
+use crate::megg::recall::hidden::Hidden;
+use crate::megg::{secrets, slug};
 
 /// `save`: the plan file as given and made absolute, and what to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +71,9 @@ pub fn save(project: &Project, req: &SaveRequest, now: DateTime<Utc>) -> Result<
         }
         Some(other) if !req.force => {
             let occupant = match other {
-                Kind::Checkpoint(old) => Occupant::OtherPlan(old.plan_file),
+                Kind::Checkpoint(old) => {
+                    Occupant::OtherPlan(secrets::redact(&old.plan_file).into_owned())
+                }
                 Kind::NotOurs => Occupant::NotOurs,
                 Kind::Corrupt(e) => Occupant::Corrupt(e),
             };
@@ -110,8 +114,11 @@ pub fn save(project: &Project, req: &SaveRequest, now: DateTime<Utc>) -> Result<
         path,
         checkpoint,
     };
+    let checkpoint = store::describe_read(&found, Some(&bytes), now, project.repo.as_ref());
+    // A checkpoint saved again keeps what was written into it by hand.
+    warnings.extend(checkpoint.secret_warnings());
     Ok(Saved {
-        checkpoint: store::describe(&found, now, project.repo.as_ref()),
+        checkpoint,
         created,
         gitignored,
         announcement,
@@ -152,8 +159,9 @@ pub fn list(project: &Project, now: DateTime<Utc>) -> Listing {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shown {
+    /// Its warnings name each secret of the file.
     pub checkpoint: Described,
-    /// The file's contents.
+    /// The file's contents, each secret `[redacted]`.
     pub text: String,
 }
 
@@ -161,8 +169,9 @@ pub struct Shown {
 pub fn show(project: &Project, target: &Target, now: DateTime<Utc>) -> Result<Shown> {
     let scan = store::scan(&project.roots);
     let found = target.require(&scan)?;
-    let checkpoint = store::describe(found, now, project.repo.as_ref());
     let text = store::read_text(found)?;
+    let checkpoint = store::describe_read(found, Some(&text), now, project.repo.as_ref());
+    let text = shown::text(&found.path, text);
     Ok(Shown { checkpoint, text })
 }
 
@@ -193,7 +202,11 @@ pub fn update(
                     format::match_item(&current.items, q).ok_or_else(|| {
                         CheckpointError::NoSuchItem {
                             query: q.clone(),
-                            items: current.items.iter().map(|i| i.text.clone()).collect(),
+                            items: current
+                                .items
+                                .iter()
+                                .map(|i| secrets::redact(&i.text).into_owned())
+                                .collect(),
                         }
                         .into()
                     })
@@ -215,17 +228,23 @@ pub fn update(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finished {
     pub file: String,
+    /// As shown: each secret `[redacted]`.
     pub feature: String,
+    /// One per secret the file held.
+    pub warnings: Vec<String>,
 }
 
 /// `finish`: the lifecycle is complete; deletes the checkpoint.
 pub fn finish(project: &Project, target: &Target) -> Result<Finished> {
     let scan = store::scan(&project.roots);
     let found = target.require(&scan)?;
+    let text = store::read_text(found).ok();
+    let (shown, hidden) = shown::checkpoint(&found.path, &found.checkpoint, text.as_deref());
     store::remove(project, found)?;
     Ok(Finished {
         file: found.file.clone(),
-        feature: found.checkpoint.feature.clone(),
+        feature: shown.feature,
+        warnings: hidden.iter().map(Hidden::warning).collect(),
     })
 }
 
@@ -308,6 +327,13 @@ impl ResumeReport {
         self.status = ResumeStatus::Multiple;
         self.asking = asking;
         self.candidates = all.iter().map(|f| store::describe(f, now, repo)).collect();
+        // Their features are printed: the secrets of each are named.
+        let named: Vec<String> = self
+            .candidates
+            .iter()
+            .flat_map(Described::secret_warnings)
+            .collect();
+        self.warnings.extend(named);
         self.message = Some(format!(
             "{} saved sessions; pick one with `megg checkpoint resume <slug>{}`",
             all.len(),

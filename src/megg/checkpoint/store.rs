@@ -9,10 +9,12 @@ use chrono::{DateTime, Duration, Utc};
 use super::error::CheckpointError;
 use super::format::{self, Changes, Checkpoint, Kind};
 use super::policy::{self, Staleness};
+use super::shown;
 use crate::error::Result;
 use crate::fsx::{self, Boundary};
 use crate::git::{Divergence, Repo};
 use crate::megg::project::Project;
+use crate::megg::recall::hidden::Hidden;
 use crate::megg::slug;
 
 /// Most bytes of a checkpoint read (SPEC §9).
@@ -213,31 +215,54 @@ pub fn normalize(plan: &str) -> String {
 }
 
 /// A found checkpoint described at a moment: the `<checkpoint>` of SPEC §4.2, plus the
-/// warnings it earns.
+/// warnings it earns — as megg shows it (each secret `[redacted]`, SPEC §12).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Described {
     pub file: String,
     pub path: PathBuf,
     /// The project root the file lives in (the main worktree's, when found from a linked one).
     pub root: PathBuf,
+    /// As shown: each secret in its values `[redacted]`.
     pub checkpoint: Checkpoint,
     pub plan_exists: bool,
     pub age: Option<Duration>,
     pub staleness: Staleness,
     pub divergence: Option<Divergence>,
-    /// Age, unknown phase and branch warnings.
+    /// Age, unknown phase and branch warnings, then one per secret in `hidden`.
     pub warnings: Vec<String>,
+    /// The secrets of the file, shown `[redacted]` wherever megg prints it.
+    pub hidden: Vec<Hidden>,
 }
 
 impl Described {
     pub fn done(&self) -> usize {
         self.checkpoint.items.iter().filter(|i| i.done).count()
     }
+
+    /// The warnings naming the file's secrets (also in `warnings`).
+    pub fn secret_warnings(&self) -> impl Iterator<Item = String> + '_ {
+        self.hidden.iter().map(Hidden::warning)
+    }
 }
 
-/// Describes a found checkpoint at `now`, with its divergence when `repo` is given.
+/// Describes a found checkpoint at `now`, with its divergence when `repo` is given; its file
+/// is read again for where its secrets are.
 pub fn describe(found: &Found, now: DateTime<Utc>, repo: Option<&Repo>) -> Described {
+    let text = read_text(found).ok();
+    describe_read(found, text.as_deref(), now, repo)
+}
+
+/// [`describe`], the file having read `text` (`None`: it could not be read again).
+pub fn describe_read(
+    found: &Found,
+    text: Option<&str>,
+    now: DateTime<Utc>,
+    repo: Option<&Repo>,
+) -> Described {
+    // What git and the file system are asked uses the values as written; what is printed,
+    // the warnings included, uses them as shown.
     let cp = &found.checkpoint;
+    let (shown, hidden) = shown::checkpoint(&found.path, cp, text);
     let divergence = match (&cp.branch, repo) {
         (Some(b), Some(r)) => r.divergence(
             b,
@@ -247,19 +272,22 @@ pub fn describe(found: &Found, now: DateTime<Utc>, repo: Option<&Repo>) -> Descr
         ),
         _ => None,
     };
-    let assessment = policy::assess(&found.file, cp, now, divergence.as_ref());
+    let assessment = policy::assess(&found.file, &shown, now, divergence.as_ref());
     let plan_path = found.root.join(&cp.plan_file);
+    let mut warnings = assessment.warnings;
+    warnings.extend(hidden.iter().map(Hidden::warning));
     Described {
         file: found.file.clone(),
         path: found.path.clone(),
         root: found.root.clone(),
-        checkpoint: cp.clone(),
+        checkpoint: shown,
         // A plan_file naming something outside the project is never looked at.
         plan_exists: fsx::is_file(&Boundary::new(&found.root, "the project"), &plan_path),
         age: assessment.age,
         staleness: assessment.staleness,
         divergence,
-        warnings: assessment.warnings,
+        warnings,
+        hidden,
     }
 }
 
@@ -342,15 +370,26 @@ pub fn edit_under_lock(
         checkpoint,
         ..found.clone()
     };
-    Ok(describe(&found, now, project.repo.as_ref()))
+    Ok(describe_read(
+        &found,
+        Some(&bytes),
+        now,
+        project.repo.as_ref(),
+    ))
 }
 
-/// A checkpoint's text for people to read.
+/// A checkpoint's text as written: what megg edits. People read [`read_shown`].
 pub fn read_text(found: &Found) -> Result<String> {
     let fb = Project::boundary_of(&found.root);
     Ok(fsx::read_text(&fb, &found.path, MAX_CHECKPOINT_BYTES)?
         .map(|t| t.text)
         .unwrap_or_default())
+}
+
+/// A checkpoint's text for people to read: each secret `[redacted]` (SPEC §12), named where
+/// the checkpoint is described.
+pub fn read_shown(found: &Found) -> Result<String> {
+    Ok(shown::text(&found.path, read_text(found)?))
 }
 
 /// Deletes a checkpoint under its lock.
