@@ -187,6 +187,9 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
     if let (Shape::Paged(page), Some(doc)) = (shape, out.document.as_mut()) {
         page.apply(doc);
     }
+    if let Some(doc) = out.document.as_mut() {
+        bound_warnings(doc);
+    }
     let human = out.text.clone().unwrap_or_else(|| out.stdout.clone());
     let json = || out.document.as_ref().map(json_text).unwrap_or_default();
     let mut result = match shape {
@@ -215,6 +218,25 @@ fn respond(outcome: crate::error::Result<crate::output::Output>, shape: Shape) -
     // A finding such as `gitignore --check` failing is an error result too.
     result.is_error = Some(out.code != 0);
     result
+}
+
+/// A document's `warnings` within a quarter of a result, then how many more (SPEC §7's limit:
+/// a checkpoint or context holding 200 secrets names 200 places).
+fn bound_warnings(doc: &mut serde_json::Value) {
+    let Some(list) = doc.get_mut("warnings").and_then(|w| w.as_array_mut()) else {
+        return;
+    };
+    let Some(warnings) = list
+        .iter()
+        .map(|w| w.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()
+    else {
+        return;
+    };
+    *list = page::bounded_warnings(warnings, MAX_RESULT_CHARS)
+        .into_iter()
+        .map(serde_json::Value::from)
+        .collect();
 }
 
 /// A `warning:` line for each of `warnings`, within a quarter of a result (then how many
