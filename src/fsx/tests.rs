@@ -288,12 +288,12 @@ fn home_is_home_then_the_windows_profile() {
 #[test]
 fn canonical_windows_paths_print_as_users_spell_them() {
     let p = |s: &str| as_spelled(PathBuf::from(s));
-    assert_eq!(p(r"\\?\C:\Users\Ana\loja"), PathBuf::from(r"C:\Users\Ana\loja"));
+    assert_eq!(
+        p(r"\\?\C:\Users\Ana\loja"),
+        PathBuf::from(r"C:\Users\Ana\loja")
+    );
     assert_eq!(p(r"\\?\UNC\srv\share\x"), PathBuf::from(r"\\srv\share\x"));
     // Not a drive: a volume GUID path has no shorter spelling.
-    assert_eq!(
-        p(r"\\?\Volume{0b1}\x"),
-        PathBuf::from(r"\\?\Volume{0b1}\x")
-    );
+    assert_eq!(p(r"\\?\Volume{0b1}\x"), PathBuf::from(r"\\?\Volume{0b1}\x"));
     assert_eq!(p("/home/ana/loja"), PathBuf::from("/home/ana/loja"));
 }
