@@ -633,5 +633,9 @@ pub use lock::Lock;
 pub use read::*;
 pub use write::*;
 
-#[cfg(test)]
+/// On real Unix directories: links, modes, FIFOs.
+#[cfg(all(test, unix))]
 mod tests;
+
+#[cfg(test)]
+mod portable_tests;

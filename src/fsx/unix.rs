@@ -140,7 +140,6 @@ pub fn read_only_dir(d: &Path) -> Option<super::ReadOnly> {
     }
 }
 
-
 /// Whether this user may write the existing file `name` in `dir` where it is.
 pub fn writable_at(dir: &Dir, name: &OsStr) -> bool {
     rustix::fs::accessat(dir, name, Access::WRITE_OK, AtFlags::empty()).is_ok()

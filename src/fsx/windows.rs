@@ -268,7 +268,6 @@ pub fn read_only_dir(_d: &Path) -> Option<super::ReadOnly> {
     None
 }
 
-
 /// A file marked read-only cannot be written where it is.
 pub fn writable_at(dir: &Dir, name: &OsStr) -> bool {
     dir.metadata(name)

@@ -195,7 +195,9 @@ pub fn write_atomic(b: &Boundary, path: &Path, bytes: &[u8]) -> Result<()> {
                 "cannot write {}: another program holds it open; nothing written",
                 path.display()
             ))
-            .with_hint("close it in the editor or program that has it open, then run the command again"));
+            .with_hint(
+                "close it in the editor or program that has it open, then run the command again",
+            ));
         }
         return Err(Error::io("write", path, &e));
     }
