@@ -500,7 +500,9 @@ fn bounded_and_named(f: &Fixture, what: &str, r: &Value) {
     let warnings = strings(&doc["warnings"]);
     assert!(f.named(what, &warnings, &[]) > 0, "{what}: {r}");
     assert!(
-        warnings.last().is_some_and(|w| w.contains(" more warnings")),
+        warnings
+            .last()
+            .is_some_and(|w| w.contains(" more warnings")),
         "{what}: {warnings:?}"
     );
 }
