@@ -634,7 +634,8 @@ pub use read::*;
 pub use write::*;
 
 /// On real Unix directories: links, modes, FIFOs.
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests;
 
 #[cfg(test)]
