@@ -97,6 +97,14 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             .map(crate::render::maintain::advice)
             .collect(),
         archived,
+        // From the session start's walk (kept): plain `maintain` walks no deeper.
+        cited_code: args
+            .archive_before
+            .is_none()
+            .then(|| maintain::cited_code(&env.deps(), &root, fsx::user_cache_dir().as_deref()))
+            .flatten()
+            .as_ref()
+            .map(Into::into),
         warnings,
         total: None,
         truncated: None,
@@ -128,7 +136,8 @@ fn check(
         cache: cache.as_deref(),
     };
     let deps = env.deps();
-    let corpus = recall::collect(&deps, &scope);
+    // Read as megg shows it (SPEC §12): a secret in a title prints `[redacted]`, and where.
+    let (corpus, _) = recall::collect_indexed(&deps, &scope);
     warnings.extend(corpus.warnings.iter().cloned());
     let entries: Vec<&recall::Doc> = corpus
         .docs
@@ -144,6 +153,12 @@ fn check(
     if args.stale {
         result.only_stale();
     }
+    let listed: Vec<&recall::Doc> = entries
+        .iter()
+        .copied()
+        .filter(|d| result.entries.iter().any(|e| e.id == d.id.as_str()))
+        .collect();
+    result.warnings.extend(corpus.hidden_in(&listed));
     let human = crate::render::maintain::checked_text(&result);
     let mut out = Output::pick(args.json, &result, human, result.warnings.clone());
     // SPEC §17: a move, or a few commits, is not a failure; a stale entry is.

@@ -257,7 +257,7 @@ impl Repo {
     }
 
     /// The commits `indices` of `commits` named, at most [`MAX_TOUCHES`].
-    fn touches(&self, commits: &[(Oid, i64)], indices: &[usize]) -> Vec<Touch> {
+    pub(super) fn touches(&self, commits: &[(Oid, i64)], indices: &[usize]) -> Vec<Touch> {
         indices
             .iter()
             .take(MAX_TOUCHES)

@@ -7,7 +7,8 @@
 //! what changed.
 //!
 //! The answers are kept per repository in megg's cache directory, valid for one HEAD ([`cache`]):
-//! the session-start hook asks git nothing new until a commit is made.
+//! the session-start hook asks git nothing new until a commit is made, nor does a second
+//! `maintain --check`.
 
 mod cache;
 
@@ -19,6 +20,7 @@ use chrono::NaiveDate;
 use crate::git::{Ask, NameAsk, Named, PathHistory, Repo, Touch};
 use crate::megg::Deps;
 use crate::megg::recall::{Doc, Kind};
+use cache::Kept;
 
 /// An entry is stale when one of its paths is gone, or changed in this many commits or more.
 pub const STALE_COMMITS: usize = 5;
@@ -31,9 +33,6 @@ const MAX_PATH_CHARS: usize = 256;
 /// Most commits one check walks, newest first: an entry whose commits are more is checked
 /// against the newest of them (its counts are lower bounds, and it says so: `capped`).
 pub const WALK_CAP: usize = 10_000;
-/// Most new commits walked to bring kept answers up to a new HEAD; past it, they are
-/// computed again.
-const INCREMENTAL_CAP: usize = 1_000;
 /// Most (path, since) — and most bare names — asked in one walk: the entries shown first, then
 /// the domain's others.
 const MAX_WALKED_ASKS: usize = 2_048;
@@ -182,7 +181,8 @@ pub struct Cited<'a> {
 pub struct Check {
     /// Most commits walked.
     pub cap: usize,
-    /// Name the commits that touched each path (`maintain --check`); not cached.
+    /// Name the commits that touched each path (`maintain --check`): its answers are kept in
+    /// a cache file of their own.
     pub touches: bool,
 }
 
@@ -449,14 +449,15 @@ pub fn check(
     let mut others: Option<Vec<Plan>> = None;
     let plan_all = |e: &[Cited<'_>]| -> Vec<Plan> { e.iter().map(|e| Plan::of(e, top)).collect() };
     // The session start's cache. `maintain --check` reads its names and fills them in, and
-    // brings its answers up to HEAD, but walks further itself (with the commits named): its
-    // own answers are not kept under the session start's bound.
+    // brings its answers up to HEAD; its own deeper walk's answers, which name the commits,
+    // are kept apart (for its bound).
     let session = walk_bound(SHOWN.cap);
     let mut kept = Kept::load(
         repo,
         cache_dir,
         &head,
         if how.touches { session } else { bound },
+        false,
     );
 
     // The bare names, then the paths they name with the others.
@@ -490,13 +491,23 @@ pub fn check(
     let per_plan: Vec<Vec<Vec<Ask>>> = plans.iter().map(|p| p.asks(&kept.names)).collect();
     let asks: Vec<Ask> = distinct(per_plan.iter().flatten().flatten().cloned());
     if how.touches {
-        let found = repo.path_histories_at(&head, &asks, bound, true);
+        let mut deep = Kept::load(repo, cache_dir, &head, bound, true);
+        let missing: Vec<Ask> = asks
+            .iter()
+            .filter(|a| !deep.asks.contains_key(*a))
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            let found = repo.path_histories_at(&head, &missing, bound, true);
+            deep.asks.extend(missing.into_iter().zip(found));
+            deep.changed = true;
+        }
         kept.save(&asks, &names);
-        let answers: HashMap<Ask, PathHistory> = asks.into_iter().zip(found).collect();
+        deep.save(&asks, &[]);
         return plans
             .iter()
             .zip(&per_plan)
-            .map(|(p, asks)| p.judge(asks, &answers, &kept.names, bound))
+            .map(|(p, asks)| p.judge(asks, &deep.asks, &kept.names, bound))
             .collect();
     }
     let mut missing: Vec<Ask> = asks
@@ -539,94 +550,6 @@ pub fn check(
 fn distinct<T: Clone + Eq + std::hash::Hash>(items: impl Iterator<Item = T>) -> Vec<T> {
     let mut seen = HashSet::new();
     items.filter(|i| seen.insert(i.clone())).collect()
-}
-
-/// The answers of one HEAD: read from the cache and brought up to HEAD, then completed by the
-/// walks this run makes, and kept again.
-struct Kept {
-    file: Option<PathBuf>,
-    head: String,
-    cap: usize,
-    asks: HashMap<Ask, PathHistory>,
-    names: HashMap<NameAsk, Named>,
-    changed: bool,
-}
-
-impl Kept {
-    /// Nothing kept, nothing to keep.
-    fn none(head: &str, cap: usize) -> Self {
-        Self {
-            file: None,
-            head: head.to_string(),
-            cap,
-            asks: HashMap::new(),
-            names: HashMap::new(),
-            changed: false,
-        }
-    }
-
-    /// The answers kept under `dir` for `cap`, brought up to `head` when they are for an
-    /// older one: by walking the new commits alone; an answer that cannot be is dropped (and
-    /// asked again).
-    fn load(repo: &Repo, dir: Option<&Path>, head: &str, cap: usize) -> Self {
-        // A shallow clone's history grows under the same HEAD (`git fetch --deepen`): not kept.
-        let file = dir
-            .filter(|_| !repo.is_shallow())
-            .map(|d| cache::file(d, repo));
-        let read = file
-            .as_deref()
-            .map(|f| cache::read(f, cap))
-            .unwrap_or_default();
-        let mut kept = Self {
-            file,
-            asks: read.asks,
-            names: read.names,
-            ..Self::none(head, cap)
-        };
-        let Some(old) = read.head.filter(|old| old != head) else {
-            return kept;
-        };
-        kept.changed = true;
-        if !kept.asks.is_empty() {
-            let (asks, known): (Vec<Ask>, Vec<PathHistory>) = kept.asks.drain().unzip();
-            if let Some(now) = repo.path_histories_after(&asks, &known, &old, head, INCREMENTAL_CAP)
-            {
-                kept.asks = asks
-                    .into_iter()
-                    .zip(now)
-                    .filter_map(|(a, h)| Some((a, h?)))
-                    .collect();
-            }
-        }
-        if !kept.names.is_empty() {
-            let (names, named): (Vec<NameAsk>, Vec<Named>) = kept.names.drain().unzip();
-            let list: Vec<&str> = names.iter().map(|n| n.name.as_str()).collect();
-            if let Some(touched) = repo.names_touched_after(&list, &old, head, INCREMENTAL_CAP) {
-                kept.names = names
-                    .into_iter()
-                    .zip(named)
-                    .zip(touched)
-                    .filter(|(_, t)| !t)
-                    .map(|(kept, _)| kept)
-                    .collect();
-            }
-        }
-        kept
-    }
-
-    /// Writes the answers back when this run changed them: those of `asks` and `names` (what
-    /// it needed) kept first, whatever else is dropped.
-    fn save(&self, asks: &[Ask], names: &[NameAsk]) {
-        if let (true, Some(f)) = (self.changed, &self.file) {
-            cache::write(
-                f,
-                &self.head,
-                self.cap,
-                (asks, &self.asks),
-                (names, &self.names),
-            );
-        }
-    }
 }
 
 /// The freshness of each of `docs` that is a knowledge or archive entry (else `None`), in

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use chrono::{Duration, NaiveDate};
 
 use super::discovery::{Domain, MAX_KNOWLEDGE_BYTES};
+use super::freshness::{self, Status};
 use super::knowledge::{self, Entry, KnowledgeType};
 use super::recall;
 use crate::fsx;
@@ -131,6 +132,53 @@ pub fn supersession(deps: &super::Deps<'_>, d: &Domain, report: &mut DomainRepor
     let mut chain = deps.walk(&top).domains(&d.dir, &mut Vec::new());
     chain.reverse();
     report.live_superseded = find_live_superseded(d, &recall::place(deps, d, &chain));
+}
+
+/// What the session start's check of cited code (SPEC §17) says of the knowledge entries at or
+/// below a directory: how many cite code that changed since they were written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CitedCode {
+    /// Entries checked.
+    pub checked: usize,
+    /// Those whose citations changed, moved or are gone (what `maintain --check` lists).
+    pub changed: usize,
+    /// Those of them that are stale (a path gone, or changed in 5 commits or more).
+    pub stale: usize,
+    /// The walk stopped at its bound for one: the counts are lower bounds.
+    pub capped: bool,
+    /// The walk's bound.
+    pub bound: usize,
+}
+
+/// [`CitedCode`] of the knowledge entries at or below `root`, from the session start's walk
+/// (its answers kept in megg's cache: warm, no walk; cold, the session start's bound — never
+/// `maintain --check`'s deeper one); `None` outside git.
+pub fn cited_code(deps: &super::Deps<'_>, root: &Path, cache: Option<&Path>) -> Option<CitedCode> {
+    deps.repo(root)?;
+    let scope = recall::Scope {
+        path: root,
+        below: true,
+        cache,
+    };
+    let corpus = recall::collect(deps, &scope);
+    let entries: Vec<&recall::Doc> = corpus
+        .docs
+        .iter()
+        .filter(|d| d.kind == recall::Kind::Knowledge && d.path.starts_with(root))
+        .collect();
+    let mut out = CitedCode {
+        checked: entries.len(),
+        ..CitedCode::default()
+    };
+    for f in freshness::of_docs(deps, &entries).iter().flatten() {
+        if !matches!(f.status(), Status::Fresh | Status::Uncited) {
+            out.changed += 1;
+            out.stale += usize::from(f.stale());
+        }
+        out.capped |= f.capped && !f.paths.is_empty();
+        out.bound = out.bound.max(f.bound);
+    }
+    Some(out)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -75,17 +75,56 @@ fn live_superseded(dir: &str, e: &crate::megg::maintain::LiveSuperseded) -> Stri
 }
 
 /// `maintain`'s report for people, run on `path` (`None`: the current domain's directory),
-/// ending with where to check the code entries cite: age is all this report knows of them.
+/// ending with how many entries cite code that changed since they were written (the session
+/// start's check), and where to see them.
 pub fn text(r: &Maintained, path: Option<&Path>) -> String {
     let mut out = report(r, None);
     if r.domains.iter().any(|d| d.entries > 0) {
         let path = path.map_or_else(String::new, |p| {
             format!(" {}", shell_quote(&p.display().to_string()))
         });
-        let _ = writeln!(
-            out,
-            "\nAge says nothing of the code an entry cites: `megg maintain{path} --check` lists the entries whose cited files changed, moved or are gone since they were written."
-        );
+        let check = format!("`megg maintain{path} --check`");
+        match &r.cited_code {
+            Some(c) if c.changed > 0 => {
+                let stale = if c.stale > 0 {
+                    format!(" ({} stale?)", c.stale)
+                } else {
+                    String::new()
+                };
+                let capped = if c.capped {
+                    format!(
+                        " (checked the last {} commits: the history is longer, and the check walks further)",
+                        c.bound
+                    )
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "\n{} {} code that changed since {} written{stale}{capped}: {check} lists them.",
+                    entries_count(c.changed),
+                    if c.changed == 1 { "cites" } else { "cite" },
+                    if c.changed == 1 {
+                        "it was"
+                    } else {
+                        "they were"
+                    },
+                );
+            }
+            Some(c) if c.capped => {
+                let _ = writeln!(
+                    out,
+                    "\nNo entry cites code that changed in the last {} commits, but the history is longer: {check} walks further and lists the entries whose cited files changed, moved or are gone since they were written.",
+                    c.bound
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "\nAge says nothing of the code an entry cites: {check} lists the entries whose cited files changed, moved or are gone since they were written."
+                );
+            }
+        }
     }
     out
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::megg::knowledge::{KnowledgeType, NewEntry};
-use crate::megg::maintain::{DomainReport, Stale};
+use crate::megg::maintain::{CitedCode, DomainReport, Stale};
 
 /// `learn`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -50,6 +50,11 @@ pub struct Maintained {
     pub domains: Vec<DomainReportDoc>,
     pub actions: Vec<String>,
     pub archived: Vec<Archived>,
+    /// The knowledge entries whose cited code changed since they were written, from the
+    /// session start's walk (SPEC §17; `maintain --check` lists them); absent outside git and
+    /// with `--archive-before`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cited_code: Option<CitedCodeDoc>,
     pub warnings: Vec<String>,
     /// How many domains there are in all (MCP, paged with `limit`/`offset`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -71,6 +76,32 @@ pub struct DomainReportDoc {
     pub unknown_types: Vec<String>,
     pub problems: Vec<String>,
     pub expired_state: bool,
+}
+
+/// `maintain`'s count of the entries whose cited code changed.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CitedCodeDoc {
+    /// Knowledge entries checked.
+    pub checked: usize,
+    /// Those whose citations changed, moved or are gone.
+    pub changed: usize,
+    /// Those of them that are stale.
+    pub stale: usize,
+    /// The history is longer than the walk: only the last `bound` commits were checked.
+    pub capped: bool,
+    pub bound: usize,
+}
+
+impl From<&CitedCode> for CitedCodeDoc {
+    fn from(c: &CitedCode) -> Self {
+        Self {
+            checked: c.checked,
+            changed: c.changed,
+            stale: c.stale,
+            capped: c.capped,
+            bound: c.bound,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -1947,3 +1947,219 @@ fn a_path_query_finds_the_file_not_every_entry_citing_code() {
         .collect();
     assert_eq!(titles, ["Rates are kept in cents"], "{v:#}");
 }
+
+/// What one run of megg in `h` printed (stdout), and how many of each walk it made: the whole
+/// walk of the paths (`citations-walk`) and the walk of the commits since a kept HEAD
+/// (`citations-new-commits`). `cache` replaces megg's cache directory (a cold one).
+fn walked(h: &History, args: &[&str], cache: Option<&Path>) -> (String, usize, usize) {
+    let log = h.p.cache.path().join("walked.log");
+    let _ = std::fs::remove_file(&log);
+    let mut cmd = h.p.megg("");
+    cmd.args(args)
+        .env("MEGG_FAILPOINTS", format!("log={}", log.display()));
+    if let Some(dir) = cache {
+        cmd.env("MEGG_CACHE_DIR", dir);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {out:?}"
+    );
+    let events = std::fs::read_to_string(&log).unwrap_or_default();
+    let count = |e: &str| events.lines().filter(|l| *l == e).count();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        count("citations-walk"),
+        count("citations-new-commits"),
+    )
+}
+
+/// Issue 45: `maintain --check` keeps the answers of its deeper walk (with the commits it
+/// names): a second check at the same HEAD walks nothing and prints the same; a new commit is
+/// walked alone, and listed as a cold check lists it; another bound walks again. Before: every
+/// check walked the whole history again (2.1 s on 1,000,000 commits).
+#[test]
+fn maintain_check_keeps_its_walk_and_walks_only_new_commits() {
+    let mut h = fixture();
+    let check = ["maintain", "--check", "--json"];
+    let (first, walks, _) = walked(&h, &check, None);
+    assert!(walks >= 1, "a cold check walks");
+    let (second, walks, new) = walked(&h, &check, None);
+    assert_eq!(
+        (walks, new),
+        (0, 0),
+        "a second check at the same HEAD walks"
+    );
+    assert_eq!(second, first);
+    let (text, walks, _) = walked(&h, &["maintain", "--check"], None);
+    assert_eq!(walks, 0, "the text is the same check:\n{text}");
+
+    h.edit(
+        "src/twice.rs",
+        12,
+        3,
+        "2026-03-01T10:00:00Z",
+        "twice: edit 3",
+    );
+    let (third, walks, new) = walked(&h, &check, None);
+    assert_eq!(walks, 0, "a new commit walks the whole history again");
+    assert!(new >= 1, "the new commit is not walked");
+    let cold = tempfile::tempdir().unwrap();
+    let (whole, walks, _) = walked(&h, &check, Some(cold.path()));
+    assert!(walks >= 1);
+    assert_eq!(third, whole, "brought up to HEAD, not as a cold check says");
+    assert!(third.contains("twice: edit 3"), "{third}");
+
+    // A smaller bound: the kept answers are another walk's, so it walks.
+    let log = h.p.cache.path().join("bound.log");
+    let out =
+        h.p.megg("")
+            .args(check)
+            .env("MEGG_TEST_WALK_CAP", "5")
+            .env("MEGG_FAILPOINTS", format!("log={}", log.display()))
+            .output()
+            .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["capped"], true, "{v}");
+    let events = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(events.lines().any(|l| l == "citations-walk"), "{events}");
+    untouched(&h);
+}
+
+/// Issue 45: plain `maintain` says in one line how many entries cite code that changed since
+/// they were written, from the session start's walk (kept; never `--check`'s deeper one), and
+/// its JSON carries the counts. Before: nothing but age.
+#[test]
+fn plain_maintain_counts_the_entries_whose_cited_code_changed() {
+    let h = fixture();
+    let (text, walks, _) = walked(&h, &["maintain"], None);
+    assert_eq!(walks, 1, "a cold cache: the session start's walk");
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("megg maintain --check"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "14 entries cite code that changed since they were written (6 stale?): `megg maintain --check` lists them."
+        ],
+        "{text}"
+    );
+    // The session start's answers are kept: the next run walks nothing.
+    let (again, walks, _) = walked(&h, &["maintain"], None);
+    assert_eq!((walks, again.as_str()), (0, text.as_str()));
+    let v = h.p.json("", &["maintain", "--json"]);
+    assert_eq!(
+        v["cited_code"],
+        json!({"checked": 17, "changed": 14, "stale": 6, "capped": false, "bound": 10000}),
+        "{v}"
+    );
+    untouched(&h);
+}
+
+/// Issue 45: a walk stopped at its bound is said in full-mode context (after the entries whose
+/// code changed) and in the session-start index, as `search`, `show` and `maintain --check`
+/// say it. Before: only those three said it.
+#[test]
+fn context_and_the_index_say_a_capped_walk() {
+    let mut h = small(
+        &[("Tapir edits a lot", "All of it is in `src/c.rs`.")],
+        &["src/c.rs"],
+    );
+    for n in 1..=40 {
+        h.edit(
+            "src/c.rs",
+            n,
+            n,
+            &feb(1 + n as u32 / 10, n as u32 % 10 + 8),
+            &format!("c {n}"),
+        );
+    }
+    let context = |h: &History, args: &[&str], cap: Option<&str>| -> String {
+        let mut cmd = h.p.megg("");
+        cmd.args(args);
+        if let Some(cap) = cap {
+            cmd.env("MEGG_TEST_WALK_CAP", cap);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let md = context(&h, &["context"], Some("30"));
+    assert!(md.contains("`src/c.rs` changed in 30 commits"), "{md}");
+    assert!(
+        md.contains("checked the last 30 commits"),
+        "full mode:\n{md}"
+    );
+    let md = context(&h, &["context"], None);
+    assert!(!md.contains("checked the last"), "{md}");
+
+    // Summary mode: the index lists the entry, and says the walk's bound.
+    let mut knowledge = h.p.read(".megg/knowledge.md");
+    for i in 0..150 {
+        knowledge.push_str(&format!(
+            "\n---\n\n## 2025-12-{:02} - Padding {i}\n**Type:** fact\n**Topics:** pad{}\n\n{}\n",
+            i % 28 + 1,
+            i % 7,
+            "Words that cite nothing and fill the file up to summary mode. ".repeat(3)
+        ));
+    }
+    h.p.write(".megg/knowledge.md", &knowledge);
+    let v = h.p.json("", &["context", "--format", "json"]);
+    assert_ne!(v["knowledge"]["mode"], "full", "{v}");
+    let md = context(&h, &["context"], Some("30"));
+    let line = md
+        .lines()
+        .find(|l| l.contains("Tapir edits a lot"))
+        .unwrap_or_else(|| panic!("the index does not list it:\n{md}"));
+    assert!(line.ends_with(" stale?"), "{line}");
+    assert!(md.contains("checked the last 30 commits"), "index:\n{md}");
+    let md = context(&h, &["context"], None);
+    assert!(!md.contains("checked the last"), "{md}");
+}
+
+/// Issue 45, SPEC §12: `maintain --check` prints a secret in an entry's title as `[redacted]`
+/// and says where it is (file and line), as `search` and `show` do. Before: printed as
+/// written.
+#[test]
+fn maintain_check_prints_a_secret_in_a_title_redacted() {
+    let key = format!("glpat-{}", "R7tKq2mXw9LpZ4vNc8Yb");
+    let title = format!("Rotate {key} weekly");
+    let mut h = small(
+        &[(title.as_str(), "The token is read in `src/token.rs`.")],
+        &["src/token.rs"],
+    );
+    h.edit("src/token.rs", 3, 1, &feb(1, 9), "token: edit");
+    let at = format!(
+        "{}:5 holds a secret",
+        h.p.path(".megg/knowledge.md").display()
+    );
+    let out = h.p.run("", &["maintain", "--check"]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!text.contains(&key) && !err.contains(&key), "{text}{err}");
+    assert!(text.contains("Rotate [redacted] weekly"), "{text}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning:") && l.contains(&at)),
+        "{err}"
+    );
+    let out = h.p.run("", &["maintain", "--check", "--json"]);
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(!json.contains(&key), "{json}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["entries"][0]["title"], "Rotate [redacted] weekly", "{v}");
+    // Its id is the one `search` gives, which `show` reads.
+    let found = h.p.json("", &["search", "rotate", "--json"]);
+    assert_eq!(v["entries"][0]["id"], found["results"][0]["id"], "{found}");
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(&at)),
+        "{v}"
+    );
+}

@@ -336,8 +336,17 @@ fn cited_code_changed(deps: &Deps<'_>, d: &Domain, content: &str) -> Option<Stri
             })
         })
         .collect();
+    // A walk stopped at its bound is said, as `search`, `show` and `maintain --check` say it.
+    let capped = checked
+        .iter()
+        .filter(|f| f.capped && !f.paths.is_empty())
+        .map(|f| f.bound)
+        .max()
+        .map(|bound| {
+            format!("The history is longer than the walk: checked the last {bound} commits.")
+        });
     if changed.is_empty() {
-        return None;
+        return capped.map(|c| format!("\n\n(No cited code changed as far as checked. {c})"));
     }
     let mut note = String::from(
         "\n\n(Code these entries cite changed after they were written; check it before relying on them:\n",
@@ -351,6 +360,10 @@ fn cited_code_changed(deps: &Deps<'_>, d: &Domain, content: &str) -> Option<Stri
             "- and {} more: `megg maintain --check`\n",
             changed.len() - MAX_CHANGED_NAMED
         ));
+    }
+    if let Some(c) = capped {
+        note.push_str(&c);
+        note.push('\n');
     }
     note.push(')');
     Some(note)

@@ -37,6 +37,19 @@ pub fn index_text(k: &Knowledge, index: &Index, keep: usize, topics: bool) -> St
             let _ = writeln!(out, "{}", index_line(l));
         }
     }
+    // A walk stopped at its bound is said, as `search`, `show` and `maintain --check` say it.
+    if let Some(bound) = lines
+        .iter()
+        .filter_map(|l| l.freshness.as_ref())
+        .filter(|f| f.capped && !f.paths.is_empty())
+        .map(|f| f.bound)
+        .max()
+    {
+        let _ = writeln!(
+            out,
+            "\nThe history is longer than the walk: checked the last {bound} commits for the code entries cite."
+        );
+    }
     if lines.len() < live + archived {
         let _ = writeln!(
             out,
