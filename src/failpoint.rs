@@ -34,6 +34,8 @@
 //!   `hold=<session>.once:DIR`, a hook waits inside its claim until the test lets it go.
 //! - `no-raw-listing` — directories are listed by the portable `readdir` path macOS uses
 //!   instead of Linux's `getdents64` ([`crate::fsx::Listing`]), so the tests run it on Linux.
+//! - `windows-hooks` — setup and doctor plan each host's hooks as it runs them on Windows
+//!   (`megg::setup::Platform::current`), so the tests check the Windows files on Linux.
 //!
 //! A concurrency test shows it can fail by running once with the mechanism switched off and
 //! asserting the loss or tear it otherwise prevents.

@@ -57,6 +57,21 @@ pub enum HookLayout {
     Flat,
 }
 
+/// How a host runs a hook handler on Windows (SPEC §15.1; read in the pinned releases): setup
+/// writes the form it runs there, and doctor names a line it would not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowsHooks {
+    /// The exec form, `"command"` (the program) + `"args"`, spawned with no shell. A shell-form
+    /// `command` runs in Git Bash where it is installed, else in PowerShell (Claude Code).
+    Exec,
+    /// This key of the handler, run in PowerShell instead of the POSIX one where present (Codex
+    /// `commandWindows`, Copilot `powershell`).
+    Key(&'static str),
+    /// The one `command`, in PowerShell: `pwsh`, else Windows PowerShell 5.1, which has no
+    /// `&&`, `||` or `??` (Gemini CLI).
+    PowerShell,
+}
+
 /// Where a host reads its MCP servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum McpPlace {
@@ -107,6 +122,8 @@ pub struct Host {
     /// Whether setup installs megg's workflow commands (and `/megg-state`) into the host's
     /// directory: Claude Code's markdown commands and skill, Gemini's TOML commands.
     pub commands: bool,
+    /// How it runs a hook on Windows.
+    pub windows: WindowsHooks,
 }
 
 const HOSTS: [Host; 4] = [
@@ -126,6 +143,7 @@ const HOSTS: [Host; 4] = [
         user_hooks: "settings.json",
         mcp: [McpPlace::ProjectMcpJson, McpPlace::ClaudeCli],
         commands: true,
+        windows: WindowsHooks::Exec,
     },
     Host {
         agent: Agent::Codex,
@@ -143,6 +161,7 @@ const HOSTS: [Host; 4] = [
         user_hooks: "hooks.json",
         mcp: [McpPlace::CodexToml, McpPlace::CodexToml],
         commands: false,
+        windows: WindowsHooks::Key("commandWindows"),
     },
     Host {
         agent: Agent::Gemini,
@@ -161,6 +180,7 @@ const HOSTS: [Host; 4] = [
         user_hooks: "settings.json",
         mcp: [McpPlace::GeminiSettings, McpPlace::GeminiSettings],
         commands: true,
+        windows: WindowsHooks::PowerShell,
     },
     Host {
         agent: Agent::Copilot,
@@ -184,6 +204,7 @@ const HOSTS: [Host; 4] = [
         user_hooks: "hooks/megg.json",
         mcp: [McpPlace::ProjectMcpJson, McpPlace::CopilotConfig],
         commands: false,
+        windows: WindowsHooks::Key("powershell"),
     },
 ];
 

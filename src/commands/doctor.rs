@@ -10,8 +10,8 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::fsx;
 use crate::megg::recall::hidden::{self, Hidden};
-use crate::megg::setup::{Hook, merge};
-use crate::megg::{doctor, doctor_team};
+use crate::megg::setup::{Hook, Platform, merge};
+use crate::megg::{doctor, doctor_hosts, doctor_team};
 use crate::output::Output;
 use crate::wire::doctor::Report;
 
@@ -64,10 +64,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     };
     checks.push(doctor::mcp(&active.servers(), &mcp_fix));
     // Every other host megg was set up for (SPEC §12).
-    checks.extend(crate::megg::doctor_hosts::checks(
-        project,
-        &crate::host::Homes::from_env(),
-        resolve,
+    // On Windows, each host's hooks in the form it runs there (SPEC §15.1).
+    let (homes, platform) = (crate::host::Homes::from_env(), Platform::current());
+    checks.extend(doctor_hosts::checks(project, &homes, resolve, platform));
+    checks.extend(doctor_hosts::windows_forms(
+        project, &homes, resolve, platform,
     ));
     checks.extend(doctor::gitignore(project));
     checks.push(doctor::checkpoints(project));

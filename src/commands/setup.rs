@@ -15,7 +15,9 @@ use crate::fsx;
 use crate::host::{Agent, Homes};
 use crate::megg::setup::hosts_record::Record;
 use crate::megg::setup::plan::{Places, Planned};
-use crate::megg::setup::{Action, Scope, active, claude, hosts, plan, refuse, shared, trust};
+use crate::megg::setup::{
+    Action, Platform, Scope, active, claude, hosts, plan, refuse, shared, trust,
+};
 use crate::output::Output;
 use crate::shell::shell_quote;
 use crate::wire::setup::{Change, Report};
@@ -55,9 +57,12 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     let homes = Homes::from_env();
     // megg's own path: the merge driver (SPEC §11) and, at user scope, the hooks run it.
     let exe = std::env::current_exe()
+        .map(fsx::as_spelled)
         .map_err(|e| Error::user(format!("cannot find megg's own path: {e}")))?
         .display()
         .to_string();
+    // How the hosts on this machine run the hooks (SPEC §15.1): the planner takes it as input.
+    let platform = Platform::current();
     let mut agents: Vec<Agent> = Vec::new();
     for a in &args.agents {
         if !agents.contains(a) {
@@ -128,15 +133,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             repo,
         };
         let planned = if agent == Agent::Claude {
-            let program = match args.scope {
-                Scope::Project => "megg".to_string(),
-                Scope::User => shell_quote(&exe),
-            };
             let t = claude::Target {
                 scope: args.scope,
                 root: dir.clone(),
-                program: &program,
                 exe: &exe,
+                platform,
                 active: &active,
                 uninstall: args.uninstall,
                 force: args.force,
@@ -159,6 +160,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 uninstall: args.uninstall,
                 force: args.force,
                 no_capture: args.no_capture,
+                platform,
             };
             hosts::plan(&t, &mut warnings)?
         };

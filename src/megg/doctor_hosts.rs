@@ -11,9 +11,9 @@ use super::doctor::Check;
 use super::project::Project;
 use super::setup::hosts_record::Record;
 use super::setup::trust::{self, Seen};
-use super::setup::{self, Hook, Scope, hosts};
+use super::setup::{self, Hook, Platform, Scope, handler, hosts};
 use crate::fsx;
-use crate::host::{Agent, Homes, Host, McpPlace};
+use crate::host::{Agent, Homes, Host, McpPlace, WindowsHooks};
 
 /// One registration of megg's hook.
 struct Found {
@@ -32,11 +32,13 @@ struct Captures {
     handlers: Vec<(Scope, PathBuf, trust::HookAt)>,
 }
 
-/// The checks of every host (Claude Code aside) megg is set up for in either scope.
+/// The checks of every host (Claude Code aside) megg is set up for in either scope, as the
+/// hosts run hooks on `platform`.
 pub fn checks(
     project: &Project,
     homes: &Homes,
     which: impl Fn(&str) -> Option<PathBuf>,
+    platform: Platform,
 ) -> Vec<Check> {
     let recorded: Vec<Agent> = [Scope::Project, Scope::User]
         .into_iter()
@@ -61,6 +63,7 @@ pub fn checks(
                 project,
                 home,
                 homes,
+                platform,
             };
             out.push(t.check(host, trust_name, f, &captures.handlers));
         }
@@ -406,6 +409,8 @@ struct Trust<'a> {
     project: &'a Project,
     home: &'a Path,
     homes: &'a Homes,
+    /// Codex trusts the line it runs: `commandWindows` on Windows.
+    platform: Platform,
 }
 
 impl Trust<'_> {
@@ -422,10 +427,20 @@ impl Trust<'_> {
             project,
             home,
             homes,
+            platform,
         } = *self;
         let gemini_file = homes.gemini_trusted_folders.as_deref();
         let seen = |scope: Scope, file: &Path, at: Option<&trust::HookAt>| {
-            trust::seen(host, scope, &project.root, home, file, at, gemini_file)
+            let at = at.cloned().map(|at| at.on(platform));
+            trust::seen(
+                host,
+                scope,
+                &project.root,
+                home,
+                file,
+                at.as_ref(),
+                gemini_file,
+            )
         };
         let mut verdict = seen(f.scope, &f.file, f.at.as_ref());
         if host.agent == Agent::Codex && matches!(verdict, Seen::Trusted(_)) {
@@ -463,4 +478,128 @@ fn trust_verdict(
             check(name, false, why, Some(fix))
         }
     }
+}
+
+/// How `host` runs a hook on Windows, for a report.
+fn runs_hooks(host: &Host) -> String {
+    match host.windows {
+        WindowsHooks::Exec => {
+            "spawns the exec form (`command` + `args`) with no shell, and runs a shell line in Git Bash where it is installed, else in PowerShell".into()
+        }
+        WindowsHooks::Key(key) => format!("runs a handler's `{key}` line in PowerShell"),
+        WindowsHooks::PowerShell => {
+            "runs `command` in PowerShell (pwsh, else Windows PowerShell 5.1: no `&&` or `||`)"
+                .into()
+        }
+    }
+}
+
+fn windows_name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "claude windows",
+        Agent::Codex => "codex windows",
+        Agent::Gemini => "gemini windows",
+        Agent::Copilot => "copilot windows",
+    }
+}
+
+/// On Windows, whether megg's hooks are in the form each host runs there (SPEC §15.1), one
+/// check per host megg has a hook for in either scope: a POSIX-only line fails with the setup
+/// that rewrites it; a project's plain `megg` passes, saying what a teammate without megg sees
+/// where the host has one command for every OS, and when `megg` on PATH is only npm's shim.
+pub fn windows_forms(
+    project: &Project,
+    homes: &Homes,
+    which: impl Fn(&str) -> Option<PathBuf>,
+    platform: Platform,
+) -> Vec<Check> {
+    if platform != Platform::Windows {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for host in crate::host::all() {
+        let (mut found, mut unix_only, mut bare) = (0, Vec::new(), false);
+        for (scope, b, file) in hooks_files(host, project, homes.of(host.agent)) {
+            let Some(v) = hosts::read_lenient(&b, &file) else {
+                continue;
+            };
+            for hook in [Hook::Context, Hook::Capture] {
+                for (event, h) in setup::megg_handlers(&v, host, hook) {
+                    found += 1;
+                    if !handler::runs_on(host, h, Platform::Windows) {
+                        unix_only.push((scope, format!("{event} in {}", file.display())));
+                    } else if hook.program_in(host, h).as_deref() == Some("megg") {
+                        bare = true;
+                    }
+                }
+            }
+        }
+        if found == 0 {
+            continue;
+        }
+        let name = windows_name(host.agent);
+        let setup = format!("megg setup --agent {}", host.agent.as_str());
+        if !unix_only.is_empty() {
+            let mut fixes: Vec<String> = Vec::new();
+            for (scope, _) in &unix_only {
+                let fix = match scope {
+                    Scope::Project => format!("`{setup}` in the project"),
+                    Scope::User => format!("`{setup} --scope user`"),
+                };
+                if !fixes.contains(&fix) {
+                    fixes.push(fix);
+                }
+            }
+            let places: Vec<&str> = unix_only.iter().map(|(_, p)| p.as_str()).collect();
+            out.push(check(
+                name,
+                false,
+                format!(
+                    "megg's {} hook line(s) run only in a POSIX shell ({}), and on Windows {} {}: they fail there",
+                    host.name,
+                    places.join("; "),
+                    host.name,
+                    runs_hooks(host)
+                ),
+                Some(format!(
+                    "{} rewrites them in the form {} runs on Windows",
+                    fixes.join(" and "),
+                    host.name
+                )),
+            ));
+            continue;
+        }
+        let mut detail = format!(
+            "megg's {} hooks are in the form it runs on Windows (it {})",
+            host.name,
+            runs_hooks(host)
+        );
+        if bare && matches!(host.windows, WindowsHooks::Exec | WindowsHooks::PowerShell) {
+            detail.push_str(&format!(
+                "; the project's hooks name plain `megg` (one command for every OS): a teammate on Windows without megg sees a {} hook error, not a silent no-op",
+                host.name
+            ));
+        }
+        if bare && let Some(shim) = which("megg").filter(|p| is_shim(p)) {
+            detail.push_str(&format!(
+                "; `megg` on PATH is {}, a shim npm installs: {} — install megg.exe on PATH (install.ps1), or `{setup} --scope user`, which names the real megg.exe",
+                shim.display(),
+                match host.windows {
+                    WindowsHooks::Exec => "the exec form cannot run it",
+                    _ => "Windows PowerShell 5.1's default policy blocks megg.ps1",
+                }
+            ));
+        }
+        out.push(check(name, true, detail, None));
+    }
+    out
+}
+
+/// Whether `path` is a script npm puts on PATH in place of a program (`.cmd`, `.ps1`, `.bat`).
+fn is_shim(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["cmd", "ps1", "bat"]
+            .iter()
+            .any(|s| e.eq_ignore_ascii_case(s))
+    })
 }

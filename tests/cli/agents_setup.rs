@@ -124,6 +124,31 @@ fn codex_hooks(megg: &str) -> Value {
     }})
 }
 
+/// A project's hooks file with each guarded POSIX line's PowerShell twin under the host's
+/// Windows key (SPEC §15.1: a committed file serves a teammate on Windows too).
+fn with_windows_lines(mut v: Value, key: &str, windows: &str) -> Value {
+    fn walk(v: &mut Value, key: &str, windows: &str) {
+        match v {
+            Value::Object(o) => {
+                let line = o.get(key).and_then(Value::as_str).map(String::from);
+                if let Some(line) = line
+                    && let Some(megg) =
+                        line.strip_prefix("command -v megg >/dev/null 2>&1 || exit 0; exec ")
+                {
+                    let ps =
+                        format!("if (Get-Command megg -ErrorAction SilentlyContinue) {{ {megg} }}");
+                    o.insert(windows.to_string(), json!(ps));
+                }
+                o.values_mut().for_each(|v| walk(v, key, windows));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|v| walk(v, key, windows)),
+            _ => {}
+        }
+    }
+    walk(&mut v, key, windows);
+    v
+}
+
 /// "`megg setup --agent codex` is a usage error; there is no way to install megg into Codex,
 /// Gemini CLI or Copilot CLI": each host gets its session-start hook and MCP server in its own
 /// files, and a second run changes nothing.
@@ -136,7 +161,11 @@ fn each_host_gets_its_hook_and_server_in_its_own_files() {
     assert_eq!(v["agents"], json!(["codex", "gemini", "copilot"]));
     assert_eq!(
         r.json(".codex/hooks.json"),
-        codex_hooks("command -v megg >/dev/null 2>&1 || exit 0; exec megg ")
+        with_windows_lines(
+            codex_hooks("command -v megg >/dev/null 2>&1 || exit 0; exec megg "),
+            "command",
+            "commandWindows"
+        )
     );
     assert_eq!(
         r.p.read(".codex/config.toml"),
@@ -153,13 +182,17 @@ fn each_host_gets_its_hook_and_server_in_its_own_files() {
     assert_eq!(r.json(".gemini/settings.json"), gemini);
     assert_eq!(
         r.json(".github/hooks/megg.json"),
-        json!({"version": 1, "hooks": {
-            "sessionStart": [{"type": "command", "bash": COPILOT_HOOK, "timeoutSec": 30}],
-            "userPromptSubmitted": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
-            "agentStop": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
-            "sessionEnd": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
-            "preCompact": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
-        }})
+        with_windows_lines(
+            json!({"version": 1, "hooks": {
+                "sessionStart": [{"type": "command", "bash": COPILOT_HOOK, "timeoutSec": 30}],
+                "userPromptSubmitted": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+                "agentStop": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+                "sessionEnd": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+                "preCompact": [{"type": "command", "bash": COPILOT_HOOK.replace("context --format hook", "capture"), "timeoutSec": 30}],
+            }}),
+            "bash",
+            "powershell"
+        )
     );
     // Copilot reads Claude Code's .mcp.json as it is.
     assert_eq!(

@@ -54,6 +54,7 @@ mod secrets_learn;
 mod setup;
 mod setup_global;
 mod setup_plan;
+mod setup_windows;
 mod snapshots;
 mod state;
 mod supersede;

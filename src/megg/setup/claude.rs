@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::plan::{self, Planned};
-use super::{Hook, Scope, active};
+use super::{Handler, Hook, Platform, Scope, active};
 use crate::error::Result;
 use crate::fsx;
 use crate::templates::CLAUDE_FILES;
@@ -15,10 +15,11 @@ pub struct Target<'a> {
     pub scope: Scope,
     /// `.claude/` of the project, or the user's Claude Code directory.
     pub root: PathBuf,
-    /// The program the hooks run at user scope, shell-quoted.
-    pub program: &'a str,
-    /// megg's absolute path, unquoted: what `claude mcp add` registers.
+    /// megg's absolute path, unquoted: what the hooks run at user scope and `claude mcp add`
+    /// registers.
     pub exe: &'a str,
+    /// The OS whose Claude Code runs the hooks (SPEC §15.1: the exec form on Windows).
+    pub platform: Platform,
     pub active: &'a active::Places,
     pub uninstall: bool,
     pub force: bool,
@@ -38,13 +39,11 @@ impl Target<'_> {
         self.root.join("settings.json")
     }
 
-    /// Project hooks live in a committed file: guarded plain `megg`. User hooks: the absolute
-    /// path.
-    fn hook_command(&self, hook: Hook) -> String {
-        match self.scope {
-            Scope::Project => hook.project_command().to_string(),
-            Scope::User => hook.command(self.program),
-        }
+    /// Project hooks live in a committed file: plain `megg` (guarded on Unix). User hooks: the
+    /// absolute path.
+    fn hook_handler(&self, hook: Hook) -> Handler {
+        let exe = (self.scope == Scope::User).then_some(self.exe);
+        Handler::wanted(crate::host::Agent::Claude.host(), hook, self.platform, exe)
     }
 
     fn check_others(&self) -> bool {
@@ -138,12 +137,14 @@ pub fn plan(t: &Target, boundary: &fsx::Boundary, warnings: &mut Vec<String>) ->
         let mut p = plan::plan_json(boundary, &settings_path, t.uninstall, "", |v| {
             let mut changed = false;
             for &hook in &hooks {
+                let claude = crate::host::Agent::Claude.host();
+                let handler = t.hook_handler(hook);
                 if t.uninstall || (hook == Hook::Capture && capture_off) {
-                    let removed = super::remove_hook(v, hook, &t.hook_command(hook));
+                    let removed = super::remove_handler(v, claude, hook, &handler);
                     capture_removed |= removed && hook == Hook::Capture;
                     changed |= removed;
                 } else {
-                    changed |= super::add_hook(v, hook, &t.hook_command(hook))?;
+                    changed |= super::add_handler(v, claude, hook, &handler, t.platform)?;
                 }
             }
             Ok(changed)

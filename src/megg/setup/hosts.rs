@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::plan::{self, Planned};
-use super::{Action, Hook, Marker, Scope};
+use super::{Action, Handler, Hook, Marker, Platform, Scope};
 use crate::error::{Error, Result};
 use crate::fsx;
 use crate::host::{Agent, Host, McpPlace};
@@ -28,6 +28,8 @@ pub struct Target<'a> {
     pub force: bool,
     /// `--no-capture`: no capture hooks (those there are removed).
     pub no_capture: bool,
+    /// The OS whose host runs the hooks (SPEC §15.1).
+    pub platform: Platform,
 }
 
 impl Target<'_> {
@@ -56,14 +58,12 @@ impl Target<'_> {
             .hooks_file(!self.user(), &self.project.root, self.home)
     }
 
-    /// The command megg's `hook` runs: guarded plain `megg` in a project's committed file, the
-    /// absolute path at user scope.
-    pub fn hook_command(&self, hook: Hook) -> String {
-        if self.user() {
-            hook.command_of(self.host, &crate::shell::shell_quote(self.exe))
-        } else {
-            hook.project_command_of(self.host)
-        }
+    /// The handler of megg's `hook`: plain `megg` in a project's committed file (guarded where
+    /// the shell allows, with the host's Windows key where it has one), the absolute path at
+    /// user scope.
+    pub fn hook_handler(&self, hook: Hook) -> Handler {
+        let exe = self.user().then_some(self.exe);
+        Handler::wanted(self.host, hook, self.platform, exe)
     }
 
     /// The program megg's MCP server entry runs (an argv, not a shell line: unquoted).
@@ -140,13 +140,13 @@ pub fn plan(t: &Target, warnings: &mut Vec<String>) -> Result<Vec<Planned>> {
     let mut p = plan::plan_json(&b, &hooks_file, t.uninstall, "", |v| {
         let mut changed = false;
         for &hook in &hooks {
-            let command = t.hook_command(hook);
+            let handler = t.hook_handler(hook);
             if t.uninstall || (hook == Hook::Capture && capture_off) {
-                let removed = super::remove_hook_of(v, t.host, hook, &command);
+                let removed = super::remove_handler(v, t.host, hook, &handler);
                 capture_removed |= removed && hook == Hook::Capture;
                 changed |= removed;
             } else {
-                changed |= super::add_hook_of(v, t.host, hook, &command)?;
+                changed |= super::add_handler(v, t.host, hook, &handler, t.platform)?;
             }
         }
         if let Some(program) = &mcp {
@@ -292,14 +292,14 @@ fn refuse_comments(b: &fsx::Boundary, path: &Path, t: &Target) -> Result<()> {
     .with_hint(format!(
         "{verb} megg's entries by hand — under \"hooks\".\"{}\" the command `{}`{}{} — or remove the comments and run megg setup again",
         t.host.start_event,
-        t.hook_command(Hook::Context),
+        t.hook_handler(Hook::Context).display(),
         if t.no_capture {
             String::new()
         } else {
             format!(
                 ", under \"hooks\".\"{}\" each the command `{}`",
                 t.host.capture_events.join("\", \""),
-                t.hook_command(Hook::Capture)
+                t.hook_handler(Hook::Capture).display()
             )
         },
         if t.mcp_place() == McpPlace::GeminiSettings {

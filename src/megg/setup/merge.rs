@@ -36,7 +36,8 @@ pub const NAME: &str = "megg knowledge entries";
 pub const ARGS: &str = "merge-driver --marker-size %L %O %A %B %P";
 
 /// The driver command that runs the megg at `exe`. The absolute path, always single-quoted:
-/// git runs the command with `sh`, and GUI git clients may not have `~/.cargo/bin` on PATH.
+/// git runs the command with `sh` — Git for Windows too, with its own, which takes a quoted
+/// `C:\…\megg.exe` as it is — and GUI git clients may not have `~/.cargo/bin` on PATH.
 pub fn command(exe: &str) -> String {
     format!("'{}' {ARGS}", exe.replace('\'', r"'\''"))
 }
@@ -309,6 +310,10 @@ mod tests {
             "/usr/bin/megg",
             "/home/o'neil/my bin/megg",
             "/a/$(x)/`y`/megg",
+            // Git for Windows runs the driver with its own sh, which takes a quoted Windows
+            // path as it is (SPEC §15.1): backslashes inside single quotes are plain.
+            r"C:\Users\O'Neil\AppData\Local\Programs\megg\megg.exe",
+            r"C:\Program Files\megg\megg.exe",
         ] {
             let written = command(exe);
             let (program, rest) = split(&written).unwrap();

@@ -9,6 +9,7 @@ use crate::host::{Agent, HookLayout, Host};
 
 pub mod active;
 pub mod claude;
+pub mod handler;
 pub mod hosts;
 pub mod hosts_record;
 pub mod merge;
@@ -17,6 +18,10 @@ pub mod refuse;
 pub mod shared;
 pub mod toml;
 pub mod trust;
+
+pub use handler::{
+    CAPTURE_EVENTS, Handler, Hook, MATCHER, PROJECT_CAPTURE, PROJECT_HOOK, Platform,
+};
 
 /// Where setup installs.
 #[derive(
@@ -72,166 +77,6 @@ impl std::fmt::Display for Action {
     }
 }
 
-/// The hook entry's matcher.
-pub const MATCHER: &str = "startup|resume|clear|compact";
-
-/// The project-scope hook command. It lives in a committed file, so for a teammate without
-/// megg it is a silent no-op instead of a hook error in every session (SPEC §7).
-pub const PROJECT_HOOK: &str =
-    "command -v megg >/dev/null 2>&1 || exit 0; exec megg context --json";
-
-/// The project-scope capture command, guarded like [`PROJECT_HOOK`] (SPEC §10).
-pub const PROJECT_CAPTURE: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec megg capture";
-
-/// The guard before `exec` in [`PROJECT_HOOK`] and [`PROJECT_CAPTURE`].
-const GUARD: &str = "command -v megg >/dev/null 2>&1 || exit 0; exec ";
-
-/// The Claude Code events megg's capture hooks run on (SPEC §10).
-/// `PostCompact` hands over the host's own compaction summary (SPEC §18.1).
-pub const CAPTURE_EVENTS: [&str; 4] = ["PreCompact", "PostCompact", "SessionEnd", "Stop"];
-
-/// One of megg's hooks in a host's hooks file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hook {
-    /// The session-start hook runs `megg context`: the context the session starts with
-    /// (SPEC §3.3, §12).
-    Context,
-    /// Claude Code's PreCompact, PostCompact, SessionEnd and Stop run `megg capture`: the session's handoff
-    /// (SPEC §10).
-    Capture,
-}
-
-impl Hook {
-    /// What setup's report and warnings call it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Context => "SessionStart hook",
-            Self::Capture => "capture hooks",
-        }
-    }
-
-    /// The events it is registered for in Claude Code.
-    pub fn events(self) -> &'static [&'static str] {
-        self.events_of(Agent::Claude.host())
-    }
-
-    /// The events it is registered for in `host`.
-    pub fn events_of(self, host: &'static Host) -> &'static [&'static str] {
-        match self {
-            Self::Context => std::slice::from_ref(&host.start_event),
-            Self::Capture => host.capture_events,
-        }
-    }
-
-    /// megg's arguments, after the binary, in `host`'s hooks.
-    fn args(self, host: &Host) -> String {
-        match self {
-            Self::Context => host.context_args(),
-            Self::Capture => match host.agent {
-                Agent::Claude => "capture".into(),
-                a => format!("capture --agent {}", a.as_str()),
-            },
-        }
-    }
-
-    /// Claude Code's project-scope command: plain `megg`, guarded.
-    pub fn project_command(self) -> &'static str {
-        match self {
-            Self::Context => PROJECT_HOOK,
-            Self::Capture => PROJECT_CAPTURE,
-        }
-    }
-
-    /// The project-scope command in `host`'s hooks: plain `megg`, guarded (a committed file:
-    /// a silent no-op for a teammate without megg, SPEC §7).
-    pub fn project_command_of(self, host: &Host) -> String {
-        format!("{GUARD}{}", self.command_of(host, "megg"))
-    }
-
-    /// The command running `program` (already shell-quoted), as user scope installs it.
-    pub fn command(self, program: &str) -> String {
-        self.command_of(Agent::Claude.host(), program)
-    }
-
-    /// The command running `program` (already shell-quoted) in `host`'s hooks.
-    pub fn command_of(self, host: &Host, program: &str) -> String {
-        format!("{program} {}", self.args(host))
-    }
-
-    /// The binary `command` runs (unquoted), or `None` when the command is not this megg hook
-    /// of Claude Code (megg with this hook's arguments, any path to the binary, guarded or not).
-    pub fn program(self, command: &str) -> Option<String> {
-        self.program_of(Agent::Claude.host(), command)
-    }
-
-    /// [`Hook::program`] for `host`'s hooks.
-    pub fn program_of(self, host: &Host, command: &str) -> Option<String> {
-        let command = command.trim();
-        let command = command.strip_prefix(GUARD).unwrap_or(command);
-        let program = command
-            .strip_suffix(self.args(host).as_str())?
-            .strip_suffix(' ')?
-            .trim();
-        let program = match program
-            .strip_prefix('\'')
-            .and_then(|p| p.strip_suffix('\''))
-        {
-            Some(quoted) => quoted.replace("'\\''", "'"),
-            None => program.trim_matches('"').to_string(),
-        };
-        (program == "megg" || program.ends_with("/megg")).then_some(program)
-    }
-
-    /// Whether a hook command is this megg hook of Claude Code (any spelling of the binary).
-    pub fn matches(self, command: &str) -> bool {
-        self.program(command).is_some()
-    }
-
-    /// The entry `event` gets in `host`'s hooks file.
-    fn entry(self, host: &Host, event: &str, command: &str) -> Value {
-        let mut handler = Map::new();
-        handler.insert("type".into(), json!("command"));
-        if let Some(name) = host.handler_name {
-            handler.insert("name".into(), json!(name));
-        }
-        let key = match host.layout {
-            HookLayout::Grouped => "command",
-            HookLayout::Flat => "bash",
-        };
-        handler.insert(key.into(), json!(command));
-        if let Some((key, value)) = host.timeout {
-            let short = host.short_timeouts.iter().find(|(e, _)| *e == event);
-            handler.insert(key.into(), json!(short.map_or(value, |(_, s)| *s)));
-        }
-        match host.layout {
-            HookLayout::Flat => Value::Object(handler),
-            HookLayout::Grouped => {
-                let mut entry = Map::new();
-                if let (Self::Context, Some(m)) = (self, host.start_matcher) {
-                    entry.insert("matcher".into(), json!(m));
-                }
-                entry.insert("hooks".into(), json!([handler]));
-                Value::Object(entry)
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for Hook {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The command of one handler in a hooks file: `command` (Claude Code, Codex, Gemini) or
-/// `bash` (Copilot).
-fn handler_command(handler: &Value) -> Option<&str> {
-    handler
-        .get("command")
-        .or_else(|| handler.get("bash"))
-        .and_then(Value::as_str)
-}
-
 /// The handlers registered for `event` in a hooks file of `host`'s layout.
 fn handlers<'v>(settings: &'v Value, host: &Host, event: &str) -> Vec<&'v Value> {
     let list = settings
@@ -249,18 +94,61 @@ fn handlers<'v>(settings: &'v Value, host: &Host, event: &str) -> Vec<&'v Value>
     }
 }
 
+/// [`handlers`], to change in place.
+fn handlers_mut<'v>(settings: &'v mut Value, host: &Host, event: &str) -> Vec<&'v mut Value> {
+    let list = settings
+        .get_mut("hooks")
+        .and_then(|h| h.get_mut(event))
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten();
+    match host.layout {
+        HookLayout::Flat => list.collect(),
+        HookLayout::Grouped => list
+            .filter_map(|entry| entry.get_mut("hooks").and_then(Value::as_array_mut))
+            .flatten()
+            .collect(),
+    }
+}
+
 /// The commands of megg's `hook` registered for `event` in a Claude Code settings value.
 pub fn event_commands(settings: &Value, hook: Hook, event: &str) -> Vec<String> {
     event_commands_of(settings, Agent::Claude.host(), hook, event)
 }
 
-/// The commands of megg's `hook` registered for `event` in `host`'s hooks file.
+/// The commands of megg's `hook` registered for `event` in `host`'s hooks file: each shell
+/// line as written, an exec form as the POSIX line it stands for (`program args…`).
 pub fn event_commands_of(settings: &Value, host: &Host, hook: Hook, event: &str) -> Vec<String> {
     handlers(settings, host, event)
         .into_iter()
-        .filter_map(handler_command)
-        .filter(|c| hook.program_of(host, c).is_some())
-        .map(str::to_string)
+        .filter_map(|h| {
+            let program = hook.program_in(host, h)?;
+            match h.get("args") {
+                Some(_) => Some(format!(
+                    "{} {}",
+                    crate::shell::shell_quote(&program),
+                    hook.args(host)
+                )),
+                None => handler::shell_line(host, h).map(str::to_string),
+            }
+        })
+        .collect()
+}
+
+/// megg's `hook` handler objects in `host`'s hooks file, each with its event.
+pub fn megg_handlers<'v>(
+    settings: &'v Value,
+    host: &'static Host,
+    hook: Hook,
+) -> Vec<(&'static str, &'v Value)> {
+    hook.events_of(host)
+        .iter()
+        .flat_map(|event| {
+            handlers(settings, host, event)
+                .into_iter()
+                .filter(|h| hook.program_in(host, h).is_some())
+                .map(|h| (*event, h))
+        })
         .collect()
 }
 
@@ -291,15 +179,57 @@ pub fn add_hook_of(
     hook: Hook,
     command: &str,
 ) -> Result<bool, String> {
+    add_handler(
+        settings,
+        host,
+        hook,
+        &Handler::shell(command),
+        Platform::Unix,
+    )
+}
+
+/// Adds megg's `hook` as `wanted` to each of its events in `host`'s hooks file, as the host
+/// runs hooks on `platform`; `false` when every event already has it. An event whose megg
+/// handler runs the same line gets the other keys brought up to date in place (a Windows key
+/// added beside the POSIX line keeps its place, so Codex's trust of that line holds); one
+/// whose megg handler does not run on `platform` has it rewritten in place; a project's
+/// handler as setup writes it on another OS, which runs here too, is kept (plain `megg`).
+pub fn add_handler(
+    settings: &mut Value,
+    host: &'static Host,
+    hook: Hook,
+    wanted: &Handler,
+    platform: Platform,
+) -> Result<bool, String> {
+    let program = wanted.program(host, hook);
     let mut added = false;
     for event in hook.events_of(host) {
-        let entry = hook.entry(host, event, command);
-        if event_commands_of(settings, host, hook, event)
-            .iter()
-            .any(|c| c == command)
-        {
+        let mut ours: Vec<&mut Value> = handlers_mut(settings, host, event)
+            .into_iter()
+            .filter(|h| hook.program_in(host, h).is_some())
+            .collect();
+        if ours.iter().any(|h| wanted.is(host, h)) {
             continue;
         }
+        let replace = ours
+            .iter()
+            .position(|h| wanted.same_main(host, h))
+            .or_else(|| {
+                ours.iter()
+                    .position(|h| !handler::runs_on(host, h, platform))
+            });
+        if let Some(object) = replace
+            .and_then(|i| ours.get_mut(i))
+            .and_then(|h| h.as_object_mut())
+        {
+            wanted.put(host, object);
+            added = true;
+            continue;
+        }
+        if program.as_deref() == Some("megg") && ours.iter().any(|h| project_form(host, hook, h)) {
+            continue;
+        }
+        let entry = hook.entry(host, event, wanted);
         let root = settings
             .as_object_mut()
             .ok_or("the file is not a JSON object")?;
@@ -322,6 +252,13 @@ pub fn add_hook_of(
     Ok(added)
 }
 
+/// Whether `h` is megg's project handler of `hook` as setup writes it on some OS.
+fn project_form(host: &'static Host, hook: Hook, h: &Value) -> bool {
+    [Platform::Unix, Platform::Windows]
+        .into_iter()
+        .any(|p| Handler::wanted(host, hook, p, None).is(host, h))
+}
+
 /// Removes every `hook` running `command` from its Claude Code events, and the entries, event
 /// lists and `hooks` object left empty by that; `false` when there was none.
 pub fn remove_hook(settings: &mut Value, hook: Hook, command: &str) -> bool {
@@ -336,18 +273,26 @@ pub fn remove_hook_of(
     hook: Hook,
     command: &str,
 ) -> bool {
+    remove_handler(settings, host, hook, &Handler::shell(command))
+}
+
+/// Removes every handler of megg's `hook` that is `wanted` or runs the same program in any
+/// form (an older unguarded install, the other OS's form), as [`remove_hook`] does.
+pub fn remove_handler(
+    settings: &mut Value,
+    host: &'static Host,
+    hook: Hook,
+    wanted: &Handler,
+) -> bool {
     let Some(root) = settings.as_object_mut() else {
         return false;
     };
     let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
         return false;
     };
-    // Any spelling of the same program: an older unguarded install goes too.
-    let program = hook.program_of(host, command);
+    let program = wanted.program(host, hook);
     let megg = |h: &Value| {
-        let c = handler_command(h);
-        c == Some(command)
-            || (program.is_some() && c.and_then(|c| hook.program_of(host, c)) == program)
+        wanted.is(host, h) || (program.is_some() && hook.program_in(host, h) == program)
     };
     let mut removed = false;
     for event in hook.events_of(host) {
@@ -556,6 +501,7 @@ pub fn classify_installed_with(marker: Marker, existing: &str, template: &str) -
 #[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
 mod tests {
     use super::*;
+    use crate::megg::setup::handler::GUARD;
 
     #[test]
     fn hook_add_is_idempotent_and_remove_is_its_inverse() {
@@ -650,6 +596,52 @@ mod tests {
         add_hook(&mut v, Hook::Capture, "megg capture").unwrap();
         assert!(remove_hook(&mut v, Hook::Capture, PROJECT_CAPTURE));
         assert_eq!(v, json!({}));
+    }
+
+    #[test]
+    fn a_handler_is_brought_up_to_date_in_place_and_settles_across_oses() {
+        let codex = Agent::Codex.host();
+        let wanted = Handler::wanted(codex, Hook::Context, Platform::Unix, None);
+        let mut v = json!({"hooks": {"SessionStart": [
+            {"hooks": [{"type": "command", "command": "echo first"}]},
+            {"hooks": [{"type": "command", "command": wanted.command, "timeout": 30}]}
+        ]}});
+        // An older install: the Windows line joins the POSIX one, in its place.
+        assert!(add_handler(&mut v, codex, Hook::Context, &wanted, Platform::Unix).unwrap());
+        let h = &v["hooks"]["SessionStart"][1]["hooks"][0];
+        assert_eq!(h["commandWindows"], json!(wanted.windows));
+        assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 2);
+        assert!(!add_handler(&mut v, codex, Hook::Context, &wanted, Platform::Windows).unwrap());
+
+        let claude = Agent::Claude.host();
+        let (unix, windows) = (
+            Handler::wanted(claude, Hook::Capture, Platform::Unix, None),
+            Handler::wanted(claude, Hook::Capture, Platform::Windows, None),
+        );
+        let mut v = json!({});
+        add_handler(&mut v, claude, Hook::Capture, &unix, Platform::Unix).unwrap();
+        // On Windows the POSIX line is rewritten where it is; back on Unix it is kept.
+        assert!(add_handler(&mut v, claude, Hook::Capture, &windows, Platform::Windows).unwrap());
+        for event in CAPTURE_EVENTS {
+            let list = v["hooks"][event].as_array().unwrap();
+            assert_eq!(list.len(), 1);
+            assert!(windows.is(claude, &list[0]["hooks"][0]), "{v}");
+        }
+        assert!(!add_handler(&mut v, claude, Hook::Capture, &unix, Platform::Unix).unwrap());
+        assert!(remove_handler(&mut v, claude, Hook::Capture, &unix));
+        assert_eq!(v, json!({}));
+        // A user's own megg elsewhere is not a project's: added beside it, as before.
+        let mut v = json!({});
+        add_handler(
+            &mut v,
+            claude,
+            Hook::Capture,
+            &Handler::shell("/a/megg capture"),
+            Platform::Unix,
+        )
+        .unwrap();
+        assert!(add_handler(&mut v, claude, Hook::Capture, &unix, Platform::Unix).unwrap());
+        assert_eq!(event_commands(&v, Hook::Capture, "Stop").len(), 2);
     }
 
     #[test]

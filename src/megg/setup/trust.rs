@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Hook, Scope, hosts};
+use super::{Hook, Platform, Scope, hosts};
 use crate::fsx;
-use crate::host::{Agent, Host};
+use crate::host::{Agent, Host, WindowsHooks};
 use crate::megg::project::Project;
 
 /// The steps that make `host` run megg's entries installed at `scope` in `project`.
@@ -114,9 +114,10 @@ fn foreign_hooks(v: &Value, host: &'static Host) -> Vec<(String, String)> {
                 else {
                     continue;
                 };
-                let megg = [Hook::Context, Hook::Capture]
-                    .iter()
-                    .any(|hook| hook.program_of(host, c).is_some() || hook.matches(c));
+                let claude = Agent::Claude.host();
+                let megg = [Hook::Context, Hook::Capture].iter().any(|hook| {
+                    hook.program_in(host, h).is_some() || hook.program_in(claude, h).is_some()
+                });
                 if !megg {
                     out.push((event.clone(), c.to_string()));
                 }
@@ -257,7 +258,21 @@ pub struct HookAt {
     pub handler: usize,
     pub matcher: Option<String>,
     pub command: String,
+    /// The line under the host's Windows key (Codex `commandWindows`), if any.
+    pub command_windows: Option<String>,
     pub timeout: Option<u64>,
+}
+
+impl HookAt {
+    /// The handler as the host runs it on `platform`: on Windows Codex runs (and so trusts)
+    /// `commandWindows` where there is one; elsewhere it never looks at it, so adding one leaves
+    /// the trust of a Unix user's entry as it was (measured with Codex 0.171.0 on Linux).
+    pub fn on(self, platform: Platform) -> Self {
+        match (platform, self.command_windows.clone()) {
+            (Platform::Windows, Some(command)) => Self { command, ..self },
+            _ => self,
+        }
+    }
 }
 
 /// Finds megg's context hook for `host` in a hooks file.
@@ -289,6 +304,12 @@ pub fn find_hooks(v: &Value, host: &'static Host, hook: Hook) -> Vec<HookAt> {
                             .and_then(Value::as_str)
                             .map(String::from),
                         command: command.to_string(),
+                        command_windows: match host.windows {
+                            WindowsHooks::Key(key) => {
+                                handler.get(key).and_then(Value::as_str).map(String::from)
+                            }
+                            WindowsHooks::Exec | WindowsHooks::PowerShell => None,
+                        },
                         timeout: handler.get("timeout").and_then(Value::as_u64),
                     });
                 }
@@ -410,12 +431,16 @@ mod tests {
             handler: 0,
             matcher: None,
             command: "echo hi".into(),
+            command_windows: Some("echo windows".into()),
             timeout: Some(30),
         };
         // Python's hashlib over the identity Codex hashes (its key order, compact JSON, the
         // defaults it fills in); the e2e test `codex` checks Codex accepts megg's.
         let expected = "sha256:59cef8dd19f237d2b895f105e1b58dbe36fc741179e521988935609cfe668f31";
         assert_eq!(codex_hook_hash(&hook), expected);
+        // A Windows key beside it changes nothing on Unix; on Windows Codex runs that line.
+        assert_eq!(codex_hook_hash(&hook.clone().on(Platform::Unix)), expected);
+        assert_ne!(codex_hook_hash(&hook.on(Platform::Windows)), expected);
         assert_eq!(snake_case("SessionStart"), "session_start");
         assert_eq!(snake_case("PreCompact"), "pre_compact");
     }
