@@ -179,7 +179,11 @@ fn a_crlf_entry_is_superseded_in_place() {
         live.contains("**Supersedes:** 2026-11-01 - Prices are kept in cents\r\n"),
         "{live:?}"
     );
-    assert_eq!(live.replace("\r\n", "").matches('\n').count(), 0, "{live:?}");
+    assert_eq!(
+        live.replace("\r\n", "").matches('\n').count(),
+        0,
+        "{live:?}"
+    );
     assert!(live.starts_with("---\r\ntype: knowledge\r\n"), "{live:?}");
     let archive = p.read(".megg/archive/knowledge-2026.md");
     assert!(archive.contains("Prices are kept in cents"), "{archive:?}");
