@@ -46,6 +46,7 @@ mod regress_gate;
 mod regress_hook;
 mod resume_set;
 mod scopes;
+mod search_paths;
 mod secret_samples;
 mod secrets_capture;
 mod secrets_injection;

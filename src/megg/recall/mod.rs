@@ -79,12 +79,15 @@ fn shown(read: Read, hidden: &mut Vec<Hidden>) -> Option<&mut Vec<Hidden>> {
 
 /// Every document in `scope` as megg shows them ([`Read::Shown`]), with the postings a search
 /// ranks by — from megg's cache directory when these exact files were indexed before
-/// ([`cache`]), else built and kept there.
+/// ([`cache`]), else built and kept there — and the new names of the entries' moved
+/// citations ([`search::moved`]), which follow git's HEAD and are never kept with them.
 pub fn collect_indexed(deps: &Deps<'_>, scope: &Scope<'_>) -> (Corpus, Postings) {
     let mut warnings = Vec::new();
     let mut hidden = Vec::new();
     let sources = sources(deps, scope, &mut warnings, Some(&mut hidden));
-    indexed(&sources, scope.cache, warnings, hidden)
+    let (corpus, postings) = indexed(&sources, scope.cache, warnings, hidden);
+    let moved = search::moved(deps, &corpus.docs, &postings);
+    (corpus, postings.with_moved(moved))
 }
 
 /// The documents of `sources` and their postings, from `cache` when these exact files were

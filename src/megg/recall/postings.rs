@@ -6,16 +6,24 @@
 //! Laid out to be read back cheaply: the terms sorted in one string, each term's list as
 //! variable-length integers in one byte string — a search decodes the lists of its own words and
 //! nothing else.
+//!
+//! The directories and extensions of the paths entries cite (`src`, `ts`) are listed apart
+//! ([`Postings::path_list`]): a bare word does not match an entry through them (SPEC §17). The
+//! paths themselves are kept too ([`Postings::cited`]), and a search adds the new names of those
+//! that moved ([`Postings::with_moved`]).
 
 use std::collections::HashMap;
 
-use super::doc::Doc;
-use super::text::each_term;
+use super::doc::{Doc, Kind};
+use super::text::{each_cited_path, each_term_marked};
 
 /// Field weights: a word in the title counts three times one in the body, in the topics twice.
 pub const TITLE_WEIGHT: u32 = 3;
 pub const TOPICS_WEIGHT: u32 = 2;
 pub const BODY_WEIGHT: u32 = 1;
+
+/// A (document, weighted frequency) list per term, while it is built.
+type Building = HashMap<String, Vec<(u32, u32)>>;
 
 /// The inverted index of one corpus.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -24,6 +32,45 @@ pub struct Postings {
     titles_only: bool,
     /// The weighted length of each document (its terms counted with their field's weight).
     lens: Vec<u32>,
+    /// Each term's documents — every occurrence but those in `paths`.
+    words: Lists,
+    /// The occurrences that are a directory or the extension of a path written in backticks
+    /// ([`super::text::each_term_marked`]).
+    paths: Lists,
+    /// The paths each dated knowledge or archive entry writes in backticks
+    /// ([`super::text::each_cited_path`]), one after another: what a search looks for in the
+    /// work tree ([`super::search::moved`]) without reading the entries again.
+    cited: String,
+    /// For each of those paths, in order: its entry, and where it ends in `cited`.
+    cited_ends: Vec<(u32, u32)>,
+    /// What a search adds for the moment: the names entries' citations moved to
+    /// ([`Postings::with_moved`]). Never kept in the cache: it follows git's HEAD, not the
+    /// files.
+    #[serde(skip)]
+    moved: Added,
+}
+
+/// A citation that moved: entry `doc` cites `from`, which git's rename detection found at `to`
+/// (SPEC §17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub doc: usize,
+    pub from: String,
+    pub to: String,
+}
+
+/// The terms of moved citations' new paths, as `Postings::words` and `Postings::paths` list
+/// them, and the moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Added {
+    words: HashMap<String, Vec<(usize, u32)>>,
+    paths: HashMap<String, Vec<(usize, u32)>>,
+    moves: Vec<Moved>,
+}
+
+/// Sorted terms and their lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Lists {
     /// Every term, sorted, one after another.
     words: String,
     /// For each term, in order: where it ends in `words`, and where its list ends in `lists`.
@@ -37,7 +84,8 @@ pub struct Postings {
 impl Postings {
     /// The postings of `docs`, in their order.
     pub fn build(docs: &[Doc], titles_only: bool) -> Self {
-        let mut terms: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let (mut words, mut paths) = (Building::new(), Building::new());
+        let (mut cited, mut cited_ends) = (String::new(), Vec::new());
         let mut lens = Vec::with_capacity(docs.len());
         for (i, doc) in docs.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
@@ -49,8 +97,9 @@ impl Postings {
                 (topics.as_str(), TOPICS_WEIGHT),
             ];
             for (text, weight) in fields.into_iter().chain(body.map(|b| (b, BODY_WEIGHT))) {
-                each_term(text, &mut |t| {
+                each_term_marked(text, &mut |t, structure| {
                     len = len.saturating_add(weight);
+                    let terms = if structure { &mut paths } else { &mut words };
                     let list = match terms.get_mut(t) {
                         Some(list) => list,
                         None => terms.entry(t.to_string()).or_default(),
@@ -62,26 +111,78 @@ impl Postings {
                 });
             }
             lens.push(len);
+            if matches!(doc.kind, Kind::Knowledge | Kind::Archive) && doc.date.is_some() {
+                each_cited_path(&doc.text, &mut |p| {
+                    cited.push_str(&p.path());
+                    cited_ends.push((i, u32::try_from(cited.len()).unwrap_or(u32::MAX)));
+                });
+            }
         }
-        let mut sorted: Vec<(String, Vec<(u32, u32)>)> = terms.into_iter().collect();
-        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut out = Self {
+        Self {
             titles_only,
             lens,
-            ..Self::default()
-        };
-        for (term, list) in sorted {
-            out.words.push_str(&term);
-            let mut before = 0;
-            for (doc, tf) in list {
-                put(&mut out.lists, doc - before);
-                put(&mut out.lists, tf);
-                before = doc;
-            }
-            let end = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-            out.ends.push((end(out.words.len()), end(out.lists.len())));
+            words: Lists::of(words),
+            paths: Lists::of(paths),
+            cited,
+            cited_ends,
+            moved: Added::default(),
         }
-        out
+    }
+
+    /// Each path a dated knowledge or archive entry writes in backticks, with its entry, in
+    /// the entries' order.
+    pub fn cited(&self) -> impl Iterator<Item = (usize, &str)> {
+        let mut start = 0;
+        self.cited_ends.iter().map(move |&(doc, end)| {
+            let path = self.cited.get(start..end as usize).unwrap_or("");
+            start = end as usize;
+            (doc as usize, path)
+        })
+    }
+
+    /// These postings, with the new paths of `moves` as words of the entries citing their old
+    /// ones (one more citation of the body each), for one search.
+    pub fn with_moved(mut self, moves: Vec<Moved>) -> Self {
+        let docs = self.lens.len();
+        for m in moves.iter().filter(|m| m.doc < docs) {
+            let Added { words, paths, .. } = &mut self.moved;
+            each_term_marked(&format!("`{}`", m.to), &mut |t, structure| {
+                let terms = if structure { &mut *paths } else { &mut *words };
+                let list = terms.entry(t.to_string()).or_default();
+                match list.iter_mut().find(|(doc, _)| *doc == m.doc) {
+                    Some((_, tf)) => *tf = tf.saturating_add(BODY_WEIGHT),
+                    None => list.push((m.doc, BODY_WEIGHT)),
+                }
+            });
+        }
+        for list in self
+            .moved
+            .words
+            .values_mut()
+            .chain(self.moved.paths.values_mut())
+        {
+            list.sort_unstable();
+        }
+        self.moved.moves = moves;
+        self
+    }
+
+    /// The citations of document `doc` whose new path's name holds one of `words`: how a
+    /// search found it by that name.
+    pub fn moved_in(&self, doc: usize, words: &[String]) -> Vec<&Moved> {
+        let named = |m: &&Moved| {
+            let mut hit = false;
+            each_term_marked(&format!("`{}`", m.to), &mut |t, structure| {
+                hit |= !structure && words.iter().any(|w| w == t)
+            });
+            hit
+        };
+        self.moved
+            .moves
+            .iter()
+            .filter(|m| m.doc == doc)
+            .filter(named)
+            .collect()
     }
 
     /// Built from titles and topics only.
@@ -99,9 +200,87 @@ impl Postings {
         self.lens.get(i).copied().unwrap_or(0)
     }
 
-    /// The documents holding `term`, in increasing order, each with the term's weighted
-    /// frequency there. Never a document past the corpus, whatever the bytes say.
+    /// The documents holding `term` other than as a cited path's directory or extension, in
+    /// increasing order, each with the term's weighted frequency there. Never a document past
+    /// the corpus, whatever the bytes say.
     pub fn list(&self, term: &str) -> Vec<(usize, u32)> {
+        merged(
+            self.words.list(term, self.lens.len()),
+            self.moved.words.get(term),
+        )
+    }
+
+    /// The documents holding `term` as a directory or the extension of a path they cite (in
+    /// backticks), as [`Postings::list`] gives them: what a query writing it as a path
+    /// (`src/`, `billing/`) also matches.
+    pub fn path_list(&self, term: &str) -> Vec<(usize, u32)> {
+        merged(
+            self.paths.list(term, self.lens.len()),
+            self.moved.paths.get(term),
+        )
+    }
+
+    /// [`Postings::list`] and [`Postings::path_list`] as one list: every occurrence.
+    pub fn list_and_paths(&self, term: &str) -> Vec<(usize, u32)> {
+        merged(self.list(term), Some(&self.path_list(term)))
+    }
+
+    /// Whether these postings can serve a corpus of `docs` documents (a cache file is checked
+    /// before it is used): one length each, every term and list where its ends say.
+    pub fn fits(&self, docs: usize) -> bool {
+        let mut before = (0, 0);
+        let cited = self.cited_ends.iter().all(|&(doc, end)| {
+            let ok = doc >= before.0
+                && end >= before.1
+                && (doc as usize) < docs
+                && self.cited.is_char_boundary(end as usize);
+            before = (doc, end);
+            ok
+        }) && before.1 as usize == self.cited.len();
+        self.lens.len() == docs && self.words.fits() && self.paths.fits() && cited
+    }
+}
+
+/// `list` and `more` (both in increasing document order) as one list, the frequencies of a
+/// document in both added.
+fn merged(list: Vec<(usize, u32)>, more: Option<&Vec<(usize, u32)>>) -> Vec<(usize, u32)> {
+    let Some(more) = more.filter(|m| !m.is_empty()) else {
+        return list;
+    };
+    let mut out = Vec::with_capacity(list.len() + more.len());
+    let mut more = more.iter().copied().peekable();
+    for (doc, tf) in list {
+        while let Some(m) = more.next_if(|m| m.0 < doc) {
+            out.push(m);
+        }
+        let extra = more.next_if(|m| m.0 == doc).map_or(0, |m| m.1);
+        out.push((doc, tf.saturating_add(extra)));
+    }
+    out.extend(more);
+    out
+}
+
+impl Lists {
+    fn of(terms: Building) -> Self {
+        let mut sorted: Vec<(String, Vec<(u32, u32)>)> = terms.into_iter().collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Self::default();
+        for (term, list) in sorted {
+            out.words.push_str(&term);
+            let mut before = 0;
+            for (doc, tf) in list {
+                put(&mut out.lists, doc - before);
+                put(&mut out.lists, tf);
+                before = doc;
+            }
+            let end = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            out.ends.push((end(out.words.len()), end(out.lists.len())));
+        }
+        out
+    }
+
+    /// `term`'s list, without a document from `docs` on.
+    fn list(&self, term: &str, docs: usize) -> Vec<(usize, u32)> {
         let bounds = |k: usize| {
             let start = k.checked_sub(1).and_then(|k| self.ends.get(k));
             let (w0, l0) = start.copied().unwrap_or((0, 0));
@@ -116,45 +295,43 @@ impl Postings {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
-                    return self.decode(self.lists.get(list).unwrap_or_default());
+                    return decode(self.lists.get(list).unwrap_or_default(), docs);
                 }
             }
         }
         Vec::new()
     }
 
-    fn decode(&self, mut bytes: &[u8]) -> Vec<(usize, u32)> {
-        let mut out = Vec::new();
-        let mut doc = 0usize;
-        while let Some((delta, rest)) = take(bytes)
-            && let Some((tf, rest)) = take(rest)
-        {
-            doc = doc.saturating_add(delta as usize);
-            if doc >= self.lens.len() {
-                break;
-            }
-            out.push((doc, tf));
-            bytes = rest;
-        }
-        out
-    }
-
-    /// Whether these postings can serve a corpus of `docs` documents (a cache file is checked
-    /// before it is used): one length each, every term and list where its ends say.
-    pub fn fits(&self, docs: usize) -> bool {
+    /// Every term and list where its ends say.
+    fn fits(&self) -> bool {
         let mut before = (0, 0);
-        self.lens.len() == docs
-            && self.ends.iter().all(|&(w, l)| {
-                let ok = w >= before.0
-                    && l >= before.1
-                    && self.words.is_char_boundary(w as usize)
-                    && (l as usize) <= self.lists.len();
-                before = (w, l);
-                ok
-            })
-            && before.0 as usize == self.words.len()
+        self.ends.iter().all(|&(w, l)| {
+            let ok = w >= before.0
+                && l >= before.1
+                && self.words.is_char_boundary(w as usize)
+                && (l as usize) <= self.lists.len();
+            before = (w, l);
+            ok
+        }) && before.0 as usize == self.words.len()
             && before.1 as usize == self.lists.len()
     }
+}
+
+/// A list's pairs, up to the first document past `docs`.
+fn decode(mut bytes: &[u8], docs: usize) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    let mut doc = 0usize;
+    while let Some((delta, rest)) = take(bytes)
+        && let Some((tf, rest)) = take(rest)
+    {
+        doc = doc.saturating_add(delta as usize);
+        if doc >= docs {
+            break;
+        }
+        out.push((doc, tf));
+        bytes = rest;
+    }
+    out
 }
 
 /// A byte string kept as one (postcard: its length, then its bytes — the same bytes as a list
@@ -300,14 +477,62 @@ mod tests {
         assert_eq!(p.list("body3").len(), 43);
         // Lists that point past the corpus or end in the middle of a number.
         let mut bad = p.clone();
-        bad.lists.iter_mut().for_each(|b| *b = 0xff);
+        bad.words.lists.iter_mut().for_each(|b| *b = 0xff);
         assert!(bad.list("share").is_empty());
         let mut short = p.clone();
         short.lens.truncate(10);
         assert!(short.list("share").len() <= 10);
         let mut cut = p.clone();
-        cut.ends.last_mut().unwrap().0 += 1;
+        cut.words.ends.last_mut().unwrap().0 += 1;
         assert!(!cut.fits(300));
+    }
+
+    /// Issue 45 (SPEC §17): a cited path's directories and extension are listed apart, and a
+    /// moved citation's new path is added for one search.
+    #[test]
+    fn cited_paths_structure_is_listed_apart_and_moves_are_added() {
+        let dated = |title, body| Doc {
+            date: Some("2026-01-10".into()),
+            ..doc(title, &[], body)
+        };
+        let docs = [
+            dated("Rates", "Rates in `src/billing/tax.ts`; TS is strict."),
+            dated(
+                "Pool",
+                "See `./src/db/pool.ts:12` and `docs/`, not `cargo test`.",
+            ),
+            doc("Undated", &[], "`src/x.ts`"),
+        ];
+        let p = Postings::build(&docs, false);
+        let cited: Vec<(usize, &str)> = p.cited().collect();
+        assert_eq!(
+            cited,
+            [
+                (0, "src/billing/tax.ts"),
+                (1, "src/db/pool.ts"),
+                (1, "docs")
+            ]
+        );
+        assert_eq!(p.list("ts"), [(0, 1)]);
+        assert_eq!(p.path_list("ts"), [(0, 1), (1, 1), (2, 1)]);
+        assert_eq!(p.list_and_paths("ts"), [(0, 2), (1, 1), (2, 1)]);
+        assert_eq!(p.list("src"), []);
+        assert_eq!(p.list("pool"), [(1, 3 + 1)]);
+        assert_eq!(p.list("12"), [(1, 1)]);
+        // Lengths count every term, structure included.
+        let body = crate::megg::recall::text::terms("`src/x.ts`").len() as u32;
+        assert_eq!(p.len_of(2), 3 + body);
+        assert!(p.fits(3) && !p.fits(2));
+        let moved = p.clone().with_moved(vec![Moved {
+            doc: 1,
+            from: "src/db/pool.ts".into(),
+            to: "src/db/conn.ts".into(),
+        }]);
+        assert_eq!(moved.list("conn"), [(1, 1)]);
+        assert_eq!(moved.path_list("db"), [(1, 2)]);
+        assert_eq!(moved.moved_in(1, &["conn".into()]).len(), 1);
+        assert!(moved.moved_in(1, &["db".into()]).is_empty());
+        assert_eq!(moved.list("pool"), p.list("pool"));
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //! phrases must occur as phrases; filters by kind, type, topic and date; a snippet of the
 //! best-matching lines; and, for no match, the nearest topics.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use super::doc::{Doc, Kind};
-use super::postings::Postings;
-use super::text::{each_term, is_stopword, phrase_words, terms};
-use crate::megg::knowledge;
+use super::postings::{Moved, Postings};
+use super::text::{each_term_marked, is_stopword, path_parts, phrase_words, terms};
+use crate::fsx;
+use crate::megg::{Deps, freshness, knowledge};
 
 /// BM25's term-frequency saturation and length normalization.
 const K1: f64 = 1.2;
@@ -58,6 +60,11 @@ pub fn query_terms(text: &str) -> Vec<String> {
 pub struct Terms {
     /// Each once, in the query's order; stopwords left out unless there is nothing else.
     words: Vec<String>,
+    /// Those of `words` the query writes as a path's directory or extension (`src/db/`,
+    /// `billing/`): they match an entry through the directories and extensions of the paths it
+    /// cites too. Any other word matches through its text and the names of those paths only
+    /// (SPEC §17: `ts` and `src` would match every entry that cites code).
+    structure: Vec<String>,
     /// Each must occur in a document, word after word.
     phrases: Vec<Vec<String>>,
 }
@@ -78,8 +85,10 @@ impl Terms {
             plain.push_str(part);
             plain.push(' ');
         }
+        let (words, structure) = words(&plain);
         Self {
-            words: words(&plain),
+            words,
+            structure,
             phrases,
         }
     }
@@ -87,17 +96,19 @@ impl Terms {
     /// Text megg turns into a query itself (a handoff, a branch, a plan title): its words,
     /// whatever it holds — a `"` there is a character, never a phrase (SPEC §16).
     pub fn literal(text: &str) -> Self {
+        let (words, structure) = words(text);
         Self {
-            words: words(text),
+            words,
+            structure,
             phrases: Vec::new(),
         }
     }
 }
 
-/// The terms of `text`, each once. The words an agent's question is built of ("how do we
-/// store tokens?") match every document and rank none: left out, unless the text is nothing
-/// else.
-fn words(text: &str) -> Vec<String> {
+/// The terms of `text`, each once, and those of them it writes as a path's structure
+/// ([`Terms::structure`]). The words an agent's question is built of ("how do we store
+/// tokens?") match every document and rank none: left out, unless the text is nothing else.
+fn words(text: &str) -> (Vec<String>, Vec<String>) {
     let mut seen = HashSet::new();
     let all: Vec<String> = terms(text)
         .into_iter()
@@ -105,44 +116,49 @@ fn words(text: &str) -> Vec<String> {
         .collect();
     // SPEC §17: in a path (`src/billing/tax.ts`), the directory and extension words match every
     // entry that cites code: they weigh like stopwords, and the file's own name decides.
-    let noise = path_noise(text);
+    let (noise, structure) = path_words(text);
     let quiet = |t: &String| is_stopword(t) || noise.contains(t);
-    if all.iter().all(quiet) {
-        return all;
-    }
-    all.into_iter().filter(|t| !quiet(t)).collect()
+    let words: Vec<String> = if all.iter().all(quiet) {
+        all
+    } else {
+        all.into_iter().filter(|t| !quiet(t)).collect()
+    };
+    let structure = words
+        .iter()
+        .filter(|w| structure.contains(*w))
+        .cloned()
+        .collect();
+    (words, structure)
 }
 
-/// The terms of the directories and extensions of the paths `text` holds (a word with a `/`,
-/// or a file name with an extension), but those the rest of the text also has.
-fn path_noise(text: &str) -> HashSet<String> {
-    let mut noise = HashSet::new();
-    let mut kept = HashSet::new();
+/// What the paths `text` holds (a word with a `/`, or a file name with an extension:
+/// [`path_parts`]) make of their terms: the noise — their directories' and extensions' terms
+/// but those the rest of the text also has — and the structure — their directories' and
+/// extensions' terms, and the name of one written as a directory (`src/db/` → `db`).
+fn path_words(text: &str) -> (HashSet<String>, HashSet<String>) {
+    let (mut noise, mut structure, mut kept) = (HashSet::new(), HashSet::new(), HashSet::new());
     for token in text.split_whitespace() {
         let token =
             token.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ';' | '(' | ')'));
-        let (dirs, file) = token.rsplit_once('/').unwrap_or(("", token));
-        let ext = file.rsplit_once('.').filter(|(stem, ext)| {
-            !stem.is_empty()
-                && (1..=5).contains(&ext.len())
-                && ext.starts_with(|c: char| c.is_ascii_alphabetic())
-                && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        });
-        if dirs.is_empty() && ext.is_none() {
+        let Some(path) = path_parts(token) else {
             kept.extend(terms(token));
             continue;
+        };
+        noise.extend(terms(path.dirs));
+        let (stem, ext) = match path.ext {
+            Some(ext) => (path.name.rsplit_once('.').map_or("", |(s, _)| s), ext),
+            None => (path.name, ""),
+        };
+        noise.extend(terms(ext));
+        if path.dir {
+            structure.extend(terms(stem));
         }
-        noise.extend(terms(&dirs.replace('/', " ")));
-        match ext {
-            Some((stem, ext)) => {
-                noise.extend(terms(ext));
-                kept.extend(terms(stem));
-            }
-            None => kept.extend(terms(file)),
-        }
+        kept.extend(terms(stem));
+        kept.extend(terms(path.rest));
     }
+    structure.extend(noise.iter().cloned());
     noise.retain(|t| !kept.contains(t));
-    noise
+    (noise, structure)
 }
 
 fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
@@ -182,7 +198,14 @@ pub fn search_for<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &T
     let mut found = ranked(docs, postings, q, terms);
     if !postings.titles_only() {
         for h in &mut found.hits {
-            h.snippet = snippet(h.doc, &terms.words);
+            // Found by a moved citation's new name: the snippet is where the entry cites it.
+            let i = docs.iter().position(|d| std::ptr::eq(d, h.doc));
+            let moved = i.map_or(Vec::new(), |i| postings.moved_in(i, &terms.words));
+            let cited: Vec<&str> = moved
+                .iter()
+                .filter_map(|m| m.from.rsplit('/').next())
+                .collect();
+            h.snippet = snippet(h.doc, terms, &cited);
         }
     }
     if found.total == 0 {
@@ -194,7 +217,11 @@ pub fn search_for<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &T
 /// [`search_for`] without the snippets and the nearest topics: the ranked documents only (what
 /// the session-start index takes, once per thing the session is about).
 pub fn ranked<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &Terms) -> Found<'c> {
-    let Terms { words, phrases } = terms;
+    let Terms {
+        words,
+        structure,
+        phrases,
+    } = terms;
     let candidate: Vec<bool> = docs.iter().map(|d| passes(d, q)).collect();
     let lens = |i: usize| f64::from(postings.len_of(i));
     let n = candidate.iter().filter(|&&c| c).count().max(1) as f64;
@@ -208,8 +235,12 @@ pub fn ranked<'c>(docs: &'c [Doc], postings: &Postings, q: &Query, terms: &Terms
     // Each document's score, summed word by word in the query's order.
     let mut scores: Vec<f64> = vec![0.0; docs.len()];
     for w in words {
-        let list: Vec<(usize, u32)> = postings
-            .list(w)
+        let list = if structure.contains(w) {
+            postings.list_and_paths(w)
+        } else {
+            postings.list(w)
+        };
+        let list: Vec<(usize, u32)> = list
             .into_iter()
             .filter(|&(i, _)| candidate.get(i) == Some(&true))
             .collect();
@@ -301,9 +332,10 @@ fn successors_first(hits: &mut Vec<Hit<'_>>) {
     }
 }
 
-/// The best-matching lines of a document (the ones holding the most query words, then the
-/// ones after them), within [`MAX_SNIPPET_CHARS`].
-fn snippet(doc: &Doc, words: &[String]) -> String {
+/// The best-matching lines of a document (the ones holding the most query words — as
+/// [`ranked`] matches them — and of the file names in `cited`, then the ones after them), within
+/// [`MAX_SNIPPET_CHARS`].
+fn snippet(doc: &Doc, terms: &Terms, cited: &[&str]) -> String {
     let lines: Vec<&str> = doc
         .body()
         .flat_map(str::lines)
@@ -315,8 +347,9 @@ fn snippet(doc: &Doc, words: &[String]) -> String {
         .enumerate()
         .max_by_key(|(i, l)| {
             // Counted as they come, none kept: a query has a few words.
-            let mut hits = 0;
-            each_term(l, &mut |t| {
+            let mut hits = cited.iter().filter(|c| l.contains(*c)).count();
+            each_term_marked(l, &mut |t, path| {
+                let words = if path { &terms.structure } else { &terms.words };
                 hits += usize::from(words.iter().any(|w| w == t))
             });
             (hits, std::cmp::Reverse(*i))
@@ -336,6 +369,137 @@ fn snippet(doc: &Doc, words: &[String]) -> String {
         out = out.chars().take(MAX_SNIPPET_CHARS - 1).collect::<String>() + "…";
     }
     out
+}
+
+/// The citations of `docs`' entries that moved (SPEC §17): what git's rename detection found
+/// for each cited path (`freshness`, cached by HEAD), so that [`Postings::with_moved`] makes
+/// the new name find the entry citing the old one. Asked only of the entries citing a path
+/// ([`Postings::cited`]) that is not in the work tree (from its top, or from the entry's
+/// domain): a file still where the entry says did not move, and a search costs no walk of the
+/// history for it — a `stat` per path cited, or one read of a directory many are in.
+pub fn moved(deps: &Deps<'_>, docs: &[Doc], postings: &Postings) -> Vec<Moved> {
+    let mut trees: Vec<WorkTree> = Vec::new();
+    // The last file's domain: its work tree's index in `trees`, and the domain from its top
+    // (`/`-ended; empty at the top). A file's entries come one after another.
+    let mut file: Option<(&Doc, Option<(usize, String)>)> = None;
+    let mut asked: Vec<(usize, &Doc)> = Vec::new();
+    for (i, path) in postings.cited() {
+        let Some(d) = docs
+            .get(i)
+            .filter(|_| asked.last().is_none_or(|a| a.0 != i))
+        else {
+            continue;
+        };
+        if !file
+            .as_ref()
+            .is_some_and(|(f, _)| std::sync::Arc::ptr_eq(&f.path, &d.path))
+        {
+            let domain = d
+                .path
+                .ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == ".megg"))
+                .and_then(Path::parent);
+            let tree = domain.filter(|dir| deps.repo(dir).is_some()).map(|dir| {
+                let top = deps.top(dir);
+                let rel = match dir.strip_prefix(&top) {
+                    Ok(r) if !r.as_os_str().is_empty() => format!("{}/", r.to_string_lossy()),
+                    _ => String::new(),
+                };
+                let at = trees
+                    .iter()
+                    .position(|t| t.top == top)
+                    .unwrap_or(trees.len());
+                if at == trees.len() {
+                    trees.push(WorkTree::new(top));
+                }
+                (at, rel)
+            });
+            file = Some((d, tree));
+        }
+        let Some((_, Some((at, rel)))) = &file else {
+            continue;
+        };
+        let Some(tree) = trees.get_mut(*at) else {
+            continue;
+        };
+        if !tree.has(path) && (rel.is_empty() || !tree.has(&format!("{rel}{path}"))) {
+            asked.push((i, d));
+        }
+    }
+    let entries: Vec<&Doc> = asked.iter().map(|a| a.1).collect();
+    let checked = freshness::of_docs(deps, &entries);
+    let mut out = Vec::new();
+    for ((i, _), f) in asked.iter().zip(checked) {
+        for p in f.iter().flat_map(|f| &f.paths) {
+            if let Some(to) = &p.new_path {
+                out.push(Moved {
+                    doc: *i,
+                    from: p.path.clone(),
+                    to: to.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether paths are in one work tree, for [`moved`]: a `stat` each for the first
+/// [`STATS_PER_DIR`] paths of a directory, then one read of the directory for all the others —
+/// citations spread over many directories cost a `stat` each, citations gathered in one
+/// directory a read of it.
+struct WorkTree {
+    top: PathBuf,
+    b: fsx::Boundary,
+    below: Option<fsx::Below>,
+    /// By directory from the top (`src/db`; empty for the top): how many paths were looked
+    /// for in it, or the names it holds once read.
+    dirs: HashMap<String, Result<HashSet<String>, usize>>,
+}
+
+/// Paths looked for in one directory by a `stat` each, before the directory is read.
+const STATS_PER_DIR: usize = 8;
+
+impl WorkTree {
+    fn new(top: PathBuf) -> Self {
+        Self {
+            b: fsx::Boundary::new(&top, "the work tree"),
+            below: fsx::Below::open_start(&top).ok(),
+            top,
+            dirs: HashMap::new(),
+        }
+    }
+
+    /// Whether `rel` (from the top, `/`-separated) names something in the work tree.
+    fn has(&mut self, rel: &str) -> bool {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let asked = match self.dirs.get_mut(dir) {
+            Some(Ok(names)) => return names.contains(name),
+            Some(Err(asked)) => {
+                *asked += 1;
+                *asked
+            }
+            None => {
+                self.dirs.insert(dir.to_string(), Err(1));
+                1
+            }
+        };
+        if asked <= STATS_PER_DIR {
+            return self
+                .below
+                .as_ref()
+                .is_some_and(|b| b.kind_at(std::ffi::OsStr::new(rel)).is_some());
+        }
+        let names: HashSet<String> = match fsx::list(&self.b, &self.top.join(dir)) {
+            Ok(list) => list
+                .into_iter()
+                .filter_map(|(n, _)| n.into_string().ok())
+                .collect(),
+            Err(_) => HashSet::new(),
+        };
+        let found = names.contains(name);
+        self.dirs.insert(dir.to_string(), Ok(names));
+        found
+    }
 }
 
 /// Up to five topics nearest the query's words (by edit distance relative to length), for a
@@ -521,7 +685,54 @@ mod tests {
             words("billing src/billing/tax.ts"),
             ["bill", "tax.t", "tax"]
         );
-        assert!(path_noise("version 1.2 rules").is_empty());
+        assert!(path_words("version 1.2 rules").0.is_empty());
+        // A URL is no path: its words are words.
+        assert_eq!(
+            words("https://github.com/o/r"),
+            ["http", "https", "github.com", "github", "com", "o", "r"]
+        );
+    }
+
+    /// Issue 45 (SPEC §17): `ts` matched every entry citing a `.ts` file. A bare word matches
+    /// an entry through its text and the names of the files it cites; a path's directories and
+    /// extension only for a query that writes them as a path.
+    #[test]
+    fn only_a_path_query_matches_the_directories_and_extensions_of_cited_paths() {
+        let structure = |q: &str| Terms::parse(q).structure;
+        assert_eq!(structure("ts"), Vec::<String>::new());
+        assert_eq!(structure("src/"), ["src"]);
+        assert_eq!(structure("src/db/"), ["db"]);
+        assert_eq!(structure("billing src/billing/tax.ts"), ["bill"]);
+        let docs = vec![
+            doc(
+                "k1",
+                "2026-01-01",
+                "Rates",
+                &[],
+                "Every rate in `src/billing/tax.ts`.",
+            ),
+            doc("k2", "2026-01-02", "Strict", &[], "All TS code is strict."),
+        ];
+        let q = |text: &str| Query {
+            text: text.into(),
+            limit: 10,
+            ..Query::default()
+        };
+        assert_eq!(ids(&search(&docs, &q("ts"))), ["k2"]);
+        assert_eq!(ids(&search(&docs, &q("src"))), Vec::<String>::new());
+        assert_eq!(ids(&search(&docs, &q("tax"))), ["k1"]);
+        assert_eq!(ids(&search(&docs, &q("billing/"))), ["k1"]);
+        // A moved citation's new name finds the entry; its snippet is the line citing it.
+        let moved = vec![Moved {
+            doc: 0,
+            from: "src/billing/tax.ts".into(),
+            to: "src/billing/vat.ts".into(),
+        }];
+        let postings = Postings::build(&docs, false).with_moved(moved);
+        let found = super::search(&docs, &postings, &q("vat"));
+        assert_eq!(ids(&found), ["k1"]);
+        assert_eq!(found.hits[0].snippet, "Every rate in `src/billing/tax.ts`.");
+        assert_eq!(ids(&super::search(&docs, &postings, &q("ts"))), ["k2"]);
     }
 
     /// Issue (SPEC §16): stopwords were left out by their stems, and `this` became `thi` (the

@@ -3,7 +3,9 @@
 //! (`parseConfig`, `parse_config`, `src/auth/jwt.rs` → `parse`, `config`, `auth`, `jwt`), and
 //! CJK text as characters and character bigrams (no dictionary needed). A stopword is told
 //! apart before it is stemmed and kept as it is written: no stem of one (`this` → `thi`) is
-//! ever a term (SPEC §16).
+//! ever a term (SPEC §16). A path written in backticks has its directories and extension told
+//! apart from its name ([`each_term_marked`]): `src` and `ts` are in every entry citing code
+//! (SPEC §17).
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
@@ -74,6 +76,135 @@ pub fn each_term(text: &str, f: &mut dyn FnMut(&str)) {
             }
         }
     });
+}
+
+/// A path as written — `src/billing/tax.ts`, `./src/api/routes.rs:12`, `pool.ts`, `src/db/` —
+/// split into what is structure in it (its directories, its name's extension: `src`, `ts`,
+/// shared by every entry that cites code) and its name (`tax.ts`; a directory's own: `db`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathParts<'a> {
+    /// Up to the last `/` before the name (`src/billing`); empty for a bare name.
+    pub dirs: &'a str,
+    /// The last component (`tax.ts`; `db` for `src/db/`).
+    pub name: &'a str,
+    /// The name's extension (`ts`), if it has one; a directory has none.
+    pub ext: Option<&'a str>,
+    /// Written as a directory (`src/db/`): its name is a directory too.
+    pub dir: bool,
+    /// What follows the path in the token: a `:line` or `#Lline` (words, not structure).
+    pub rest: &'a str,
+}
+
+/// `token` (one word of text, no space) as a path: with a `/`, or a name with an extension —
+/// `1..=10` ASCII letters and digits after a `.`, the first a letter, after a name (`pool.ts`;
+/// not `1.2`, `.env` or `a.b()`); without a leading `./`, a `:line` or `#Lline`. `None` for any
+/// other word, a URL among them.
+pub fn path_parts(token: &str) -> Option<PathParts<'_>> {
+    if token.contains("://") {
+        return None;
+    }
+    let token = token.strip_prefix("./").unwrap_or(token);
+    // The path ends at a `#L` or at a `:` that only digits (and `-`, `:`) follow.
+    let mut end = token.find("#L").unwrap_or(token.len());
+    while let Some(colon) = token.get(..end).and_then(|p| p.rfind(':')) {
+        let line = token.get(colon + 1..end).unwrap_or("");
+        if line.is_empty() || !line.chars().all(|c| c.is_ascii_digit() || c == '-') {
+            break;
+        }
+        end = colon;
+    }
+    let (path, rest) = token.split_at_checked(end)?;
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+' | '@');
+    if path.is_empty() || !path.chars().all(allowed) {
+        return None;
+    }
+    let dir = path.ends_with('/');
+    let trimmed = path.trim_end_matches('/');
+    let (dirs, name) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
+    let ext = name
+        .rsplit_once('.')
+        .filter(|(stem, ext)| {
+            !dir && !stem.is_empty()
+                && (1..=10).contains(&ext.len())
+                && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+        .map(|(_, ext)| ext);
+    (!name.is_empty() && (dir || !dirs.is_empty() || ext.is_some())).then_some(PathParts {
+        dirs,
+        name,
+        ext,
+        dir,
+        rest,
+    })
+}
+
+/// [`each_term`], saying of each term whether it is a cited path's structure: a directory or
+/// the extension of a path written in backticks (`src/billing/tax.ts` gives `src`, `bill` and
+/// `ts` as structure; `tax.t` and `tax`, its name, as words). The same terms as
+/// [`each_term`], in its order but for CJK text on both sides of a backtick (no bigram across
+/// one).
+pub fn each_term_marked(text: &str, f: &mut dyn FnMut(&str, bool)) {
+    if !text.contains('`') {
+        return each_term(text, &mut |t| f(t, false));
+    }
+    for (piece, code) in pieces(text) {
+        match path_parts(piece.trim()).filter(|_| code) {
+            Some(p) => path_terms(&p, f),
+            None => each_term(piece, &mut |t| f(t, false)),
+        }
+    }
+}
+
+/// Each path `text` writes in backticks ([`path_parts`]), in order: what an entry cites.
+pub fn each_cited_path(text: &str, f: &mut dyn FnMut(PathParts<'_>)) {
+    if !text.contains('`') {
+        return;
+    }
+    for (piece, code) in pieces(text) {
+        if let Some(p) = path_parts(piece.trim()).filter(|_| code) {
+            f(p);
+        }
+    }
+}
+
+/// The pieces of `text` between backticks, each with whether it is a code span (between two).
+fn pieces(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let ticks = text.bytes().filter(|&b| b == b'`').count();
+    text.split('`')
+        .enumerate()
+        .map(move |(i, piece)| (piece, i % 2 == 1 && i < ticks))
+}
+
+impl PathParts<'_> {
+    /// The path without what the token had around it: `src/api/routes.rs` for
+    /// `./src/api/routes.rs:12`, `src/db` for `src/db/`.
+    pub fn path(&self) -> String {
+        if self.dirs.is_empty() {
+            self.name.to_string()
+        } else {
+            format!("{}/{}", self.dirs, self.name)
+        }
+    }
+}
+
+/// The terms of a path, each with whether it is structure ([`each_term_marked`]).
+fn path_terms(p: &PathParts<'_>, f: &mut dyn FnMut(&str, bool)) {
+    each_term(p.dirs, &mut |t| f(t, true));
+    match p.ext {
+        Some(ext) => {
+            let stem = p.name.rsplit_once('.').map_or("", |(stem, _)| stem);
+            let (ext, stem) = (terms(ext), terms(stem));
+            each_term(p.name, &mut |t| {
+                f(
+                    t,
+                    ext.iter().any(|e| e == t) && !stem.iter().any(|s| s == t),
+                )
+            });
+        }
+        None => each_term(p.name, &mut |t| f(t, false)),
+    }
+    each_term(p.rest, &mut |t| f(t, false));
 }
 
 /// `word` in lowercase: itself when it is (most words of a text), else written into `buf`.
@@ -295,6 +426,60 @@ mod tests {
             .collect();
         assert_eq!(marked, ["Retry", "webhooks", "parseWebhookEvent"]);
         assert!(matching("nothing here", &wanted).is_empty());
+    }
+
+    #[test]
+    fn a_path_is_split_into_its_structure_and_its_name() {
+        type Parts<'a> = (&'a str, &'a str, Option<&'a str>, bool, &'a str);
+        fn parts(t: &str) -> Option<Parts<'_>> {
+            path_parts(t).map(|p| (p.dirs, p.name, p.ext, p.dir, p.rest))
+        }
+        assert_eq!(
+            parts("src/billing/tax.ts"),
+            Some(("src/billing", "tax.ts", Some("ts"), false, ""))
+        );
+        assert_eq!(
+            parts("./src/api/routes.rs:12-14"),
+            Some(("src/api", "routes.rs", Some("rs"), false, ":12-14"))
+        );
+        assert_eq!(
+            parts("lib.rs#L7"),
+            Some(("", "lib.rs", Some("rs"), false, "#L7"))
+        );
+        assert_eq!(parts("src/db/"), Some(("src", "db", None, true, "")));
+        assert_eq!(parts("docs/"), Some(("", "docs", None, true, "")));
+        assert_eq!(parts("Makefile"), None);
+        for word in [
+            "1.2",
+            ".env",
+            "a.b()",
+            "https://x.io/a.ts",
+            "cargo test",
+            "",
+            "/",
+        ] {
+            assert_eq!(parts(word), None, "{word}");
+        }
+    }
+
+    #[test]
+    fn a_cited_paths_directories_and_extension_are_marked_structure() {
+        let marked = |text: &str| {
+            let mut out = Vec::new();
+            each_term_marked(text, &mut |t, s| out.push((t.to_string(), s)));
+            out
+        };
+        let all = |text: &str| marked(text).into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+        let text = "Rates in `src/billing/tax.ts:42` and `src/db/` (see node.js, `cargo test`).";
+        assert_eq!(all(text), terms(text));
+        let structure: Vec<String> = marked(text)
+            .into_iter()
+            .filter(|(_, s)| *s)
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(structure, ["src", "bill", "ts", "src"]);
+        // Outside backticks, and in an unclosed one, a path is text.
+        assert!(marked("src/a.ts and `b/c.ts").iter().all(|(_, s)| !s));
     }
 
     #[test]
