@@ -297,12 +297,13 @@ fn is_document_end(line: &str) -> bool {
 }
 
 /// Where the block of the key line `lines[start]` ends: after its last indented continuation
-/// line. Blank lines belong to it only when an indented line follows them (YAML folds them
-/// into the value).
+/// line. Blank and comment lines belong to it only when an indented line follows them (YAML
+/// folds blanks into the value and skips comments, even ones at the line's start).
 fn block_end(lines: &[&str], start: usize) -> usize {
     let mut end = start + 1;
     for (i, line) in lines.iter().enumerate().skip(start + 1) {
-        if line.trim().is_empty() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
         if line.starts_with([' ', '\t']) {
@@ -445,6 +446,19 @@ mod tests {
         let yaml = "tags:\n  - a\n  - b\ntagsx: 1\n";
         let out = set(yaml, "tags", "none", "\n");
         assert_eq!(out, "tags: none\ntagsx: 1\n");
+    }
+
+    #[test]
+    fn a_value_on_the_lines_after_a_comment_is_replaced_with_its_key() {
+        // `phase:`'s value is `more`: YAML skips the comment and the blank line between (found
+        // by the fuzz gate: the edit kept `  more` under `phase: work`, which YAML refuses).
+        let yaml = "# comment\nphase: \n#kwo- w\n\n  more\nnext: 1\n";
+        assert_eq!(parse(yaml).unwrap().get_str("phase").as_deref(), Some("more"));
+        let out = set(yaml, "phase", "work", "\n");
+        assert_eq!(out, "# comment\nphase: work\nnext: 1\n");
+        // A comment with no indented line after it is not the key's: it stays.
+        let out = set("phase: plan\n# about next\nnext: 1\n", "phase", "work", "\n");
+        assert_eq!(out, "phase: work\n# about next\nnext: 1\n");
     }
 
     mod properties {
