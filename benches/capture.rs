@@ -145,7 +145,10 @@ fn main() {
 /// of gitleaks' rules where capture scans — requests, assistant messages, task subjects and
 /// descriptions, failing test runs' output — against the same transcript with each sample's
 /// characters (but its line breaks and spaces) replaced by `x`, runs interleaved: every true
-/// positive and shape (1,249), then one true positive per rule (217).
+/// positive and shape (1,249), then one true positive per rule (217). Capture redacts what it
+/// keeps when it keeps it, so it scans the samples of the first and latest request, the last
+/// message, the tasks it keeps and the last failing run — not those a later one replaced
+/// (docs/benchmarks.md counts them).
 fn secrets_rows(megg: &Path, root: &Path, cache: &Path, tmp: &Path) {
     let Some(samples) = secret_samples() else {
         println!(

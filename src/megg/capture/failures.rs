@@ -53,28 +53,75 @@ pub struct FailingRun {
 /// Records a test or build command's outcome in `last`: a failing run replaces the one kept;
 /// a passing run clears it when it is of the same runner and scope. A command that is no
 /// test or build command changes nothing. `exit_ok`: the command exited 0.
-pub fn record(last: &mut Option<FailingRun>, command: &str, exit_ok: bool, output: &str) {
+///
+/// A run that exited non-zero fails whatever its output says: it is kept in `unread` as run,
+/// and its output read (and redacted) only by [`Unread::read`], once no later run replaced it
+/// — the kept run is `unread`'s when there is one, else `last`'s. A run that exited 0 is read
+/// now: its output says whether it failed.
+pub fn record(
+    (last, unread): (&mut Option<FailingRun>, &mut Option<Unread>),
+    command: &str,
+    exit_ok: bool,
+    output: &str,
+) {
     let Some(cmd) = classify(command) else {
         return;
     };
+    if !exit_ok {
+        *unread = Some(Unread {
+            cmd,
+            output: output.to_string(),
+        });
+        return;
+    }
     let report = read(output);
-    if exit_ok && !report.says_failed {
-        if last
-            .as_ref()
-            .is_some_and(|l| l.runner == cmd.runner && l.scope == cmd.scope)
-        {
+    if !report.says_failed {
+        let same = |runner: &str, scope: &str| runner == cmd.runner && scope == cmd.scope;
+        let kept = match unread {
+            Some(u) => same(u.cmd.runner, &u.cmd.scope),
+            None => last.as_ref().is_some_and(|l| same(&l.runner, &l.scope)),
+        };
+        if kept {
+            *unread = None;
             *last = None;
         }
         return;
     }
-    *last = Some(FailingRun {
-        command: cmd.shown,
-        runner: cmd.runner.to_string(),
-        scope: cmd.scope,
-        names: report.names,
-        failed: report.failed,
-        first_error: report.first_error.or(report.first_line),
-    });
+    *unread = None;
+    *last = Some(FailingRun::of(cmd, report));
+}
+
+/// A run that exited non-zero, its output not read yet ([`record`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    cmd: Command,
+    output: String,
+}
+
+impl Unread {
+    /// The bytes of output it holds.
+    pub fn bytes(&self) -> usize {
+        self.output.len()
+    }
+
+    /// The failing run, its output read and redacted.
+    pub fn read(self) -> FailingRun {
+        let report = read(&self.output);
+        FailingRun::of(self.cmd, report)
+    }
+}
+
+impl FailingRun {
+    fn of(cmd: Command, report: Report) -> Self {
+        Self {
+            command: cmd.shown,
+            runner: cmd.runner.to_string(),
+            scope: cmd.scope,
+            names: report.names,
+            failed: report.failed,
+            first_error: report.first_error.or(report.first_line),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

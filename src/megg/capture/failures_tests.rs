@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// [`super::record`] with the run read at once, as a scan that is not holding reads it.
+fn record(last: &mut Option<FailingRun>, command: &str, exit_ok: bool, output: &str) {
+    let mut unread = None;
+    super::record((last, &mut unread), command, exit_ok, output);
+    if let Some(run) = unread {
+        *last = Some(run.read());
+    }
+}
+
 fn runner_of(line: &str) -> Option<(&'static str, String)> {
     classify(line).map(|c| (c.runner, c.scope))
 }
@@ -565,6 +574,53 @@ fn a_failing_run_is_kept_until_the_same_runner_and_scope_passes() {
         (l.runner.as_str(), l.failed, l.first_error.as_deref()),
         ("make", 0, Some("something went wrong"))
     );
+}
+
+/// A run that exited non-zero is read only once no later run replaced it — and meanwhile it
+/// is the kept run: a passing run of its runner and scope clears it, another does not.
+#[test]
+fn a_held_failing_run_is_the_kept_one_until_read() {
+    let mut last = None;
+    record(&mut last, "cargo test -p core", false, CARGO_FAIL);
+    let kept = last.clone().unwrap();
+    let mut unread = None;
+    // Another scope fails: held, replacing the one read.
+    super::record(
+        (&mut last, &mut unread),
+        "cargo test -p cli",
+        false,
+        CARGO_FAIL,
+    );
+    assert!(unread.is_some());
+    // `-p core` passing no longer clears anything: the kept run is `-p cli`'s.
+    super::record(
+        (&mut last, &mut unread),
+        "cargo test -p core",
+        true,
+        CARGO_PASS,
+    );
+    assert!(unread.is_some());
+    assert_eq!(unread.clone().unwrap().read().command, "cargo test -p cli");
+    // `-p cli` passing clears it, and the older run with it.
+    super::record(
+        (&mut last, &mut unread),
+        "cargo test -p cli",
+        true,
+        CARGO_PASS,
+    );
+    assert_eq!((last, unread), (None, None));
+    // A run exiting 0 whose output says it failed is read at once and replaces a held one.
+    let mut last = Some(kept);
+    let mut unread = None;
+    super::record((&mut last, &mut unread), "make", false, "\nboom\n");
+    super::record(
+        (&mut last, &mut unread),
+        "cargo test -p core 2>&1 | tail -5",
+        true,
+        CARGO_FAIL,
+    );
+    assert_eq!(unread, None);
+    assert_eq!(last.map(|l| l.names.len()), Some(2));
 }
 
 #[test]

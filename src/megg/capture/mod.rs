@@ -8,11 +8,13 @@
 //! the one this session last promoted (or, before its first promotion, the one it found).
 
 pub mod acknowledgement;
+pub mod calls;
 pub mod carry;
 pub mod changes;
 pub mod failures;
 pub mod format;
 pub mod handoff;
+pub mod kept;
 pub mod kept_summary;
 pub mod read;
 pub mod snapshot;

@@ -115,6 +115,8 @@ pub fn update(
     let mut changed = false;
     let mut budget = MAX_READ_BYTES;
     let mut marks = Vec::with_capacity(opened.len());
+    // What a later line replaces is never scanned for secrets: redacted once the pass ends.
+    progress.scan.hold();
     for (path, origin, stream) in opened {
         let start = progress
             .marks
@@ -138,6 +140,7 @@ pub fn update(
             offset,
         });
     }
+    progress.scan.seal();
     for m in &progress.marks {
         if !marks.iter().any(|n: &Mark| n.path == m.path) {
             marks.push(m.clone());
@@ -265,4 +268,108 @@ pub fn task_files(dir: &Path) -> Option<Vec<Task>> {
     }
     tasks.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     Some(tasks.into_iter().map(|(_, _, t)| t).collect())
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are built with std::fs
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::megg::capture::transcript::MAX_TASKS;
+    use crate::megg::secrets;
+
+    /// A first capture of a long session scans for secrets only the texts it keeps (SPEC §12:
+    /// they are redacted before anything is cut or written): the first and latest request,
+    /// the assistant's last message, the last failing run, the tasks it keeps — not every
+    /// request, message, failing run and task it read on the way.
+    #[test]
+    fn a_pass_scans_the_requests_messages_runs_and_tasks_it_keeps_not_those_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let mut lines = Vec::new();
+        let user = |content: serde_json::Value| json!({"type": "user", "message": {"role": "user", "content": content}});
+        for i in 0..30 {
+            lines.push(user(json!(format!(
+                "request {i}: deploy with token=tok{i}Zq81xVb2"
+            ))));
+            lines.push(json!({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": format!("message {i}: the key is sk-live{i}Qw7eRt5yUi9oP3aS")}]}}));
+            let id = format!("run{i}");
+            lines.push(json!({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "npx jest"}}]}}));
+            let out = format!(
+                "Exit code 1\nFAIL src/a.test.js\n  ● suite › run {i} with password=pw{i}Xc9vB7nM\n"
+            );
+            lines.push(user(json!([{"type": "tool_result", "tool_use_id": id, "content": out, "is_error": true}])));
+        }
+        // More tasks than a scan keeps, then one whose result the pass does not see.
+        for i in 0..MAX_TASKS + 5 {
+            let id = format!("task{i}");
+            lines.push(json!({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": id, "name": "TaskCreate",
+                 "input": {"subject": format!("task {i} with token=tk{i}Hq2wE4rT6y"), "description": "d"}}]}}));
+            lines.push(user(json!([{"type": "tool_result", "tool_use_id": id, "content": format!("Task #{i} created successfully")}])));
+        }
+        lines.push(
+            json!({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "last", "name": "TaskCreate",
+             "input": {"subject": "awaiting", "description": "password=pw0Lz8kJ6hG4"}}]}}),
+        );
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+
+        secrets::take_scanned();
+        let (progress, _) = update(None, &[(path, Origin::Main)], Agent::Claude);
+        let scanned = secrets::take_scanned();
+
+        let scan = &progress.scan;
+        assert_eq!(
+            scan.first_request.as_deref(),
+            Some("request 0: deploy with token=[redacted]")
+        );
+        assert_eq!(
+            scan.latest_request.as_deref(),
+            Some("request 29: deploy with token=[redacted]")
+        );
+        assert!(
+            scan.last_message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("message 29:") && m.contains("[redacted]")),
+            "{scan:?}"
+        );
+        let failing = scan.failing.as_ref().unwrap();
+        assert!(
+            failing
+                .names
+                .iter()
+                .any(|n| n.contains("run 29") && n.contains("[redacted]")),
+            "{failing:?}"
+        );
+        assert_eq!(scan.tasks.len(), MAX_TASKS);
+        assert_eq!(
+            scan.tasks.last().map(|t| t.subject.as_str()),
+            Some("task 199 with token=[redacted]")
+        );
+        // The call awaiting its result is saved redacted.
+        let saved = serde_json::to_string(&progress).unwrap();
+        assert!(!saved.contains("pw0Lz8kJ6hG4"), "{saved}");
+        for i in MAX_TASKS..MAX_TASKS + 5 {
+            let dropped = format!("task {i} with");
+            let seen: Vec<&String> = scanned.iter().filter(|t| t.contains(&dropped)).collect();
+            assert!(seen.is_empty(), "scanned, though never kept: {seen:?}");
+        }
+        for i in 1..29 {
+            let replaced = [
+                format!("request {i}:"),
+                format!("message {i}:"),
+                format!("run {i} with"),
+            ];
+            let seen: Vec<&String> = scanned
+                .iter()
+                .filter(|t| replaced.iter().any(|r| t.contains(r.as_str())))
+                .collect();
+            assert!(seen.is_empty(), "scanned, though replaced: {seen:?}");
+        }
+    }
 }

@@ -5,7 +5,10 @@
 //! The transcript is another program's log, so reading it is defensive: a line that is not
 //! JSON, a line of a kind megg does not know, a field of the wrong type — each is skipped,
 //! never an error. [`Scan`] is the state of one streaming pass; it is serialisable, so the next
-//! capture continues where this one stopped instead of reading the whole file again.
+//! capture continues where this one stopped instead of reading the whole file again. What it
+//! keeps of the text it reads is redacted when kept (`super::kept`): a pass ([`Scan::hold`]
+//! to [`Scan::seal`]) scans for secrets the requests, message and failing run it ends with,
+//! not every one a later line replaced.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -14,71 +17,23 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::acknowledgement::is_acknowledgement;
+pub use super::calls::{Call, Task, TaskStatus};
 use super::failures::{self, FailingRun};
+use super::kept::{Held, MAX_HELD_BYTES, MAX_HELD_TASK_BYTES, cut, one_line};
+pub use super::kept::{MAX_MESSAGE_CHARS, MAX_REQUEST_CHARS, cut_chars, one_line_cut};
 use super::summary::{Found, Source};
 use crate::megg::secrets::redact;
 
-/// Most characters kept of a request (SPEC §10: the first and latest, each at most 300).
-pub const MAX_REQUEST_CHARS: usize = 300;
-/// Most characters kept of the assistant's last message.
-pub const MAX_MESSAGE_CHARS: usize = 500;
 /// Most distinct files remembered (the handoff shows 30).
 const MAX_FILES: usize = 200;
 /// Most tasks remembered (a saved scan stays far below its 1 MiB bound).
 pub const MAX_TASKS: usize = 200;
 /// Most tool calls awaiting their result.
 const MAX_PENDING: usize = 64;
-/// Most characters kept of a task's subject or description.
-const MAX_TASK_CHARS: usize = 300;
 /// Most characters kept of a test or build command awaiting its result.
 const MAX_COMMAND_CHARS: usize = 2_000;
 /// Most shell runs remembered as read (a host that writes a record again must not run it twice).
 const MAX_RUNS_SEEN: usize = 32;
-
-/// A task's status, as Claude Code's task tools and `TodoWrite` spell it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    Pending,
-    InProgress,
-    Completed,
-}
-
-impl TaskStatus {
-    /// Reads a status; `deleted` and unknown values are `None`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "pending" => Some(Self::Pending),
-            "in_progress" => Some(Self::InProgress),
-            "completed" => Some(Self::Completed),
-            _ => None,
-        }
-    }
-}
-
-/// One entry of the session's to-do list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Task {
-    /// The task tools' id (`TaskCreate` returns it); `None` for `TodoWrite` items.
-    pub id: Option<String>,
-    pub subject: String,
-    pub description: String,
-    pub status: TaskStatus,
-}
-
-impl Task {
-    /// A to-do list item (`TodoWrite`, a host's to-do tool): its text on one line, cut and
-    /// redacted; `None` when empty.
-    pub fn todo(subject: &str, status: TaskStatus) -> Option<Self> {
-        let subject = one_line_cut(subject, MAX_TASK_CHARS);
-        (!subject.is_empty()).then_some(Self {
-            id: None,
-            subject,
-            description: String::new(),
-            status,
-        })
-    }
-}
 
 /// A JSON string's text, borrowed where it has no escapes; anything else is `None`.
 pub fn json_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
@@ -130,27 +85,13 @@ pub struct Scan {
     /// Lines read, and lines skipped as not understood.
     pub lines: u64,
     pub skipped: u64,
-}
-
-/// A tool call that changes the handoff once it succeeds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Call {
-    Edit(String),
-    TaskCreate {
-        subject: String,
-        description: String,
-    },
-    TaskUpdate {
-        id: String,
-        status: Option<String>,
-        subject: Option<String>,
-        description: Option<String>,
-    },
-    TodoWrite(Vec<Task>),
-    Checkpoint(String),
-    /// A test or build command ([`failures::classify`]): its outcome is recorded whether it
-    /// passed or failed.
-    Run(String),
+    /// What this pass read for the requests, last message and failing run, as read: a later
+    /// line may still replace it (`super::kept`).
+    #[serde(skip)]
+    held: Held,
+    /// Whether [`Held`] texts wait for [`Scan::seal`] ([`Scan::hold`]) or are redacted at once.
+    #[serde(skip)]
+    holding: bool,
 }
 
 /// Where a line comes from: the session itself, or one of its subagents (whose requests and
@@ -387,6 +328,7 @@ impl Scan {
                     *self = Scan {
                         lines: self.lines,
                         skipped: self.skipped,
+                        holding: self.holding,
                         ..Scan::default()
                     };
                     return;
@@ -403,26 +345,75 @@ impl Scan {
             }
             None => text.to_string(),
         };
-        self.take_request(one_line_cut(&request, MAX_REQUEST_CHARS));
+        self.take_request(&request);
     }
 
-    /// A request, redacted and cut: the first is kept; an acknowledgement after a request is
-    /// kept after it, any other request becomes the latest.
-    fn take_request(&mut self, request: String) {
-        if request.is_empty() {
+    /// A request, as read: the first is kept; an acknowledgement after a request is kept after
+    /// it, any other request becomes the latest. Each is redacted and cut when it is kept
+    /// ([`Scan::seal`]). Whether it is empty or an acknowledgement is judged on it as it will
+    /// be shown, its secrets still in: a secret never empties a text, and a text holding one
+    /// holds a word no acknowledgement has (its key or prefix, or the secret), as `[redacted]`
+    /// is none.
+    fn take_request(&mut self, request: &str) {
+        let shown = cut(&one_line(request), MAX_REQUEST_CHARS);
+        if shown.is_empty() {
             return;
         }
-        if self.first_request.is_none() {
-            self.first_request = Some(request.clone());
+        let held = &mut self.held;
+        if self.first_request.is_none() && held.first_request.is_none() {
+            held.first_request = Some(request.to_string());
         }
-        if self.latest_request.is_some() && is_acknowledgement(&request) {
-            self.ack = Some(request);
+        let has_latest = self.latest_request.is_some() || held.latest_request.is_some();
+        if has_latest && is_acknowledgement(&shown) {
+            held.ack = Some(request.to_string());
+            self.release(request.len());
             return;
         }
-        self.latest_request = Some(request);
+        held.latest_request = Some(request.to_string());
+        held.ack = None;
         self.ack = None;
         if let Some(summary) = &mut self.summary {
             summary.requests_after = summary.requests_after.saturating_add(1);
+        }
+        self.release(request.len());
+    }
+
+    /// From now on the requests, message and failing run read are held as read until
+    /// [`Scan::seal`] (a pass over a transcript), rather than redacted as each is read: what a
+    /// later line replaces is never scanned.
+    pub fn hold(&mut self) {
+        self.holding = true;
+    }
+
+    /// Redacts and cuts what was held into the fields it was read for, and holds nothing more:
+    /// the end of a pass, before the scan is saved or anything is taken from it.
+    pub fn seal(&mut self) {
+        self.holding = false;
+        self.seal_held();
+    }
+
+    fn seal_held(&mut self) {
+        let sealed = std::mem::take(&mut self.held).seal();
+        self.first_request = sealed.first_request.or(self.first_request.take());
+        self.latest_request = sealed.latest_request.or(self.latest_request.take());
+        self.ack = sealed.ack.or(self.ack.take());
+        self.last_message = sealed.last_message.or(self.last_message.take());
+        self.failing = sealed.failing.or(self.failing.take());
+        for call in self
+            .pending
+            .iter_mut()
+            .map(|(_, call)| call)
+            .chain(self.early_updates.iter_mut())
+        {
+            call.seal();
+        }
+    }
+
+    /// Redacts what is held at once unless the scan is holding ([`Scan::hold`]) and the text
+    /// just held (`bytes`) is small: what a pass holds stays small.
+    fn release(&mut self, bytes: usize) {
+        if !self.holding || bytes > MAX_HELD_BYTES {
+            self.seal_held();
         }
     }
 
@@ -433,10 +424,8 @@ impl Scan {
         for b in blocks {
             match b.kind.as_ref() {
                 "text" if !sidechain => {
-                    if let Some(t) = b.text.as_deref().map(str::trim)
-                        && !t.is_empty()
-                    {
-                        self.last_message = Some(cut_chars(t, MAX_MESSAGE_CHARS));
+                    if let Some(t) = b.text.as_deref() {
+                        self.assistant_text(t);
                     }
                 }
                 "tool_use" => {
@@ -493,15 +482,21 @@ impl Scan {
             Call::Edit(path) => self.edited(path),
             Call::Checkpoint(target) => self.checkpoint = Some(target),
             Call::TodoWrite(list) => self.todos = list,
-            Call::TaskCreate {
-                subject,
-                description,
-            } => {
+            mut create @ Call::TaskCreate { .. } => {
                 let id = tool_use_result
                     .and_then(|r| serde_json::from_str::<CreatedResult>(r.get()).ok())
                     .and_then(|r| r.task.id)
                     .or_else(|| content.and_then(created_id_in_text));
                 if self.tasks.len() < MAX_TASKS {
+                    create.seal();
+                    let Call::TaskCreate {
+                        subject,
+                        description,
+                        ..
+                    } = create
+                    else {
+                        return;
+                    };
                     self.tasks.push(Task {
                         id: id.clone(),
                         subject,
@@ -528,32 +523,31 @@ impl Scan {
     }
 
     /// Applies a `TaskUpdate` to its task, or keeps it until the task is created.
-    fn update_task(&mut self, update: Call) {
-        let Call::TaskUpdate {
-            id,
-            status,
-            subject,
-            description,
-        } = update
-        else {
+    fn update_task(&mut self, mut update: Call) {
+        let Call::TaskUpdate { id, status, .. } = &update else {
             return;
         };
-        let Some(i) = self.tasks.iter().position(|t| t.id.as_deref() == Some(&id)) else {
+        let Some(i) = self.tasks.iter().position(|t| t.id.as_ref() == Some(id)) else {
             if self.early_updates.len() >= MAX_PENDING {
                 self.early_updates.pop_front();
             }
-            self.early_updates.push_back(Call::TaskUpdate {
-                id,
-                status,
-                subject,
-                description,
-            });
+            self.early_updates.push_back(update);
             return;
         };
         if status.as_deref() == Some("deleted") {
             self.tasks.remove(i);
             return;
         }
+        update.seal();
+        let Call::TaskUpdate {
+            status,
+            subject,
+            description,
+            ..
+        } = update
+        else {
+            return;
+        };
         let Some(task) = self.tasks.get_mut(i) else {
             return;
         };
@@ -584,7 +578,7 @@ impl Scan {
     /// [`MAX_REQUEST_CHARS`], the first kept and the latest replaced — unless it is an
     /// acknowledgement, kept after the latest ([`is_acknowledgement`]).
     pub fn user_request(&mut self, text: &str) {
-        self.take_request(one_line_cut(text, MAX_REQUEST_CHARS));
+        self.take_request(text);
     }
 
     /// A summary the host wrote when it compacted the session: the newest replaces older ones.
@@ -607,23 +601,40 @@ impl Scan {
             self.runs_seen.remove(0);
         }
         self.runs_seen.push(seen);
-        failures::record(&mut self.failing, command, exit_ok, output);
+        failures::record(
+            (&mut self.failing, &mut self.held.failing),
+            command,
+            exit_ok,
+            output,
+        );
+        let held = self
+            .held
+            .failing
+            .as_ref()
+            .map_or(0, failures::Unread::bytes);
+        self.release(held);
     }
 
-    /// Text the assistant said (the latest is kept, redacted and cut).
+    /// Text the assistant said (the latest is kept, redacted and cut when kept).
     pub fn assistant_text(&mut self, text: &str) {
         let text = text.trim();
         if !text.is_empty() {
-            self.last_message = Some(cut_chars(text, MAX_MESSAGE_CHARS));
+            self.held.last_message = Some(text.to_string());
+            self.release(text.len());
         }
     }
 
     /// A tool call that takes effect once [`Scan::call_finished`] says it succeeded.
-    pub fn call_started(&mut self, id: &str, call: Call) {
+    pub fn call_started(&mut self, id: &str, mut call: Call) {
+        // What a pass holds as read stays small: a task's long text is redacted at once.
+        if call.held_bytes() > MAX_HELD_TASK_BYTES {
+            call.seal();
+        }
         if self.pending.len() >= MAX_PENDING {
             self.pending.pop_front();
         }
         self.pending.push_back((id.to_string(), call));
+        self.release(0);
     }
 
     /// A tool call's outcome: a successful one takes effect, a failed one is forgotten.
@@ -662,13 +673,14 @@ impl Scan {
 
 /// The call a `tool_use` block makes, when it is one a handoff cares about.
 fn call_of(name: &str, input: ToolInput) -> Option<Call> {
-    let short = |s: Option<String>| s.map(|s| one_line_cut(&s, MAX_TASK_CHARS));
     match name {
         "Edit" | "Write" | "MultiEdit" => input.file_path.map(Call::Edit),
         "NotebookEdit" => input.notebook_path.or(input.file_path).map(Call::Edit),
+        // The texts as read: redacted and cut once kept ([`Call::seal`]).
         "TaskCreate" => Some(Call::TaskCreate {
-            subject: short(input.subject)?,
-            description: cut_chars(input.description.as_deref().unwrap_or(""), MAX_TASK_CHARS),
+            subject: input.subject?,
+            description: input.description.unwrap_or_default(),
+            held: true,
         }),
         "TaskUpdate" => Some(Call::TaskUpdate {
             id: input.task_id?,
@@ -676,8 +688,9 @@ fn call_of(name: &str, input: ToolInput) -> Option<Call> {
             status: input
                 .status
                 .filter(|s| s == "deleted" || TaskStatus::parse(s).is_some()),
-            subject: short(input.subject),
-            description: input.description.map(|d| cut_chars(&d, MAX_TASK_CHARS)),
+            subject: input.subject,
+            description: input.description,
+            held: true,
         }),
         "TodoWrite" => Some(Call::TodoWrite(
             input
@@ -809,43 +822,6 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     let (_, after) = text.split_once(&format!("<{name}>"))?;
     let (inside, _) = after.split_once(&format!("</{name}>"))?;
     Some(inside)
-}
-
-/// At most `max` characters, with `…` when cut — of the text with its secrets redacted
-/// first (SPEC §12). Every text a capture keeps (requests, messages, task text) is cut here
-/// or in [`one_line_cut`], before it is saved or written anywhere: so no secret reaches a
-/// handoff, a session file, a scan or the log, and none escapes by being cut in half first.
-pub fn cut_chars(text: &str, max: usize) -> String {
-    cut(&redact(text), max)
-}
-
-/// Redacted, whitespace runs (newlines included) as single spaces, then cut like [`cut_chars`].
-pub fn one_line_cut(text: &str, max: usize) -> String {
-    let text = redact(text);
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    // Again once on one line: `password:` and its value on the next line are now a pair. A
-    // text already on one line, spaced once, is the one just scanned: not scanned twice.
-    if joined == *text {
-        return cut(&joined, max);
-    }
-    cut(&redact(&joined), max)
-}
-
-/// At most `max` characters, with `…` when cut.
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((end, _)) => {
-            // Both ends come from `char_indices`: character boundaries.
-            let kept = text.get(..end).unwrap_or(text).trim_end();
-            let kept = kept
-                .char_indices()
-                .nth(max.saturating_sub(1))
-                .and_then(|(i, _)| kept.get(..i))
-                .unwrap_or(kept);
-            format!("{kept}…")
-        }
-    }
 }
 
 #[cfg(test)]

@@ -568,3 +568,36 @@ fn a_checkpoint_target_and_a_pending_status_keep_no_secret() {
     let saved = serde_json::to_string(&s).unwrap();
     assert!(!saved.contains("zqh3zmvt45xk"), "{saved}");
 }
+
+/// A pass holds what it reads as read until it ends ([`Scan::hold`]), but only so much: a
+/// request past the bound is redacted at once, with whatever else was held.
+#[test]
+fn a_holding_scan_redacts_a_huge_request_at_once() {
+    use crate::megg::secrets::take_scanned;
+    let mut s = Scan::default();
+    s.hold();
+    take_scanned();
+    s.feed(
+        &user(json!("first: use token=tok7Zq81xVb2")).to_string(),
+        Origin::Main,
+    );
+    assert_eq!(take_scanned(), Vec::<String>::new());
+    let huge = format!("deploy {}", "word ".repeat(MAX_HELD_BYTES / 5));
+    s.feed(&user(json!(huge)).to_string(), Origin::Main);
+    let scanned = take_scanned();
+    assert!(
+        scanned.iter().any(|t| t.starts_with("deploy word")),
+        "{}",
+        scanned.len()
+    );
+    assert_eq!(s.held, Held::default());
+    assert_eq!(
+        s.first_request.as_deref(),
+        Some("first: use token=[redacted]")
+    );
+    s.seal();
+    assert!(
+        s.latest_request
+            .is_some_and(|r| r.starts_with("deploy word"))
+    );
+}

@@ -120,6 +120,8 @@ fn allowed_line(text: &str, range: &Range<usize>) -> bool {
 /// The secrets in `text`, in order, never overlapping (overlapping findings become one, named
 /// by the first).
 pub fn find(text: &str) -> Vec<Finding> {
+    #[cfg(test)]
+    SCANNED.with(|s| s.borrow_mut().push(text.to_string()));
     let bytes = text.as_bytes();
     let mut all: Vec<Finding> = own::secrets(text)
         .into_iter()
@@ -150,6 +152,18 @@ pub fn find(text: &str) -> Vec<Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+thread_local! {
+    static SCANNED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The texts [`find`] scanned on this thread since the last call: what a caller's test checks
+/// it scans.
+#[cfg(test)]
+pub fn take_scanned() -> Vec<String> {
+    SCANNED.with(std::cell::RefCell::take)
 }
 
 /// Which rules each keyword runs.
