@@ -286,6 +286,8 @@ pub struct PruneDocument {
     /// The checkpoints deleted (or, with `dry_run`, that would be), oldest first.
     pub pruned: Vec<CheckpointDocument>,
     pub dry_run: bool,
+    /// The secrets their features held, each named by file and line (SPEC §12).
+    pub warnings: Vec<String>,
 }
 
 /// One quarantined file in `megg checkpoint quarantine --json`.

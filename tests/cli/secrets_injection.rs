@@ -369,7 +369,7 @@ fn placed_lines<'t>(text: &'t str, p: &Placed) -> Vec<&'t str> {
 
 /// `megg checkpoint` prints a checkpoint written by hand with each secret `[redacted]` — its
 /// file (`show`, `resume --choice view`), and what megg reads out of it: its feature, branch
-/// and items (`list`, `resume`, `update`, `save`, `finish`), text and `--json` — and names
+/// and items (`list`, `resume`, `update`, `save`, `prune`, `finish`), text and `--json` — and names
 /// each on stderr or in `warnings` by the file's line. What a resume, an update or a save
 /// writes back is the file as it was, secrets included: the user's to remove.
 #[test]
@@ -413,6 +413,8 @@ fn checkpoint_commands_print_each_secret_redacted_and_name_where_it_is() {
 
     for args in [
         &["checkpoint", "list"][..],
+        // Before a save makes it an hour younger.
+        &["checkpoint", "prune", "--older-than", "0", "--dry-run"],
         &["checkpoint", "resume"],
         &["checkpoint", "resume", "rotate", "--choice", "view"],
         &[

@@ -27,12 +27,13 @@ pub(super) fn prune(
         Age::Abandoned => "abandoned (over 30 days old)".to_string(),
         Age::OlderThan(days) => format!("older than {days} days"),
     };
+    // Their features are printed: the secrets of each are named.
+    let named: Vec<String> = pruned.iter().flat_map(|d| d.secret_warnings()).collect();
     let doc = wire::PruneDocument {
         pruned: pruned.iter().map(Into::into).collect(),
         dry_run,
+        warnings: named.clone(),
     };
-    // Their features are printed: the secrets of each are named.
-    let named = pruned.iter().flat_map(|d| d.secret_warnings()).collect();
     Ok(Output::pick(
         json,
         &doc,

@@ -19,8 +19,9 @@ use super::shared::{Shared, Topics};
 use crate::fsx::{self, Boundary};
 
 /// First bytes of a cache file; a new layout, or postings built another way (5: an entry's
-/// field lines are no body text, stopwords are not stemmed), gets a new one.
-const MAGIC: &[u8] = b"megg recall 5\n";
+/// field lines are no body text, stopwords are not stemmed; 6: a cited path's directories and
+/// extension are no words of it), gets a new one.
+const MAGIC: &[u8] = b"megg recall 6\n";
 /// Cache files kept: one per corpus searched recently (a few projects, their `--below`).
 pub const KEPT: usize = 8;
 /// Most bytes of a cache file read or written.
