@@ -470,11 +470,9 @@ fn a_near_identical_cjk_body_is_named_too() {
     assert_names(warnings[0].as_str().unwrap(), &id, "会话令牌");
 }
 
-/// Supersession merges like any entry (SPEC §11): alice supersedes X while bob learns Y; merged
-/// either way through the driver, knowledge.md holds both new entries and not X, and the archive
-/// holds X with its successor — no conflict.
-#[test]
-fn a_supersede_on_one_branch_merges_with_a_learn_on_the_other_both_ways() {
+/// A team whose history holds REST and a changelog rule, with branch `bob` at that commit and
+/// `alice` checked out, REST superseded by gRPC there (not yet committed).
+fn alice_supersedes_rest() -> Team {
     let t = Team::new(true);
     t.learn(
         "2025-03-01T09:00:00Z",
@@ -507,6 +505,15 @@ fn a_supersede_on_one_branch_merges_with_a_learn_on_the_other_both_ways() {
             "--json",
         ],
     ));
+    t
+}
+
+/// Supersession merges like any entry (SPEC §11): alice supersedes X while bob learns Y; merged
+/// either way through the driver, knowledge.md holds both new entries and not X, and the archive
+/// holds X with its successor — no conflict.
+#[test]
+fn a_supersede_on_one_branch_merges_with_a_learn_on_the_other_both_ways() {
+    let t = alice_supersedes_rest();
     t.commit("alice supersedes REST");
     t.git(&["checkout", "-q", "bob"]);
     t.learn(
@@ -874,38 +881,7 @@ fn superseding_with_the_same_day_and_title_is_refused() {
 /// or from committed markers) never settles it by keeping both.
 #[test]
 fn a_supersede_and_an_edit_of_one_entry_merge_into_a_conflict_both_ways() {
-    let t = Team::new(true);
-    t.learn(
-        "2025-03-01T09:00:00Z",
-        "Use REST for the API",
-        "decision",
-        "api",
-        REST,
-    );
-    t.learn(
-        "2025-04-01T09:00:00Z",
-        "Keep a changelog",
-        "rule",
-        "docs",
-        "Every release has notes.",
-    );
-    let x = id_of(&t.p, "", "REST", "Use REST for the API");
-    t.git(&["branch", "bob"]);
-    t.git(&["checkout", "-q", "-b", "alice"]);
-    ok_json(&learn_at(
-        &t.p,
-        "",
-        "2026-11-20T10:00:00Z",
-        &[
-            "Use gRPC for the API",
-            "decision",
-            "api",
-            GRPC,
-            "--supersedes",
-            &x,
-            "--json",
-        ],
-    ));
+    let t = alice_supersedes_rest();
     let live = t.knowledge();
     assert!(
         live.contains("**Topics:** api\n**Supersedes:** 2025-03-01 - Use REST for the API\n\n"),
