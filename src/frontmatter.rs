@@ -453,11 +453,19 @@ mod tests {
         // `phase:`'s value is `more`: YAML skips the comment and the blank line between (found
         // by the fuzz gate: the edit kept `  more` under `phase: work`, which YAML refuses).
         let yaml = "# comment\nphase: \n#kwo- w\n\n  more\nnext: 1\n";
-        assert_eq!(parse(yaml).unwrap().get_str("phase").as_deref(), Some("more"));
+        assert_eq!(
+            parse(yaml).unwrap().get_str("phase").as_deref(),
+            Some("more")
+        );
         let out = set(yaml, "phase", "work", "\n");
         assert_eq!(out, "# comment\nphase: work\nnext: 1\n");
         // A comment with no indented line after it is not the key's: it stays.
-        let out = set("phase: plan\n# about next\nnext: 1\n", "phase", "work", "\n");
+        let out = set(
+            "phase: plan\n# about next\nnext: 1\n",
+            "phase",
+            "work",
+            "\n",
+        );
         assert_eq!(out, "phase: work\n# about next\nnext: 1\n");
     }
 
