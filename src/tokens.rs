@@ -7,12 +7,17 @@
 //! never inside a project. The cache is bounded and skipped silently when it cannot be used.
 //!
 //! The crate is `bpe-openai`: identical counts to tiktoken's `encode_ordinary` (checked by the
-//! corpus test in `tests/cli/tokens.rs`) and a third of tiktoken-rs's start-up time.
+//! corpus test in `tests/cli/tokens.rs`) and a third of tiktoken-rs's start-up time. Its
+//! tokenizer runs over the encoding `build.rs` makes, which leaves out the 7.3 MB of automata
+//! counting never uses (SPEC §15: what the binary holds, docs/benchmarks.md).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
+
+use bpe_openai::Tokenizer;
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
 
 /// A cl100k token is 1 to 128 bytes.
 pub const MAX_TOKEN_BYTES: u64 = 128;
@@ -160,8 +165,29 @@ impl Truncated<'_> {
 }
 
 fn count_uncached(text: &str) -> usize {
-    bpe_openai::cl100k_base().count(text)
+    CL100K.count(text)
 }
+
+/// The cl100k encoding build.rs serialized: bpe-openai's, without the two overlapping automata.
+/// Counting, `encode` and `decode` never use them; bpe's table, interval, appendable,
+/// prependable and minimal encoders do, and must not be called on it.
+static CL100K_ENCODING: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bpe"));
+
+/// `bpe_openai::cl100k_base()` (0.3.2) over [`CL100K_ENCODING`]: the same pre-tokenizer — its
+/// negative look-ahead `\s+(?!\S)` rewritten as a one-character look-ahead pattern — and no
+/// NFC normalization. Loaded on the first count that needs it.
+// `expect` cannot fail: build.rs checked that these bytes load and count, and the patterns are
+// constants every test run compiles.
+#[allow(clippy::expect_used)]
+static CL100K: LazyLock<Tokenizer> = LazyLock::new(|| {
+    let bpe: BytePairEncoding =
+        rmp_serde::from_slice(CL100K_ENCODING).expect("build.rs wrote a valid encoding");
+    let pat1 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$";
+    let pat2 = "\\s+\\s";
+    let pat3 = "\\s+";
+    Tokenizer::new_lookahead(bpe, &[(pat1, false), (pat2, true), (pat3, false)], false)
+        .expect("constant patterns compile")
+});
 
 /// Most bytes of the token cache read: its capacity's worth of lines, with room to spare.
 const MAX_CACHE_BYTES: u64 = (CACHE_CAPACITY as u64 + 64) * 64;
@@ -250,6 +276,38 @@ mod tests {
         assert_eq!(c.count("hello world"), 2);
         // Special-token text is ordinary text (encode_ordinary).
         assert_eq!(c.count("<|endoftext|>"), 7);
+    }
+
+    #[test]
+    fn embeds_only_what_counting_uses() {
+        // bpe-openai's serialized cl100k encoding is 15.0 MB; 7.3 MB of it are two automata
+        // only other encoders use, which build.rs leaves out (SPEC §15).
+        let len = CL100K_ENCODING.len();
+        assert!(len < 8_000_000, "the embedded encoding is {len} bytes");
+        // And what is left still counts (and cannot fail: see `CL100K`).
+        assert_eq!(count_uncached("hello world"), 2);
+    }
+
+    #[test]
+    fn every_cl100k_token_counts_as_tiktoken_counts_it() {
+        // The whole vocabulary through the trimmed encoding (build.rs), each token alone and
+        // glued to the next: tiktoken-rs is the reference (SPEC §8).
+        let tiktoken = tiktoken_rs::cl100k_base().unwrap();
+        let tokens: Vec<String> = (0..)
+            .map_while(|rank| tiktoken.decode_bytes(&[rank]).ok())
+            .filter_map(|bytes| String::from_utf8(bytes).ok())
+            .collect();
+        assert!(tokens.len() > 90_000, "{}", tokens.len());
+        for pair in tokens.windows(2) {
+            let [a, b] = pair else { continue };
+            for text in [a.clone(), format!("{a}{b}")] {
+                assert_eq!(
+                    count_uncached(&text),
+                    tiktoken.encode_ordinary(&text).len(),
+                    "{text:?}"
+                );
+            }
+        }
     }
 
     #[test]
