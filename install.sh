@@ -79,9 +79,11 @@ detect_target() {
 
 unsupported() {
 	case "$1" in
+		# Git Bash, MSYS2 and Cygwin: megg.exe is installed by install.ps1 (SPEC 15.1), which
+		# this shell can start.
 		MINGW* | MSYS* | CYGWIN* | Windows*)
-			error "megg has no prebuilt binary for $1 $2" \
-				"megg does not run on Windows yet; install it inside WSL (https://learn.microsoft.com/windows/wsl/install) by running this installer there"
+			error "install.sh installs megg on Linux and macOS, not on Windows ($1 $2)" \
+				"install megg.exe with install.ps1, from this shell too: powershell -NoProfile -ExecutionPolicy Bypass -Command \"irm $MEGG_REPO_URL/releases/latest/download/install.ps1 | iex\" (or npm i -g megg)"
 			;;
 		*)
 			error "megg has no prebuilt binary for $1 $2" \

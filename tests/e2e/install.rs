@@ -862,8 +862,6 @@ fn install_sh_names_an_unknown_platform_and_installs_nothing() {
         ("FreeBSD", "amd64", "cargo install --locked megg"),
         ("Linux", "riscv64", "cargo install --locked megg"),
         ("Darwin", "ppc", "cargo install --locked megg"),
-        ("MINGW64_NT-10.0-19045", "x86_64", "WSL"),
-        ("CYGWIN_NT-10.0", "x86_64", "WSL"),
     ]
     .into_iter()
     .enumerate()
@@ -879,6 +877,49 @@ fn install_sh_names_an_unknown_platform_and_installs_nothing() {
             "{}",
             text(&out)
         );
+        assert!(!s.home().join(".local").exists(), "something was installed");
+    }
+    assert_eq!(
+        server.requests(),
+        Vec::<String>::new(),
+        "nothing was downloaded"
+    );
+    s.assert_no_temp_files();
+}
+
+/// Git Bash, MSYS2 and Cygwin run install.sh on Windows, where megg.exe comes from install.ps1
+/// (SPEC §15.1): the error names it, runnable from that very shell, and npm.
+#[test]
+fn install_sh_on_windows_names_install_ps1_and_npm_and_installs_nothing() {
+    let Some(dist) = release() else {
+        return;
+    };
+    let server = Server::start(&dist.dir);
+    let s = Sandbox::new();
+    for (i, (os, arch)) in [
+        ("MINGW64_NT-10.0-19045", "x86_64"),
+        ("MSYS_NT-10.0-22631", "x86_64"),
+        ("CYGWIN_NT-10.0-26100", "x86_64"),
+        ("MINGW64_NT-10.0-26100-ARM64", "aarch64"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = fake_platform(&s.path(&format!("fake{i}")), os, arch, "0");
+        let out = s.install(&server.base(), &path, &[]);
+        assert_refused(
+            &out,
+            &format!("install.sh installs megg on Linux and macOS, not on Windows ({os} {arch})"),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for hint in [
+            "powershell -NoProfile -ExecutionPolicy Bypass -Command \"irm \
+             https://github.com/megg-dev/megg/releases/latest/download/install.ps1 | iex\"",
+            "npm i -g megg",
+        ] {
+            assert!(stderr.contains(hint), "no `{hint}`:\n{}", text(&out));
+        }
+        assert!(!stderr.contains("WSL"), "{}", text(&out));
         assert!(!s.home().join(".local").exists(), "something was installed");
     }
     assert_eq!(

@@ -1,5 +1,6 @@
-//! Reproducible tarballs: the same files give the same bytes on every machine and every run
-//! (entries sorted, one fixed mtime, owner root with no names), then gzip or xz.
+//! Reproducible archives: the same files give the same bytes on every machine and every run
+//! (entries sorted, one fixed mtime, owner root with no names): tarballs, then gzip or xz, and
+//! the zip Windows gets.
 
 use std::io::Write;
 
@@ -59,6 +60,41 @@ pub fn gzip(data: &[u8]) -> Result<Vec<u8>> {
         .write(Vec::new(), flate2::Compression::best());
     encoder.write_all(data).context("gzip failed")?;
     encoder.finish().context("gzip failed")
+}
+
+/// A zip of `items`, sorted by path, deflated at level 9: the one method that Explorer,
+/// PowerShell 5.1's Expand-Archive and winget all unpack (SPEC §15.1). Entries are marked as
+/// made on Unix with the tarball's modes, so a zip made on Windows is byte for byte the one
+/// made on Linux; Windows ignores the modes.
+pub fn zip(mut items: Vec<Item<'_>>) -> Result<Vec<u8>> {
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    let mtime = zip::DateTime::from_date_and_time(1985, 10, 26, 8, 15, 0)
+        .context("npm pack's date is a DOS date")?;
+    let options = |mode: u32| {
+        zip::write::SimpleFileOptions::default()
+            .system(zip::System::Unix)
+            .unix_permissions(mode)
+            .last_modified_time(mtime)
+    };
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (path, entry) in &items {
+        match entry {
+            Entry::Dir => writer
+                .add_directory(path.as_str(), options(0o755))
+                .with_context(|| format!("cannot add {path} to the zip"))?,
+            Entry::File { data, mode } => {
+                let deflated = options(*mode)
+                    .compression_method(zip::CompressionMethod::Deflated)
+                    .compression_level(Some(9));
+                writer
+                    .start_file(path.as_str(), deflated)
+                    .and_then(|()| writer.write_all(data).map_err(Into::into))
+                    .with_context(|| format!("cannot add {path} to the zip"))?;
+            }
+        }
+    }
+    let cursor = writer.finish().context("cannot finish the zip")?;
+    Ok(cursor.into_inner())
 }
 
 /// xz at preset 9, single-threaded (a threaded encoder splits blocks by thread count).
@@ -147,5 +183,42 @@ mod tests {
             .read_to_end(&mut out)
             .unwrap();
         assert_eq!(out, tarball);
+    }
+
+    #[test]
+    fn a_zip_is_sorted_dated_once_deflated_and_the_same_every_time() {
+        let bytes = zip(items(b"MZ payload")).unwrap();
+        let mut reversed = items(b"MZ payload");
+        reversed.reverse();
+        assert_eq!(bytes, zip(reversed).unwrap());
+        let mut archive = ::zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut seen = Vec::new();
+        for i in 0..archive.len() {
+            let mut file = archive.by_index(i).unwrap();
+            let time = file.last_modified().unwrap();
+            assert_eq!(
+                (
+                    time.year(),
+                    time.month(),
+                    time.day(),
+                    time.hour(),
+                    time.minute()
+                ),
+                (1985, 10, 26, 8, 15)
+            );
+            let mut body = Vec::new();
+            file.read_to_end(&mut body).unwrap();
+            let method = file.compression();
+            seen.push((file.name().unwrap().into_owned(), method, body));
+        }
+        use ::zip::CompressionMethod::{Deflated, Stored};
+        assert_eq!(
+            seen,
+            [
+                ("top/".to_owned(), Stored, Vec::new()),
+                ("top/README.md".to_owned(), Deflated, b"hi\n".to_vec()),
+                ("top/bin".to_owned(), Deflated, b"MZ payload".to_vec()),
+            ]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Building megg for a release target: `cargo build --release` with a C compiler for the C in
 //! libgit2-sys and libz-sys when the target is not the machine's own C target (musl, another
-//! architecture), and a linker when it is another architecture.
+//! architecture), and a linker when it is another architecture. Windows: MSVC on Windows with
+//! a static C runtime, and the mingw-w64 build on Linux.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -19,6 +20,8 @@ pub struct Machine {
     pub musl_gcc: bool,
     /// `python3 -m ziglang` (PyPI's ziglang) runs.
     pub zig: bool,
+    /// `x86_64-w64-mingw32-gcc` (Debian's mingw-w64) is on PATH.
+    pub mingw: bool,
 }
 
 impl Machine {
@@ -27,6 +30,7 @@ impl Machine {
             cc_var(target),
             cc_var(target).replace('-', "_"),
             cargo_var(target, "LINKER"),
+            cargo_var(target, "RUSTFLAGS"),
         ];
         let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
         Machine {
@@ -35,6 +39,7 @@ impl Machine {
                 .filter(|name| std::env::var_os(name).is_some())
                 .collect(),
             musl_gcc: on_path("musl-gcc"),
+            mingw: on_path(MINGW_GCC),
             zig: Command::new(python)
                 .args(["-m", "ziglang", "version"])
                 .stdout(Stdio::null())
@@ -50,6 +55,12 @@ impl Machine {
             .any(|set| set == name || *set == name.replace('-', "_"))
     }
 }
+
+/// Debian's mingw-w64 C compiler, which cc-rs and rustc use for `x86_64-pc-windows-gnu`.
+const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
+
+/// SPEC §15.1: megg.exe needs no Visual C++ redistributable.
+const CRT_STATIC: &str = "-C target-feature=+crt-static";
 
 /// cc-rs's per-target compiler variable.
 fn cc_var(target: Target) -> String {
@@ -71,6 +82,9 @@ pub fn toolchain_env(
     zig_cc: &Path,
 ) -> Result<Vec<(String, String)>> {
     let linker_set = machine.has(&cargo_var(target, "LINKER"));
+    if target.os() == Os::Windows {
+        return windows_env(target, host, machine);
+    }
     match (target.os(), host.os()) {
         // A Mac's clang builds for both Mac architectures.
         (Os::Darwin, Os::Darwin) => return Ok(Vec::new()),
@@ -122,6 +136,33 @@ pub fn toolchain_env(
         ));
     }
     Ok(env)
+}
+
+/// `toolchain_env` for a Windows target: MSVC's own tools on Windows, told to link the C
+/// runtime statically; mingw-w64's elsewhere, which cc-rs and rustc find by name.
+fn windows_env(target: Target, host: Target, machine: &Machine) -> Result<Vec<(String, String)>> {
+    let rustflags = cargo_var(target, "RUSTFLAGS");
+    if target.is_released() {
+        if host.os() != Os::Windows {
+            bail!(
+                "building {target} needs Windows (MSVC's linker and Windows' SDK; the release \
+                 workflow builds it on windows-latest and windows-11-arm); on Linux, \
+                 x86_64-pc-windows-gnu builds megg.exe with mingw-w64 for the tests"
+            );
+        }
+        if machine.has(&rustflags) {
+            return Ok(Vec::new());
+        }
+        return Ok(vec![(rustflags, CRT_STATIC.to_owned())]);
+    }
+    if host.os() != Os::Windows && !machine.mingw && !machine.has(&cc_var(target)) {
+        bail!(
+            "no C compiler for {target}: install mingw-w64 (apt-get install mingw-w64: \
+             {MINGW_GCC}) or set {}",
+            cc_var(target)
+        );
+    }
+    Ok(Vec::new())
 }
 
 /// Builds the release binary for `target` and returns its path.
@@ -301,5 +342,69 @@ mod tests {
 {"reason":"compiler-artifact","target":{"name":"megg","kind":["bin"]},"executable":"/t/release/megg"}
 {"reason":"build-finished","success":true}"#;
         assert_eq!(executable(messages), Some(PathBuf::from("/t/release/megg")));
+    }
+
+    fn windows(triple: &str) -> Target {
+        triple.parse().unwrap()
+    }
+
+    #[test]
+    fn msvc_builds_on_windows_with_a_static_c_runtime() {
+        let host = windows("x86_64-pc-windows-msvc");
+        for target in ["x86_64-pc-windows-msvc", "aarch64-pc-windows-msvc"] {
+            let target = windows(target);
+            let var = format!(
+                "CARGO_TARGET_{}_RUSTFLAGS",
+                target.triple().to_uppercase().replace('-', "_")
+            );
+            assert_eq!(
+                env(target, host, Machine::default()).unwrap(),
+                pairs(&[(var.as_str(), "-C target-feature=+crt-static")])
+            );
+            // Flags the user set are theirs (the binary check still refuses a dynamic CRT).
+            let set = Machine {
+                set: vec![var.clone()],
+                ..Machine::default()
+            };
+            assert_eq!(env(target, host, set).unwrap(), []);
+        }
+    }
+
+    #[test]
+    fn msvc_elsewhere_is_refused_with_where_it_builds() {
+        let err = env(
+            windows("aarch64-pc-windows-msvc"),
+            Target::X86_64LinuxMusl,
+            Machine {
+                zig: true,
+                mingw: true,
+                ..Machine::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("building aarch64-pc-windows-msvc needs Windows"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_mingw_build_needs_mingw_w64_on_linux() {
+        let gnu = windows("x86_64-pc-windows-gnu");
+        let mingw = Machine {
+            mingw: true,
+            ..Machine::default()
+        };
+        // cc-rs and rustc find x86_64-w64-mingw32-gcc by themselves.
+        assert_eq!(
+            env(gnu, Target::X86_64LinuxMusl, mingw.clone()).unwrap(),
+            []
+        );
+        assert_eq!(env(gnu, Target::Aarch64LinuxMusl, mingw).unwrap(), []);
+        let err = env(gnu, Target::X86_64LinuxMusl, Machine::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("mingw-w64"), "{err}");
     }
 }

@@ -1,6 +1,7 @@
-//! `cargo xtask dist`: builds megg for each target asked for, packages it (release archives and
-//! npm platform package), then assembles the files made from everything in DIR — SHA256SUMS,
-//! install.sh, the Homebrew formula and the `megg` npm package — so per-OS runs can be gathered
+//! `cargo xtask dist`: builds megg for each target asked for, packages it (release archives —
+//! `.tar.xz` and `.tar.gz`, or a `.zip` on Windows — and npm platform package), then assembles
+//! the files made from everything in DIR — SHA256SUMS, install.sh, install.ps1, the Homebrew
+//! formula, the winget manifests and the `megg` npm package — so per-OS runs can be gathered
 //! into one directory and assembled once (`--assemble-only`).
 
 use std::collections::BTreeMap;
@@ -17,9 +18,11 @@ use crate::homebrew;
 use crate::npm;
 use crate::project::Project;
 use crate::sums;
-use crate::target::Target;
+use crate::target::{Os, Target};
+use crate::winget;
 
-/// A release archive (`.tar.xz`) may weigh at most this much (SPEC §15).
+/// A release archive (`.tar.xz`, or Windows' `.zip`) may weigh at most this much (SPEC §15,
+/// §15.1).
 const ARCHIVE_LIMIT: u64 = 10_000_000;
 /// An npm package (`.tgz`) may weigh at most this much (SPEC §15).
 const NPM_LIMIT: u64 = 15_000_000;
@@ -38,8 +41,8 @@ pub struct Args {
     /// Build nothing: package what `cargo build --release --target TARGET` left in target/
     #[arg(long)]
     pub skip_build: bool,
-    /// Build and package nothing: rewrite SHA256SUMS, install.sh, megg.rb and the `megg` npm
-    /// package from the archives already in DIR
+    /// Build and package nothing: rewrite SHA256SUMS, install.sh, install.ps1, megg.rb, the
+    /// winget manifests and the `megg` npm package from the archives already in DIR
     #[arg(long, conflicts_with_all = ["targets", "binaries", "skip_build"])]
     pub assemble_only: bool,
 }
@@ -75,6 +78,20 @@ pub fn plan(args: &Args, host: Result<Target>) -> Result<Vec<(Target, Source)>> 
     }
     targets.sort();
     targets.dedup();
+    // Windows x64's MSVC and mingw-w64 builds share megg-win32-x64: one would overwrite the
+    // other's package.
+    for (i, a) in targets.iter().enumerate() {
+        let package = npm::platform_package(*a);
+        if let Some(b) = targets
+            .iter()
+            .skip(i + 1)
+            .find(|b| npm::platform_package(**b) == package)
+        {
+            bail!(
+                "{a} and {b} both make the npm package {package}: package them into two directories"
+            );
+        }
+    }
     Ok(targets
         .into_iter()
         .map(|target| {
@@ -127,7 +144,8 @@ fn binary_path(project: &Project, target: Target, source: &Source) -> Result<Pat
             let path = project
                 .target_dir
                 .join(target.triple())
-                .join("release/megg");
+                .join("release")
+                .join(target.exe());
             if !path.is_file() {
                 bail!(
                     "no {} (--skip-build packages an existing build)",
@@ -152,6 +170,8 @@ pub struct Docs {
     changelog: Vec<u8>,
     /// Completions and man page, generated from the CLI definition: (path, text).
     generated: Vec<(String, String)>,
+    /// PowerShell's completions, which Windows' zip holds instead.
+    powershell: String,
 }
 
 impl Docs {
@@ -161,6 +181,7 @@ impl Docs {
             license: license(project)?,
             changelog: read(&project.root.join("CHANGELOG.md"))?,
             generated: generated_docs()?,
+            powershell: completions(clap_complete::Shell::PowerShell)?,
         })
     }
 }
@@ -169,38 +190,58 @@ impl Docs {
 /// `megg man`: the same text the binary prints, without running a cross-compiled binary.
 fn generated_docs() -> Result<Vec<(String, String)>> {
     use clap_complete::Shell;
-    use megg::commands::completions;
     let mut docs = Vec::new();
     for (shell, path) in [
         (Shell::Bash, "completions/megg.bash"),
         (Shell::Zsh, "completions/_megg"),
         (Shell::Fish, "completions/megg.fish"),
     ] {
-        let script = completions::run(&completions::Args { shell }, megg::cli::Cli::command())?;
-        docs.push((path.to_owned(), script.stdout));
+        docs.push((path.to_owned(), completions(shell)?));
     }
-    let man = completions::man(megg::cli::Cli::command())?;
+    let man = megg::commands::completions::man(megg::cli::Cli::command())?;
     docs.push(("man/megg.1".to_owned(), man.stdout));
     Ok(docs)
 }
 
-/// The entries of `megg-V-T.tar.*`: one top directory holding the binary and its docs.
-fn release_items<'a>(stem: &str, binary: &'a [u8], docs: &'a Docs) -> Vec<Item<'a>> {
+/// What `megg completions SHELL` prints.
+fn completions(shell: clap_complete::Shell) -> Result<String> {
+    use megg::commands::completions;
+    let script = completions::run(&completions::Args { shell }, megg::cli::Cli::command())?;
+    Ok(script.stdout)
+}
+
+/// The entries of `megg-V-T.tar.*` (or `.zip`): one top directory holding the binary and its
+/// docs — on Windows `megg.exe` and PowerShell's completions, elsewhere `megg`, the bash, zsh
+/// and fish completions and the man page.
+fn release_items<'a>(
+    target: Target,
+    stem: &str,
+    binary: &'a [u8],
+    docs: &'a Docs,
+) -> Vec<Item<'a>> {
     let file = |path: &str, data, mode| (format!("{stem}/{path}"), Entry::File { data, mode });
     let mut items = vec![
         (format!("{stem}/"), Entry::Dir),
         (format!("{stem}/completions/"), Entry::Dir),
-        (format!("{stem}/man/"), Entry::Dir),
-        file("megg", binary, 0o755),
+        file(target.exe(), binary, 0o755),
         file("README.md", &docs.readme, 0o644),
         file("LICENSE", &docs.license, 0o644),
         file("CHANGELOG.md", &docs.changelog, 0o644),
     ];
-    items.extend(
-        docs.generated
-            .iter()
-            .map(|(path, text)| file(path, text.as_bytes(), 0o644)),
-    );
+    if target.os() == Os::Windows {
+        items.push(file(
+            "completions/_megg.ps1",
+            docs.powershell.as_bytes(),
+            0o644,
+        ));
+    } else {
+        items.push((format!("{stem}/man/"), Entry::Dir));
+        items.extend(
+            docs.generated
+                .iter()
+                .map(|(path, text)| file(path, text.as_bytes(), 0o644)),
+        );
+    }
     items
 }
 
@@ -214,8 +255,22 @@ fn package(
 ) -> Result<()> {
     let stem = project.archive_stem(target);
     eprintln!("packaging {stem}");
-    let tarball = archive::tar(release_items(&stem, binary, docs))?;
+    let items = release_items(target, &stem, binary, docs);
     let license = &docs.license;
+    let npm_name = npm::tarball_name(&npm::platform_package(target), &project.version);
+    if target.os() == Os::Windows {
+        let (zip, npm) = std::thread::scope(|scope| {
+            let npm = scope.spawn(|| npm::platform_tarball(project, target, binary, license));
+            let zip = archive::zip(items);
+            let npm = npm
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("compression panicked")));
+            (zip, npm)
+        });
+        write(&out.join(format!("{stem}.zip")), &zip?)?;
+        return write(&out.join("npm").join(npm_name), &npm?);
+    }
+    let tarball = archive::tar(items)?;
     // xz at preset 9 takes longest; the gzip archive and the npm package compress meanwhile.
     let (xz, gz, npm) = std::thread::scope(|scope| {
         let xz = scope.spawn(|| archive::xz(&tarball));
@@ -228,43 +283,53 @@ fn package(
     });
     write(&out.join(format!("{stem}.tar.xz")), &xz?)?;
     write(&out.join(format!("{stem}.tar.gz")), &gz?)?;
-    let npm_name = npm::tarball_name(&npm::platform_package(target), &project.version);
     write(&out.join("npm").join(npm_name), &npm?)
 }
 
 /// Every artifact of this version `dist` knows, as a path relative to DIR.
 fn artifact_names(project: &Project) -> Vec<String> {
-    let mut names = vec!["install.sh".to_owned(), npm_path("megg", &project.version)];
+    let mut names: Vec<String> = INSTALLERS.map(str::to_owned).to_vec();
+    names.push(npm_path("megg", &project.version));
     for target in Target::ALL {
         let stem = project.archive_stem(target);
-        names.push(format!("{stem}.tar.xz"));
-        names.push(format!("{stem}.tar.gz"));
+        if target.os() == Os::Windows {
+            names.push(format!("{stem}.zip"));
+        } else {
+            names.push(format!("{stem}.tar.xz"));
+            names.push(format!("{stem}.tar.gz"));
+        }
         names.push(npm_path(&npm::platform_package(target), &project.version));
     }
     names.sort();
+    names.dedup();
     names
 }
+
+/// The install scripts at the repository's root, released as they are.
+const INSTALLERS: [&str; 2] = ["install.sh", "install.ps1"];
 
 fn npm_path(package: &str, version: &str) -> String {
     format!("npm/{}", npm::tarball_name(package, version))
 }
 
-/// (Re)writes the files made from everything in `out`: the `megg` npm package, install.sh,
-/// SHA256SUMS and megg.rb.
+/// (Re)writes the files made from everything in `out`: the `megg` npm package, install.sh and
+/// install.ps1, SHA256SUMS, megg.rb and the winget manifests.
 fn assemble(project: &Project, out: &Path) -> Result<Vec<Row>> {
     let readme = read(&project.root.join("README.md"))?;
     let license = license(project)?;
     let launcher = npm::launcher_tarball(project, &readme, &license)?;
     write(&out.join(npm_path("megg", &project.version)), &launcher)?;
 
-    let install_sh = project.root.join("install.sh");
-    if install_sh.is_file() {
-        write(&out.join("install.sh"), &read(&install_sh)?)?;
-    } else {
-        eprintln!(
-            "warning: no install.sh at {}: the release has none",
-            project.root.display()
-        );
+    for script in INSTALLERS {
+        let path = project.root.join(script);
+        if path.is_file() {
+            write(&out.join(script), &read(&path)?)?;
+        } else {
+            eprintln!(
+                "warning: no {script} at {}: the release has none",
+                project.root.display()
+            );
+        }
     }
 
     let known = artifact_names(project);
@@ -291,18 +356,48 @@ fn assemble(project: &Project, out: &Path) -> Result<Vec<Row>> {
                 .map(|sha| (target, name.clone(), sha.clone()))
         })
         .collect();
-    for (name, text) in [
-        ("SHA256SUMS", sums::render(&hashes)),
-        ("megg.rb", homebrew::formula(project, &archives)),
-    ] {
-        write(&out.join(name), text.as_bytes())?;
+    let zips: Vec<(Target, String, String)> = Target::ALL
+        .into_iter()
+        .filter(|target| target.os() == Os::Windows)
+        .filter_map(|target| {
+            let name = format!("{}.zip", project.archive_stem(target));
+            hashes
+                .get(&name)
+                .map(|sha| (target, name.clone(), sha.clone()))
+        })
+        .collect();
+    let mut made = vec![
+        ("SHA256SUMS".to_owned(), sums::render(&hashes)),
+        ("megg.rb".to_owned(), homebrew::formula(project, &archives)),
+    ];
+    // Only this run's manifests: none when no released zip is here.
+    let winget_dir = out.join(WINGET_DIR);
+    if winget_dir.exists() {
+        fs::remove_dir_all(&winget_dir)
+            .with_context(|| format!("cannot remove {}", winget_dir.display()))?;
+    }
+    let manifests = winget::manifests(project, &zips)?;
+    if !manifests.is_empty() {
+        fs::create_dir_all(&winget_dir)
+            .with_context(|| format!("cannot create {}", winget_dir.display()))?;
+    }
+    made.extend(
+        manifests
+            .into_iter()
+            .map(|(name, text)| (format!("{WINGET_DIR}/{name}"), text)),
+    );
+    for (name, text) in made {
+        write(&out.join(&name), text.as_bytes())?;
         sizes.push(Row {
-            name: name.to_owned(),
             bytes: text.len() as u64,
+            name,
         });
     }
     Ok(sizes)
 }
+
+/// Where in DIR the winget manifests go: the three files of one winget-pkgs entry.
+const WINGET_DIR: &str = "winget";
 
 /// Says which files in `out` are no artifact of this version (another version's, a stray):
 /// they are left out of SHA256SUMS and the formula.
@@ -318,7 +413,8 @@ fn warn_unknown(out: &Path, known: &[String]) -> Result<()> {
             } else {
                 format!("{dir}/{name}")
             };
-            let made_here = ["npm", "SHA256SUMS", "megg.rb"].contains(&relative.as_str());
+            let made_here =
+                ["npm", "SHA256SUMS", "megg.rb", WINGET_DIR].contains(&relative.as_str());
             if !made_here && !known.contains(&relative) {
                 eprintln!("warning: {relative} is not an artifact of this version: left out");
             }
@@ -353,11 +449,13 @@ pub fn table(rows: &[Row]) -> String {
     text
 }
 
-/// The artifacts over SPEC §15's size targets, each said in a sentence.
+/// The artifacts over SPEC §15's size targets, each said in a sentence. (Windows' zip is
+/// deflate, which every Windows unpacks, so it is about gzip's size, not xz's.)
 pub fn oversized(rows: &[Row]) -> Vec<String> {
     rows.iter()
+        .filter(|row| released(&row.name))
         .filter_map(|row| {
-            let (limit, what) = if row.name.ends_with(".tar.xz") {
+            let (limit, what) = if row.name.ends_with(".tar.xz") || row.name.ends_with(".zip") {
                 (ARCHIVE_LIMIT, "a release archive")
             } else if row.name.ends_with(".tgz") {
                 (NPM_LIMIT, "an npm package")
@@ -374,6 +472,14 @@ pub fn oversized(rows: &[Row]) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// Whether the artifact `name` is one a release ships: not the mingw-w64 build's zip, made for
+/// the tests under wine (its size is shown, not limited).
+fn released(name: &str) -> bool {
+    !Target::ALL
+        .into_iter()
+        .any(|target| !target.is_released() && name.ends_with(&format!("-{target}.zip")))
 }
 
 /// What a release ships as LICENSE: megg's, then the notice of the gitleaks rules the binary

@@ -11,6 +11,7 @@ mod npm;
 mod project;
 mod sums;
 mod target;
+mod winget;
 
 use std::process::ExitCode;
 
@@ -24,7 +25,7 @@ use clap::Parser;
 )]
 enum Task {
     /// Build and package megg's release artifacts: archives, npm packages, SHA256SUMS,
-    /// install.sh and the Homebrew formula (SPEC §15)
+    /// install.sh, install.ps1, the Homebrew formula and the winget manifests (SPEC §15, §15.1)
     Dist(dist::Args),
     /// Write megg's copy of gitleaks' default rules (src/megg/secrets/gitleaks.rs) from the
     /// crate that ships them, checked against crates.io's checksum (SPEC §12)

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `megg` command of the npm package `megg`: finds the native binary that npm installed
 // from this platform's optional dependency (`megg-<platform>-<arch>`, Codex's layout: no
-// install scripts) and runs it with the same arguments, stdio and exit status.
+// install scripts; `bin/megg.exe` on Windows) and runs it with the same arguments, stdio and
+// exit status.
 //
 // A template: `cargo xtask dist` fills the "@…@" strings from Cargo.toml's `repository`.
 "use strict";
@@ -11,9 +12,18 @@ const os = require("os");
 const path = require("path");
 
 const INSTALL_SH_URL = "@INSTALL_SH_URL@";
+const INSTALL_PS1_URL = "@INSTALL_PS1_URL@";
 const BREW_FORMULA = "@BREW_FORMULA@";
-const SUPPORTED = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"];
+const SUPPORTED = [
+  "linux-x64",
+  "linux-arm64",
+  "darwin-x64",
+  "darwin-arm64",
+  "win32-x64",
+  "win32-arm64",
+];
 
+const windows = process.platform === "win32";
 const platform = `${process.platform}-${process.arch}`;
 
 // The binary's path, or null when this platform has no package installed.
@@ -23,7 +33,7 @@ function binaryPath() {
   }
   try {
     const manifest = require.resolve(`megg-${platform}/package.json`);
-    return path.join(path.dirname(manifest), "bin", "megg");
+    return path.join(path.dirname(manifest), "bin", windows ? "megg.exe" : "megg");
   } catch {
     return null;
   }
@@ -34,16 +44,21 @@ function noBinary() {
   if (SUPPORTED.includes(platform)) {
     lines.push(
       `hint: npm installs megg-${platform} as an optional dependency: if megg was installed ` +
-        "with --omit=optional (or --no-optional), reinstall it without that option",
-      "hint: or install megg another way:",
-      `  curl -fsSL ${INSTALL_SH_URL} | sh`,
-      `  brew install ${BREW_FORMULA}`,
-      "  cargo binstall megg"
+        "with --omit=optional (or --no-optional), reinstall it without that option"
     );
-  } else if (process.platform === "win32") {
-    lines.push(
-      "hint: on Windows, run megg inside WSL (wsl --install), where `npm i -g megg` works"
-    );
+    if (windows) {
+      lines.push(
+        "hint: or install megg another way, in PowerShell:",
+        `  irm ${INSTALL_PS1_URL} | iex`
+      );
+    } else {
+      lines.push(
+        "hint: or install megg another way:",
+        `  curl -fsSL ${INSTALL_SH_URL} | sh`,
+        `  brew install ${BREW_FORMULA}`,
+        "  cargo binstall megg"
+      );
+    }
   } else {
     lines.push(
       `hint: prebuilt binaries exist for ${SUPPORTED.join(", ")}; elsewhere, build it from ` +
@@ -56,7 +71,10 @@ function noBinary() {
 
 function run(binary) {
   const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
-  const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"];
+  // Windows has no signals to forward: Ctrl+C and Ctrl+Break reach every program on the
+  // console, megg.exe included, and `child.kill` there would end it at once. The launcher
+  // only outlives them, so megg.exe's exit code is the one reported.
+  const forwarded = windows ? [] : ["SIGINT", "SIGTERM", "SIGHUP"];
   const forward = (signal) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);
@@ -64,6 +82,11 @@ function run(binary) {
   };
   for (const signal of forwarded) {
     process.on(signal, forward);
+  }
+  if (windows) {
+    for (const signal of ["SIGINT", "SIGBREAK"]) {
+      process.on(signal, () => {});
+    }
   }
   child.on("error", (err) => {
     process.stderr.write(`error: cannot run ${binary}: ${err.message}\n`);

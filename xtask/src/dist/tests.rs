@@ -136,6 +136,26 @@ fn the_default_target_is_the_machines_and_a_binary_implies_its_target() {
 }
 
 #[test]
+fn two_builds_of_one_npm_platform_are_refused_in_one_run() {
+    let line = [
+        "--out",
+        "d",
+        "--target",
+        "x86_64-pc-windows-msvc",
+        "--target",
+        "x86_64-pc-windows-gnu",
+    ];
+    let err = plan(&args(&line), Err(anyhow::anyhow!("not asked")))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "x86_64-pc-windows-msvc and x86_64-pc-windows-gnu both make the npm package \
+         megg-win32-x64: package them into two directories"
+    );
+}
+
+#[test]
 fn an_unknown_target_or_assemble_only_with_targets_is_refused() {
     let cli =
         |line: &[&str]| Cli::try_parse_from(std::iter::once("dist").chain(line.iter().copied()));
@@ -399,4 +419,372 @@ fn the_shipped_license_carries_the_gitleaks_rules_notice() {
     let text = String::from_utf8(license(&f.project).unwrap()).unwrap();
     assert!(text.starts_with("MIT License\n"), "{text}");
     assert!(text.contains("Third-party rule data"), "{text}");
+}
+
+fn windows(triple: &str) -> Target {
+    triple.parse().unwrap()
+}
+
+/// (path, compressed with deflate) of each entry of a zip, in its order.
+fn zip_entries(path: &Path) -> Vec<(String, bool)> {
+    let mut archive = zip::ZipArchive::new(fs::File::open(path).unwrap()).unwrap();
+    (0..archive.len())
+        .map(|i| {
+            let file = archive.by_index(i).unwrap();
+            let deflated = file.compression() == zip::CompressionMethod::Deflated;
+            (file.name().unwrap().into_owned(), deflated)
+        })
+        .collect()
+}
+
+fn zip_file(path: &Path, name: &str) -> Vec<u8> {
+    let mut archive = zip::ZipArchive::new(fs::File::open(path).unwrap()).unwrap();
+    let mut body = Vec::new();
+    archive
+        .by_name(name)
+        .unwrap()
+        .read_to_end(&mut body)
+        .unwrap();
+    body
+}
+
+#[test]
+fn a_windows_target_makes_a_zip_and_its_npm_package_and_the_combined_files() {
+    let fx = Fixture::new();
+    fs::write(fx.project.root.join("install.ps1"), "# installer\r\n").unwrap();
+    let out = fx.out("dist");
+    let gnu = windows("x86_64-pc-windows-gnu");
+    dist(&fx.project, &[fx.binary(gnu)], &out).unwrap();
+    // The mingw build is no release: winget's manifest names released zips only.
+    assert_eq!(
+        names(&out),
+        [
+            "SHA256SUMS",
+            "install.ps1",
+            "megg-1.1.0-x86_64-pc-windows-gnu.zip",
+            "megg.rb",
+            "npm",
+            "npm/megg-1.1.0.tgz",
+            "npm/megg-win32-x64-1.1.0.tgz",
+        ]
+    );
+    let sums = fs::read_to_string(out.join("SHA256SUMS")).unwrap();
+    for name in [
+        "install.ps1",
+        "megg-1.1.0-x86_64-pc-windows-gnu.zip",
+        "npm/megg-win32-x64-1.1.0.tgz",
+    ] {
+        let hex = sums::sha256_hex(&fs::read(out.join(name)).unwrap());
+        assert!(sums.contains(&format!("{hex}  {name}\n")), "{name}: {sums}");
+    }
+    let tar = untar_gz(&out.join("npm/megg-win32-x64-1.1.0.tgz"));
+    assert!(entries(&tar).contains(&("package/bin/megg.exe".to_owned(), 0o755)));
+}
+
+#[test]
+fn the_windows_zip_holds_one_directory_with_megg_exe_and_powershell_completions() {
+    let fx = Fixture::new();
+    let out = fx.out("dist");
+    let msvc = windows("aarch64-pc-windows-msvc");
+    dist(&fx.project, &[fx.binary(msvc)], &out).unwrap();
+    let top = "megg-1.1.0-aarch64-pc-windows-msvc";
+    let zip = out.join(format!("{top}.zip"));
+    let expected: Vec<(String, bool)> = [
+        ("/", false),
+        ("/CHANGELOG.md", true),
+        ("/LICENSE", true),
+        ("/README.md", true),
+        ("/completions/", false),
+        ("/completions/_megg.ps1", true),
+        ("/megg.exe", true),
+    ]
+    .iter()
+    .map(|(path, deflated)| (format!("{top}{path}"), *deflated))
+    .collect();
+    assert_eq!(zip_entries(&zip), expected);
+    assert_eq!(
+        zip_file(&zip, &format!("{top}/megg.exe")),
+        binary::fake(msvc)
+    );
+    let completions =
+        String::from_utf8(zip_file(&zip, &format!("{top}/completions/_megg.ps1"))).unwrap();
+    assert!(
+        completions.contains("Register-ArgumentCompleter -Native -CommandName 'megg'"),
+        "{completions}"
+    );
+    assert!(
+        String::from_utf8(zip_file(&zip, &format!("{top}/LICENSE")))
+            .unwrap()
+            .contains("Third-party rule data")
+    );
+    // No tarball for Windows.
+    assert!(!out.join(format!("{top}.tar.xz")).exists());
+}
+
+#[test]
+fn the_same_windows_binary_makes_the_same_zip() {
+    let fx = Fixture::new();
+    let job = fx.binary(windows("x86_64-pc-windows-msvc"));
+    let (a, b) = (fx.out("a"), fx.out("b"));
+    dist(&fx.project, std::slice::from_ref(&job), &a).unwrap();
+    dist(&fx.project, &[job], &b).unwrap();
+    let name = "megg-1.1.0-x86_64-pc-windows-msvc.zip";
+    assert_eq!(
+        fs::read(a.join(name)).unwrap(),
+        fs::read(b.join(name)).unwrap()
+    );
+}
+
+#[test]
+fn a_linux_binary_cannot_ship_as_megg_exe() {
+    let fx = Fixture::new();
+    let path = fx.dir.path().join("elf");
+    fs::write(&path, binary::fake(Target::X86_64LinuxMusl)).unwrap();
+    let job = (windows("x86_64-pc-windows-msvc"), Source::Binary(path));
+    let err = format!(
+        "{:#}",
+        dist(&fx.project, &[job], &fx.out("dist")).unwrap_err()
+    );
+    assert!(
+        err.ends_with("cannot ship for x86_64-pc-windows-msvc: not a PE executable"),
+        "{err}"
+    );
+}
+
+#[test]
+fn winget_manifests_are_written_from_the_sums_of_the_released_zips() {
+    let fx = Fixture::new();
+    let out = fx.out("dist");
+    let (x64, arm64) = (
+        windows("x86_64-pc-windows-msvc"),
+        windows("aarch64-pc-windows-msvc"),
+    );
+    dist(
+        &fx.project,
+        &[
+            fx.binary(x64),
+            fx.binary(arm64),
+            fx.binary(Target::X86_64LinuxMusl),
+        ],
+        &out,
+    )
+    .unwrap();
+    let dir = out.join("winget");
+    let mut files: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "megg-dev.megg.installer.yaml",
+            "megg-dev.megg.locale.en-US.yaml",
+            "megg-dev.megg.yaml",
+        ]
+    );
+    let yaml = |name: &str| -> serde_json::Value {
+        serde_saphyr::from_str(&fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+    };
+    let installer = yaml("megg-dev.megg.installer.yaml");
+    assert_eq!(installer["PackageIdentifier"], "megg-dev.megg");
+    assert_eq!(installer["PackageVersion"], "1.1.0");
+    assert_eq!(installer["InstallerType"], "zip");
+    assert_eq!(installer["NestedInstallerType"], "portable");
+    assert_eq!(installer["ManifestType"], "installer");
+    let sums = fs::read_to_string(out.join("SHA256SUMS")).unwrap();
+    let installers = installer["Installers"].as_array().unwrap();
+    assert_eq!(installers.len(), 2, "{installer}");
+    for (entry, (target, arch)) in installers.iter().zip([(x64, "x64"), (arm64, "arm64")]) {
+        let zip = format!("megg-1.1.0-{target}.zip");
+        let line = sums
+            .lines()
+            .find(|l| l.ends_with(&format!("  {zip}")))
+            .unwrap();
+        let hex = line.split_once("  ").unwrap().0;
+        assert_eq!(entry["Architecture"], arch);
+        assert_eq!(
+            entry["InstallerUrl"],
+            format!("https://github.com/megg-dev/megg/releases/download/v1.1.0/{zip}")
+        );
+        assert_eq!(entry["InstallerSha256"], hex.to_uppercase());
+        assert_eq!(
+            entry["NestedInstallerFiles"],
+            serde_json::json!([{
+                "RelativeFilePath": format!("megg-1.1.0-{target}\\megg.exe"),
+                "PortableCommandAlias": "megg",
+            }])
+        );
+    }
+    let version = yaml("megg-dev.megg.yaml");
+    assert_eq!(version["DefaultLocale"], "en-US");
+    assert_eq!(version["ManifestType"], "version");
+    let locale = yaml("megg-dev.megg.locale.en-US.yaml");
+    assert_eq!(locale["PackageLocale"], "en-US");
+    assert_eq!(locale["ManifestType"], "defaultLocale");
+    assert_eq!(locale["License"], "MIT");
+    assert_eq!(locale["PackageName"], "megg");
+    for doc in [&installer, &version, &locale] {
+        assert_eq!(doc["ManifestVersion"], "1.10.0");
+    }
+}
+
+#[test]
+fn a_zip_over_10_mb_fails_like_a_tarball() {
+    let rows = [Row {
+        name: "megg-1.1.0-x86_64-pc-windows-msvc.zip".into(),
+        bytes: 10_000_001,
+    }];
+    assert_eq!(
+        oversized(&rows),
+        [
+            "megg-1.1.0-x86_64-pc-windows-msvc.zip is 10000001 bytes: a release archive must \
+          stay within 10 MB (10000000 bytes)"
+        ]
+    );
+    // The mingw-w64 build is the tests', never released: shown, not limited.
+    let tests_only = [Row {
+        name: "megg-1.1.0-x86_64-pc-windows-gnu.zip".into(),
+        bytes: 13_000_000,
+    }];
+    assert_eq!(oversized(&tests_only), Vec::<String>::new());
+}
+
+#[test]
+fn skip_build_packages_megg_exe_for_a_windows_target() {
+    let fx = Fixture::new();
+    let err = binary_path(
+        &fx.project,
+        windows("x86_64-pc-windows-gnu"),
+        &Source::Built,
+    )
+    .unwrap_err()
+    .to_string();
+    let built = Path::new("x86_64-pc-windows-gnu")
+        .join("release")
+        .join("megg.exe");
+    assert!(err.contains(&built.display().to_string()), "{err}");
+}
+
+/// `cargo binstall megg` on each host cargo-binstall detects: the URL, format and path inside
+/// the archive that Cargo.toml's `[package.metadata.binstall]` gives it (an override when it
+/// has one for the host, else the defaults), with its `{ … }` filled as cargo-binstall fills
+/// them.
+fn binstall_for(
+    metadata: &serde_json::Value,
+    repo: &str,
+    version: &str,
+    host: &str,
+) -> [String; 3] {
+    let root = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "megg")
+        .unwrap();
+    let binstall = &root["metadata"]["binstall"];
+    let field = |key: &str| {
+        binstall["overrides"][host][key]
+            .as_str()
+            .or_else(|| binstall[key].as_str())
+            .unwrap_or_else(|| panic!("no binstall {key} for {host}"))
+            .to_owned()
+    };
+    let ext = if host.contains("-windows-") {
+        ".exe"
+    } else {
+        ""
+    };
+    let fill = |template: String| {
+        template
+            .replace("{ repo }", repo)
+            .replace("{ version }", version)
+            .replace("{ target }", host)
+            .replace("{ bin }", "megg")
+            .replace("{ binary-ext }", ext)
+    };
+    [
+        fill(field("pkg-url")),
+        field("pkg-fmt"),
+        fill(field("bin-dir")),
+    ]
+}
+
+#[test]
+fn cargo_binstall_finds_each_release_archive_and_the_binary_in_it() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let out = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let project = Project::from_metadata(&metadata).unwrap();
+    let released = |triple: &str| -> Target { triple.parse().unwrap() };
+    // (the host cargo-binstall detects, the release target it gets): every released target
+    // for itself, and the hosts rustup installs by default where the release has another
+    // build (glibc Linux takes the static musl one, a mingw-w64 toolchain the MSVC megg.exe).
+    let mut hosts: Vec<(String, Target)> = Target::RELEASE
+        .into_iter()
+        .map(|t| (t.triple().to_owned(), t))
+        .collect();
+    hosts.extend([
+        (
+            "x86_64-unknown-linux-gnu".to_owned(),
+            Target::X86_64LinuxMusl,
+        ),
+        (
+            "aarch64-unknown-linux-gnu".to_owned(),
+            Target::Aarch64LinuxMusl,
+        ),
+        (
+            "x86_64-pc-windows-gnu".to_owned(),
+            released("x86_64-pc-windows-msvc"),
+        ),
+    ]);
+    let known = artifact_names(&project);
+    for (host, target) in hosts {
+        let stem = project.archive_stem(target);
+        let (archive, format) = if target.os() == Os::Windows {
+            (format!("{stem}.zip"), "zip")
+        } else {
+            (format!("{stem}.tar.xz"), "txz")
+        };
+        assert!(
+            known.contains(&archive),
+            "{archive} is no artifact: {known:?}"
+        );
+        assert_eq!(
+            binstall_for(&metadata, &project.repository, &project.version, &host),
+            [
+                project.release_url(&archive),
+                format.to_owned(),
+                format!("{stem}/{}", target.exe())
+            ],
+            "cargo binstall on {host}"
+        );
+        // The archive holds the binary at that path.
+        let docs = Docs {
+            readme: Vec::new(),
+            license: Vec::new(),
+            changelog: Vec::new(),
+            generated: Vec::new(),
+            powershell: String::new(),
+        };
+        let items = release_items(target, &stem, b"bin", &docs);
+        assert!(
+            items
+                .iter()
+                .any(|(path, _)| *path == format!("{stem}/{}", target.exe())),
+            "{host}"
+        );
+    }
 }
