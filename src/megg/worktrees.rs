@@ -5,10 +5,11 @@
 //! handoff in one line, while it is unexpired; it is never injected as the session's own.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use crate::fsx;
 use crate::git::{MAIN_WORKTREE, Repo};
 use crate::megg::capture::store::{self, Sessions};
 use crate::megg::discovery::Domain;
@@ -48,9 +49,7 @@ pub fn removed_handoffs(deps: &Deps<'_>, repo: &Repo, domain: &Domain) -> Vec<Re
         .filter(|l| !l.prunable)
         .map(|l| store::key_of(repo, l).key)
         .collect();
-    let place = repo
-        .workdir()
-        .and_then(|top| domain.dir.strip_prefix(top).ok().map(Path::to_path_buf));
+    let place = repo.workdir().and_then(|top| below(&domain.dir, &top));
     let lifetime = domain.state_lifetime(&mut Vec::new());
     let mut out: Vec<Removed> = Sessions::every_worktree(repo)
         .into_iter()
@@ -80,7 +79,7 @@ pub fn removed_handoffs(deps: &Deps<'_>, repo: &Repo, domain: &Domain) -> Vec<Re
                 // Only the captures of the domain at this place in that work tree.
                 let here = match (&doc.domain, &top, &place) {
                     (Some(dir), Some(top), Some(place)) => {
-                        Path::new(dir).strip_prefix(top).ok() == Some(place.as_path())
+                        below(Path::new(dir), top).as_ref() == Some(place)
                     }
                     _ => true,
                 };
@@ -100,6 +99,17 @@ pub fn removed_handoffs(deps: &Deps<'_>, repo: &Repo, domain: &Domain) -> Vec<Re
         .collect();
     out.sort_by_key(|r| std::cmp::Reverse(r.updated));
     out
+}
+
+/// Where `dir` lies in the work tree `top`, however each is spelled: git gives a work tree as
+/// `C:/…`, a directory megg was given may be `\\?\C:\…` (SPEC §15.1) — compared as written,
+/// no capture's domain would lie in the work tree, and every one would count as this domain's.
+fn below(dir: &Path, top: &Path) -> Option<PathBuf> {
+    let (dir, top) = (
+        fsx::as_spelled(dir.to_path_buf()),
+        fsx::as_spelled(top.to_path_buf()),
+    );
+    dir.strip_prefix(top).ok().map(Path::to_path_buf)
 }
 
 /// The one line a context gives a removed worktree's last handoff: ``Worktree `feature-x`

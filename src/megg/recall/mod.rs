@@ -713,7 +713,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("p");
         write(&root.join(".megg/knowledge.md"), entry("Chain entry"));
-        let deep = root.join("svc/api/.megg/knowledge.md");
+        let deep = root
+            .join("svc")
+            .join("api")
+            .join(".megg")
+            .join("knowledge.md");
         write(&deep, [entry("Below entry").as_bytes(), b"\xff\n"].concat());
         let (tokens, ceilings) = (
             crate::tokens::Counter::new(None),
@@ -760,7 +764,8 @@ mod tests {
             found.warnings
         );
         let found = resolve(&deps, &scope(true), &[chain.clone(), below.clone()]);
-        assert!(found.docs.iter().any(|d| d.id == below) && deep_named(&found));
+        assert!(found.docs.iter().any(|d| d.id == below), "{:?}", found.docs);
+        assert!(deep_named(&found), "{:?} not in {:?}", deep, found.warnings);
         // Without `below`, never.
         let found = resolve(&deps, &scope(false), std::slice::from_ref(&below));
         assert!(!found.docs.iter().any(|d| d.id == below));
