@@ -504,3 +504,32 @@ fn another_users_ancestor_domain_is_skipped_until_trusted() {
     ));
     assert!(trusted.contains("The outer domain."), "{trusted}");
 }
+
+/// megg's own unit tests built for Windows — the file gate's Windows half, paths as Windows
+/// spells them, CRLF, every unit test not bound to Unix — run as a Windows program. `.ci/run`
+/// builds them and names the program in `MEGG_WINDOWS_UNIT_TESTS`.
+#[test]
+fn megg_s_unit_tests_pass_under_wine() {
+    let Some(w) = wine::wine() else { return };
+    let Some(exe) = std::env::var_os("MEGG_WINDOWS_UNIT_TESTS") else {
+        common::provision::skip(
+            "MEGG_WINDOWS_UNIT_TESTS is not set: build megg's unit tests for Windows with \
+             `cargo test --no-run --lib --target x86_64-pc-windows-gnu` and name the .exe it \
+             prints",
+        );
+        return;
+    };
+    let out = w
+        .program(Path::new(&exe))
+        .args(["--test-threads=2", "-q"])
+        .output()
+        .unwrap();
+    let report = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "megg's unit tests failed under wine ({}):\n{report}\n{}",
+        out.status,
+        text(&out.stderr)
+    );
+    assert!(report.contains("test result: ok."), "{report}");
+}

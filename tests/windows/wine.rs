@@ -269,6 +269,14 @@ impl Wine {
         cmd
     }
 
+    /// Another Windows program (`exe`, a Unix path) in this prefix, with a clean environment:
+    /// megg's unit tests built for Windows.
+    pub fn program(&self, exe: &Path) -> Command {
+        let mut cmd = self.tool("wine");
+        cmd.arg(on_z(exe)).stdin(Stdio::null());
+        cmd
+    }
+
     /// megg.exe as `user` runs it: their profile variables set, `HOME` unset (PowerShell and
     /// cmd set none), megg's clock fixed. Add the arguments; `stdin` is null unless set.
     pub fn megg(&self, user: &User) -> Command {
