@@ -713,11 +713,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("p");
         write(&root.join(".megg/knowledge.md"), entry("Chain entry"));
-        let deep = root
-            .join("svc")
-            .join("api")
-            .join(".megg")
-            .join("knowledge.md");
+        let rel: PathBuf = ["svc", "api", ".megg", "knowledge.md"].iter().collect();
+        let deep = root.join(rel);
         write(&deep, [entry("Below entry").as_bytes(), b"\xff\n"].concat());
         let (tokens, ceilings) = (
             crate::tokens::Counter::new(None),
