@@ -10,7 +10,9 @@
 
 pub mod gitleaks;
 mod own;
+mod pattern;
 mod rule;
+mod syntax;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -80,8 +82,29 @@ impl Finding {
 
 /// `text` with every secret replaced by `[redacted]`; borrowed when there is none.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    redact_found(text).0
+    again_until_unchanged(text, |t| redact_found(t).0)
 }
+
+/// `pass` over `text`, then over what it gave, until it changes nothing (at most
+/// [`MAX_PASSES`] more times): what a redaction takes can be what kept a secret before it from
+/// reading as one (the closing quote of `token="…"`), so that redacting twice is redacting
+/// once. A text with no secret is scanned once.
+fn again_until_unchanged<'a>(text: &'a str, pass: impl Fn(&str) -> Cow<'_, str>) -> Cow<'a, str> {
+    let mut out = match pass(text) {
+        Cow::Borrowed(_) => return Cow::Borrowed(text),
+        Cow::Owned(once) => once,
+    };
+    for _ in 0..MAX_PASSES {
+        match pass(&out) {
+            Cow::Borrowed(_) => break,
+            Cow::Owned(next) => out = next,
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Most passes [`redact`] makes after the first.
+const MAX_PASSES: usize = 3;
 
 /// [`redact`], and what it replaced (ranges in `text`), for a warning that names each line.
 pub fn redact_found(text: &str) -> (Cow<'_, str>, Vec<Finding>) {
@@ -122,12 +145,12 @@ fn allowed_line(text: &str, range: &Range<usize>) -> bool {
 pub fn find(text: &str) -> Vec<Finding> {
     #[cfg(test)]
     SCANNED.with(|s| s.borrow_mut().push(text.to_string()));
-    let bytes = text.as_bytes();
     let mut all: Vec<Finding> = own::secrets(text)
         .into_iter()
         .filter(|f| {
-            let value = bytes.get(f.range.clone()).unwrap_or_default();
-            !rule::global_allows(&gitleaks::GLOBAL, value) && !allowed_line(text, &f.range)
+            let value = text.as_bytes().get(f.range.clone()).unwrap_or_default();
+            !rule::global_allows(&gitleaks::GLOBAL, &String::from_utf8_lossy(value))
+                && !allowed_line(text, &f.range)
         })
         .map(|f| Finding {
             source: Source::Own(f.kind),
@@ -263,22 +286,23 @@ fn window_findings(text: &str) -> Vec<Finding> {
             }
         }
     }
-    let bytes = text.as_bytes();
+    let mut folded = None;
     let mut out = Vec::new();
     for (i, rule) in gitleaks::RULES.iter().enumerate() {
         if !run.get(i).copied().unwrap_or(false) {
             continue;
         }
+        let folded = folded.get_or_insert_with(|| pattern::Folded::new(text));
         let Some(Some(compiled)) = COMPILED
             .get(i)
             .map(|slot| slot.get_or_init(|| rule::Compiled::new(rule)))
         else {
             continue;
         };
-        for range in compiled.findings(rule, &gitleaks::GLOBAL, bytes) {
+        for range in compiled.findings(&gitleaks::GLOBAL, folded) {
             out.push(Finding {
                 source: Source::Gitleaks(rule),
-                range: floor_boundary(text, range.start)..ceil_boundary(text, range.end),
+                range,
             });
         }
     }
@@ -337,6 +361,24 @@ mod tests {
         assert_eq!(redact(&text), text.as_str());
         let unmarked = text.replace(" <!-- gitleaks:allow -->", "");
         assert_ne!(redact(&unmarked), unmarked.as_str());
+    }
+
+    /// Go's regexp reads a rule rune by rune: a `.` takes one character, however many bytes it
+    /// is (here a full-width dot in a webhook's host, 3 bytes).
+    #[test]
+    fn a_rule_reads_a_character_as_go_does() {
+        let text = "Alerts post to hooks.slack.com — ours: https://hooks\u{ff0e}slack.com/services/T0123ABCD/B0456EFGH/aB3dE5gH7jK9mN1pQ3sT5vX7";
+        let found = find(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let url = text.find("https").unwrap_or_default();
+        assert_eq!(
+            found.first().map(|f| f.range.clone()),
+            Some(url..text.len())
+        );
+        assert_eq!(
+            found.first().map(|f| f.source.name()),
+            Some("slack-webhook-url")
+        );
     }
 
     #[test]

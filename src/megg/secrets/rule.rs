@@ -4,13 +4,12 @@
 //! entropy is above the rule's floor (a `generic…` rule's secret also holds a digit), and no
 //! allowlist — the global one, then the rule's — passes it.
 //!
-//! Go's regexp is RE2 over UTF-8 with ASCII `\w`, `\s` and `\b`; the rules compile here as
-//! byte regexes without Unicode classes, which is that meaning.
+//! The regexes run as [`Pattern`]s, which search a [`Folded`] text.
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use regex::bytes::{Regex, RegexBuilder};
+use super::pattern::{Folded, Pattern, Words};
 
 /// gitleaks' rule, as the generated table holds it.
 #[derive(Debug)]
@@ -52,22 +51,10 @@ pub enum Target {
     Line,
 }
 
-/// Room for the rules whose compiled form is larger than `regex`'s default allows (the
-/// longest alternations: `generic-api-key`, `pypi-upload-token`, `vault-batch-token`).
-const SIZE_LIMIT: usize = 64 << 20;
-
-fn compile(pattern: &str) -> Option<Regex> {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(SIZE_LIMIT)
-        .build()
-        .ok()
-}
-
-/// A rule ready to run: its regex and its allowlists compiled once, when first needed.
+/// A rule ready to run: its regex and its allowlists, each compiled when first needed.
 pub struct Compiled {
-    regex: Regex,
+    rule: &'static Rule,
+    regex: Pattern,
     allowlists: Vec<CompiledAllowlist>,
 }
 
@@ -75,9 +62,10 @@ struct CompiledAllowlist {
     list: &'static Allowlist,
     /// Compiled when a match first asks: most rules never match, and the allowlists of the
     /// generic rule alone cost more than its regex.
-    regexes: OnceLock<Vec<Regex>>,
-    /// The stopwords as one automaton (the generic rule has some 1,400).
-    stopwords: OnceLock<Option<aho_corasick::AhoCorasick>>,
+    regexes: OnceLock<Vec<Pattern>>,
+    /// The stopwords by their first byte (the generic rule has some 1,400, tried on the few
+    /// secrets it finds: cheaper than building an automaton of them).
+    stopwords: OnceLock<Words>,
 }
 
 impl CompiledAllowlist {
@@ -96,37 +84,33 @@ impl CompiledAllowlist {
             Target::Match => found.whole,
             Target::Line => found.line,
         };
+        // The cheap criterion first: the other is asked only when it can still change the answer.
+        let stopword = (!self.list.stopwords.is_empty()).then(|| {
+            self.stopwords
+                .get_or_init(|| Words::new(self.list.stopwords))
+                .any_in(found.secret.as_bytes())
+        });
+        let decided = match (self.list.condition, stopword) {
+            (Condition::Or, Some(true)) => Some(true),
+            (Condition::And, Some(false)) => Some(false),
+            _ => None,
+        };
+        if let Some(answer) = decided {
+            return answer;
+        }
         let regex = (!self.list.regexes.is_empty()).then(|| {
+            let target = Folded::new(target);
             self.regexes
                 .get_or_init(|| {
                     self.list
                         .regexes
                         .iter()
-                        .filter_map(|r| compile(r))
-                        .collect()
+                        .copied()
+                        .map(Pattern::test)
+                        .collect::<Vec<_>>()
                 })
                 .iter()
-                .any(|r| r.is_match(target))
-        });
-        let stopword = (!self.list.stopwords.is_empty()).then(|| {
-            self.stopwords
-                .get_or_init(|| {
-                    aho_corasick::AhoCorasick::builder()
-                        .ascii_case_insensitive(true)
-                        .build(self.list.stopwords)
-                        .ok()
-                })
-                .as_ref()
-                .map_or_else(
-                    || {
-                        let lower = found.secret.to_ascii_lowercase();
-                        self.list
-                            .stopwords
-                            .iter()
-                            .any(|w| contains(&lower, w.as_bytes()))
-                    },
-                    |ac| ac.is_match(found.secret),
-                )
+                .any(|r| r.is_match(&target))
         });
         let criteria = [regex, stopword].into_iter().flatten();
         match self.list.condition {
@@ -139,15 +123,11 @@ impl CompiledAllowlist {
     }
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
-}
-
 /// What a match offers the allowlists.
 struct Candidate<'a> {
-    secret: &'a [u8],
-    whole: &'a [u8],
-    line: &'a [u8],
+    secret: &'a str,
+    whole: &'a str,
+    line: &'a str,
 }
 
 /// The global allowlist, compiled once.
@@ -157,7 +137,7 @@ fn global(list: &'static Allowlist) -> &'static CompiledAllowlist {
 }
 
 /// Whether gitleaks' global allowlist passes `secret` (`$PASS`, `${VAR}`, `{{ … }}`, `true`).
-pub fn global_allows(list: &'static Allowlist, secret: &[u8]) -> bool {
+pub fn global_allows(list: &'static Allowlist, secret: &str) -> bool {
     global(list).passes(&Candidate {
         secret,
         whole: secret,
@@ -166,41 +146,53 @@ pub fn global_allows(list: &'static Allowlist, secret: &[u8]) -> bool {
 }
 
 impl Compiled {
+    /// The rule, or `None` when neither engine compiles its regex.
     pub fn new(rule: &'static Rule) -> Option<Self> {
-        Some(Self {
-            regex: compile(rule.regex)?,
+        let regex = Pattern::rule(rule.regex);
+        regex.compiles().then(|| Self {
+            rule,
+            regex,
             allowlists: rule.allowlists.iter().map(CompiledAllowlist::new).collect(),
         })
     }
 
-    /// The byte ranges of this rule's findings in `text`: the secret, or the whole match when
-    /// the secret is shorter than [`MIN_SECRET`].
+    /// The byte ranges of this rule's findings in `text` (on character boundaries): the secret,
+    /// or the whole match when the secret is shorter than [`MIN_SECRET`].
     pub fn findings(
         &self,
-        rule: &'static Rule,
         global_list: &'static Allowlist,
-        text: &[u8],
+        text: &Folded<'_>,
     ) -> Vec<Range<usize>> {
+        let rule = self.rule;
         let mut out = Vec::new();
-        for caps in self.regex.captures_iter(text) {
-            let Some(whole) = caps.get(0) else { continue };
+        for spans in self.regex.captures(text) {
+            let Some(Some(whole)) = spans.first().cloned() else {
+                continue;
+            };
             let secret = if rule.secret_group > 0 {
-                caps.get(rule.secret_group)
+                spans.get(rule.secret_group).cloned().flatten()
             } else {
-                caps.iter().skip(1).flatten().find(|m| !m.is_empty())
+                spans
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .find(|m| !m.is_empty())
+                    .cloned()
             }
-            .unwrap_or(whole);
-            let (s, w) = (secret.as_bytes(), whole.as_bytes());
+            .unwrap_or_else(|| whole.clone());
+            let (whole, secret) = (text.original(whole), text.original(secret));
+            let s = text.text.get(secret.clone()).unwrap_or_default();
+            let w = text.text.get(whole.clone()).unwrap_or_default();
             if rule.entropy > 0.0 {
-                if entropy(s) <= rule.entropy {
+                if entropy(s.as_bytes()) <= rule.entropy {
                     continue;
                 }
-                if rule.id.starts_with("generic") && !s.iter().any(u8::is_ascii_digit) {
+                if rule.id.starts_with("generic") && !s.bytes().any(|b| b.is_ascii_digit()) {
                     continue;
                 }
             }
-            let line = lines_around(text, whole.range());
-            if contains(line, b"gitleaks:allow") {
+            let line = lines_around(text.text, whole.clone());
+            if line.contains("gitleaks:allow") {
                 continue;
             }
             let found = Candidate {
@@ -213,11 +205,7 @@ impl Compiled {
             {
                 continue;
             }
-            out.push(if s.len() < MIN_SECRET {
-                whole.range()
-            } else {
-                secret.range()
-            });
+            out.push(if s.len() < MIN_SECRET { whole } else { secret });
         }
         out
     }
@@ -227,14 +215,14 @@ impl Compiled {
 pub const MIN_SECRET: usize = 12;
 
 /// The lines `range` spans, without their line breaks.
-fn lines_around(text: &[u8], range: Range<usize>) -> &[u8] {
+pub(super) fn lines_around(text: &str, range: Range<usize>) -> &str {
     let start = text
         .get(..range.start)
-        .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
+        .and_then(|b| b.rfind('\n'))
         .map_or(0, |i| i + 1);
     let end = text
         .get(range.end..)
-        .and_then(|b| b.iter().position(|&c| c == b'\n'))
+        .and_then(|b| b.find('\n'))
         .map_or(text.len(), |i| range.end + i);
     text.get(start..end).unwrap_or_default()
 }
@@ -273,9 +261,9 @@ mod tests {
 
     #[test]
     fn the_lines_around_a_range() {
-        let t = b"one\ntwo three\nfour";
-        assert_eq!(lines_around(t, 4..7), b"two three");
-        assert_eq!(lines_around(t, 0..3), b"one");
-        assert_eq!(lines_around(t, 8..16), b"two three\nfour");
+        let t = "one\ntwo three\nfour";
+        assert_eq!(lines_around(t, 4..7), "two three");
+        assert_eq!(lines_around(t, 0..3), "one");
+        assert_eq!(lines_around(t, 8..16), "two three\nfour");
     }
 }
