@@ -235,7 +235,12 @@ fn block_style(yaml: &str) -> bool {
     // anchor leaves its aliases pointing nowhere.
     // So is YAML that opens with a document end (`...`): no writer makes one, and what follows
     // it is read as a new document whose indentation YAML judges apart (found by the fuzz gate).
+    // So is a flow collection left open at a line's end (`key: {a: 1,` … `}`): the lines
+    // after it are inside it, not top-level keys, whatever their indentation (found by the
+    // fuzz gate: `phase: w` inside `key: {…}` was set as a key of its own).
+    let flow_open = |l: &str| l.matches(['{', '[']).count() > l.matches(['}', ']']).count();
     !yaml.contains(['&', '*'])
+        && !lines().any(flow_open)
         && first.is_none_or(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."))
         && lines()
             .filter(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']))
