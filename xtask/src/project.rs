@@ -27,28 +27,7 @@ pub struct Project {
 impl Project {
     /// Runs `cargo metadata` for the workspace this xtask belongs to.
     pub fn load() -> Result<Project> {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-        let output = Command::new(cargo)
-            .args([
-                "metadata",
-                "--no-deps",
-                "--format-version",
-                "1",
-                "--manifest-path",
-            ])
-            .arg(&manifest)
-            .output()
-            .context("cannot run cargo metadata")?;
-        if !output.status.success() {
-            bail!(
-                "cargo metadata failed: {}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
-        let metadata: Value =
-            serde_json::from_slice(&output.stdout).context("cargo metadata printed no JSON")?;
-        Project::from_metadata(&metadata)
+        Project::from_metadata(&metadata()?)
     }
 
     /// The root package of `cargo metadata`'s document.
@@ -135,6 +114,32 @@ impl Project {
 }
 
 /// A project as the tests want it: megg-dev/megg at 1.1.0, rooted at `root`.
+/// `cargo metadata --no-deps` for the workspace this xtask belongs to, as JSON.
+pub fn metadata() -> Result<Value> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .output()
+        .context("cannot run cargo metadata")?;
+    if !output.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let metadata: Value =
+        serde_json::from_slice(&output.stdout).context("cargo metadata printed no JSON")?;
+    Ok(metadata)
+}
+
 #[cfg(test)]
 pub fn fixture(root: &Path) -> Project {
     Project {

@@ -712,21 +712,7 @@ fn binstall_for(
 
 #[test]
 fn cargo_binstall_finds_each_release_archive_and_the_binary_in_it() {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-    let out = std::process::Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let metadata = crate::project::metadata().unwrap();
     let project = Project::from_metadata(&metadata).unwrap();
     let released = |triple: &str| -> Target { triple.parse().unwrap() };
     // (the host cargo-binstall detects, the release target it gets): every released target
