@@ -33,6 +33,49 @@ pub fn run(argv: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// A Claude Code version, as `claude --version` prints it (`2.1.332 (Claude Code)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(pub u32, pub u32, pub u32);
+
+impl Version {
+    /// The version at the start of `claude --version`'s output.
+    pub fn parse(text: &str) -> Option<Self> {
+        let word = text.split_whitespace().next()?;
+        let mut parts = word.split('.').map(|n| n.parse::<u32>().ok());
+        let version = Self(parts.next()??, parts.next()??, parts.next()??);
+        parts.next().is_none().then_some(version)
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// The first Claude Code that runs a hook's exec form (`"command"` + `"args"`, no shell),
+/// read in its shipped code (SPEC §15.1). Before it, the settings schema drops `args`
+/// without a word and runs `command` alone through the shell: `megg` with no arguments.
+pub const EXEC_FORM_SINCE: Version = Version(2, 1, 139);
+
+/// Longest megg waits for `claude --version` (a cold start of its single binary).
+const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The version of the `claude` on PATH, run directly (no shell); `None` when there is none,
+/// it fails, or it prints no version.
+pub fn version() -> Option<Version> {
+    let answer = crate::probe::ask(
+        std::path::Path::new("claude"),
+        &["--version"],
+        VERSION_TIMEOUT,
+    )
+    .ok()?;
+    answer
+        .status
+        .success()
+        .then(|| Version::parse(&String::from_utf8_lossy(&answer.output)))?
+}
+
 fn non_empty(var: &str) -> Option<PathBuf> {
     std::env::var_os(var)
         .filter(|v| !v.is_empty())
@@ -191,6 +234,27 @@ mod tests {
         for input in claude {
             assert!(!HookInput::parse(input).unwrap().is_copilot(), "{input}");
         }
+    }
+
+    #[test]
+    fn versions_are_read_as_claude_version_prints_them() {
+        assert_eq!(
+            Version::parse("2.1.332 (Claude Code)\n"),
+            Some(Version(2, 1, 332))
+        );
+        assert_eq!(Version::parse("2.1.138"), Some(Version(2, 1, 138)));
+        for not in [
+            "",
+            "Claude Code 2.1.3",
+            "2.1",
+            "2.1.x (Claude Code)",
+            "2.1.3.4",
+        ] {
+            assert_eq!(Version::parse(not), None, "{not}");
+        }
+        assert!(Version(2, 1, 138) < EXEC_FORM_SINCE && EXEC_FORM_SINCE < Version(2, 1, 200));
+        assert!(Version(2, 2, 0) > EXEC_FORM_SINCE && Version(10, 0, 0) > Version(9, 99, 999));
+        assert_eq!(EXEC_FORM_SINCE.to_string(), "2.1.139");
     }
 
     #[test]

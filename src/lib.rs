@@ -23,6 +23,7 @@ pub mod host;
 pub mod mcp;
 pub mod megg;
 pub mod output;
+pub mod probe;
 pub mod prompt;
 pub mod render;
 pub mod shell;

@@ -1,10 +1,8 @@
 //! `megg doctor [--json]` (SPEC §7): is megg wired into Claude Code and are its files healthy?
 //! The checks are in [`crate::megg::doctor`]; this gathers their inputs and prints the report.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::env::Env;
 use crate::error::Result;
@@ -48,6 +46,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             last_capture(env, &mut hidden),
         ),
     ];
+    checks.extend(doctor::exec_form(&settings, crate::claude::version));
     checks.extend(doctor::installed(project, &claude_dirs, plugin));
     // A user-scope setup registers the server with Claude Code's CLI (megg never edits
     // ~/.claude.json), so that is the fix to print there.
@@ -158,69 +157,16 @@ fn resolve(program: &str) -> Option<PathBuf> {
 
 /// Longest doctor waits for `<driver> merge-driver --help`.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Most bytes of its output read.
-const PROBE_OUTPUT: u64 = 64 * 1024;
 
 /// Runs `program merge-driver --help` directly (no shell, stdin closed) for at most
 /// [`PROBE_TIMEOUT`]: `Ok` when it exits 0 and its output mentions `merge-driver`, as megg's
 /// does; else why not.
 fn probe_merge_driver(program: &Path) -> std::result::Result<(), String> {
-    let mut child = Command::new(program)
-        .args(["merge-driver", "--help"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("it does not start: {}", crate::error::plain(&e)))?;
-    // Read both pipes while it runs, so a chatty program cannot block on a full pipe; a
-    // program that leaves a child holding them open is not waited for past the deadline.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        child.stdout.take().map(|p| Box::new(p) as _),
-        child.stderr.take().map(|p| Box::new(p) as _),
-    ];
-    for pipe in pipes.into_iter().flatten() {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let _ = pipe.take(PROBE_OUTPUT).read_to_end(&mut out);
-            let _ = tx.send(out);
-        });
+    let answer = crate::probe::ask(program, &["merge-driver", "--help"], PROBE_TIMEOUT)?;
+    if !answer.status.success() {
+        return Err(format!("`merge-driver --help` failed ({})", answer.status));
     }
-    drop(tx);
-    let deadline = Instant::now() + PROBE_TIMEOUT;
-    let too_slow = || {
-        format!(
-            "`merge-driver --help` did not finish within {} s",
-            PROBE_TIMEOUT.as_secs()
-        )
-    };
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(too_slow());
-            }
-        }
-    };
-    let mut output = Vec::new();
-    for _ in 0..2 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(out) => output.extend(out),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Err(too_slow()),
-        }
-    }
-    if !status.success() {
-        return Err(format!("`merge-driver --help` failed ({status})"));
-    }
-    if !String::from_utf8_lossy(&output).contains("merge-driver") {
+    if !String::from_utf8_lossy(&answer.output).contains("merge-driver") {
         return Err("`merge-driver --help` does not describe megg's merge driver".into());
     }
     Ok(())

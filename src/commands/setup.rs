@@ -72,6 +72,11 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     if agents.is_empty() {
         agents.push(Agent::Claude);
     }
+    // A Claude Code too old for the exec form gets shell lines on Windows (SPEC §15.1).
+    let wants_exec = platform == Platform::Windows && !args.uninstall;
+    let claude_version = (wants_exec && agents.contains(&Agent::Claude))
+        .then(crate::claude::version)
+        .flatten();
     let active = active::Places {
         project: project.root.clone(),
         user_dir: homes.claude.clone(),
@@ -138,6 +143,7 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
                 root: dir.clone(),
                 exe: &exe,
                 platform,
+                claude_version,
                 active: &active,
                 uninstall: args.uninstall,
                 force: args.force,

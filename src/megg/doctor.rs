@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::claude::{EXEC_FORM_SINCE, Version};
 use crate::fsx;
 use crate::megg::context::MAX_KNOWLEDGE_BYTES;
 use crate::megg::discovery::Domain;
@@ -42,6 +43,49 @@ pub(super) fn check(
         detail: detail.into(),
         fix: if ok { None } else { fix.map(str::to_string) },
     }
+}
+
+/// Whether the Claude Code on PATH runs the exec form (`"command"` + `"args"`) megg's hooks in
+/// `settings` use (SPEC §15.1): one older than [`EXEC_FORM_SINCE`] drops `args` and runs
+/// `megg` alone. `None` where no hook of megg's uses the form, or no version could be read
+/// (`version` is asked only when one does).
+pub fn exec_form(
+    settings: &[(PathBuf, Value)],
+    version: impl FnOnce() -> Option<Version>,
+) -> Option<Check> {
+    let claude = crate::host::Agent::Claude.host();
+    let files: Vec<String> = settings
+        .iter()
+        .filter(|(_, v)| {
+            [Hook::Context, Hook::Capture].into_iter().any(|hook| {
+                setup::megg_handlers(v, claude, hook)
+                    .iter()
+                    .any(|(_, h)| h.get("args").is_some())
+            })
+        })
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if files.is_empty() {
+        return None;
+    }
+    let version = version()?;
+    let ok = version >= EXEC_FORM_SINCE;
+    let detail = if ok {
+        format!("Claude Code {version} runs the exec form of megg's hooks")
+    } else {
+        format!(
+            "megg's hooks in {} use the exec form, which Claude Code {version} does not run: it drops `args` and runs `megg` alone (the form needs Claude Code {EXEC_FORM_SINCE})",
+            files.join(", ")
+        )
+    };
+    Some(check(
+        "claude exec form",
+        ok,
+        detail,
+        Some(
+            "`claude update`; or, on Windows, run `megg setup` again (for that scope) to write shell lines this Claude Code runs",
+        ),
+    ))
 }
 
 /// The Claude Code settings files that parse, and the check that they all do.

@@ -85,6 +85,37 @@ impl Machine {
         cmd.output().unwrap()
     }
 
+    /// [`Machine::run`] with a `claude` on PATH that says it is `version` (and succeeds at
+    /// anything else, as `claude mcp add` does).
+    fn run_with_claude(&self, version: &str, args: &[&str]) -> Output {
+        let bin = self.p.cache.path().join("claude-bin");
+        fs::create_dir_all(&bin).unwrap();
+        let claude = bin.join("claude");
+        fs::write(
+            &claude,
+            format!(
+                "#!/bin/sh\n[ \"$1\" = --version ] && echo '{version} (Claude Code)'\nexit 0\n"
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
+        let mut cmd = Command::new(&self.exe);
+        cmd.env_clear()
+            .current_dir(self.p.root())
+            .env("HOME", self.home())
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("MEGG_NOW", NOW)
+            .env("MEGG_CACHE_DIR", self.p.cache.path().join("cache"))
+            .env("MEGG_CEILING_DIRS", self.p.root().parent().unwrap())
+            .env("NO_COLOR", "1")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("MEGG_FAILPOINTS", "windows-hooks")
+            .args(args)
+            .stdin(Stdio::null());
+        cmd.output().unwrap()
+    }
+
     fn setup(&self, windows: bool, args: &[&str]) -> Value {
         let mut all = vec!["setup"];
         all.extend(args);
@@ -699,6 +730,121 @@ fn doctor_on_windows_reports_a_unix_only_line_with_the_fix() {
         assert_eq!(groups.as_array().unwrap().len(), 1, "{event}: {codex}");
     }
     assert_eq!(crate::doctor_check(&v, "codex hook")["ok"], true, "{v}");
+}
+
+/// A Claude Code older than the exec form (2.1.138 drops `args` and runs `megg` alone) gets,
+/// on Windows, shell lines Git Bash and PowerShell both run, with a warning naming 2.1.139;
+/// doctor names that version for an exec form it finds; after an update, setup replaces the
+/// lines with the exec form (one handler per event), and doctor passes.
+#[test]
+fn an_old_claude_code_gets_shell_lines_and_doctor_names_the_version_it_needs() {
+    let m = Machine::new();
+    let settings = |m: &Machine| m.json(&m.home().join(".claude/settings.json"));
+    let user = ["setup", "--agent", "claude", "--scope", "user", "--json"];
+    let out = m.run_with_claude("2.1.138", &user);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = crate::stdout_json(&out);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("Claude Code 2.1.138 does not run a hook's exec form (it needs 2.1.139)"),
+        "{warnings}"
+    );
+    // megg's path here has a space and a quote: the line names `megg` from PATH.
+    assert!(warnings.contains("`megg` from PATH"), "{warnings}");
+    let shell = hooks_file("claude", |capture| {
+        keys(&[(
+            "command",
+            json!(format!("megg {}", args("claude", capture))),
+        )])
+    });
+    assert_eq!(settings(&m), shell);
+    let mut lines = Vec::new();
+    for capture in [false, true] {
+        let line = format!("megg {}", args("claude", capture));
+        assert_bash_parses(&line);
+        lines.push((line, "megg", args("claude", capture), false));
+    }
+    assert_powershell_runs(&lines);
+
+    // A project's exec form, from a teammate with a newer Claude Code: doctor names the
+    // version this one needs.
+    let project_exec = hooks_file("claude", |capture| {
+        let words: Vec<&str> = if capture {
+            vec!["capture"]
+        } else {
+            vec!["context", "--json"]
+        };
+        keys(&[("command", json!("megg")), ("args", json!(words))])
+    });
+    fs::create_dir_all(m.p.root().join(".claude")).unwrap();
+    fs::write(
+        m.p.root().join(".claude/settings.json"),
+        project_exec.to_string(),
+    )
+    .unwrap();
+    let doctor =
+        |version: &str| crate::stdout_json(&m.run_with_claude(version, &["doctor", "--json"]));
+    let old = doctor("2.1.138");
+    let c = crate::doctor_check(&old, "claude exec form");
+    assert_eq!(c["ok"], false, "{c}");
+    let detail = c["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("Claude Code 2.1.138 does not run")
+            && detail.contains("needs Claude Code 2.1.139")
+            && detail.contains(".claude/settings.json"),
+        "{c}"
+    );
+    assert!(c["fix"].as_str().unwrap().contains("claude update"), "{c}");
+    let new = doctor("2.1.139");
+    let c = crate::doctor_check(&new, "claude exec form");
+    assert_eq!(c["ok"], true, "{c}");
+
+    // After `claude update`: the exec form replaces each shell line, one handler per event.
+    let out = m.run_with_claude("2.1.139", &user);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !crate::stdout_json(&out)["warnings"]
+            .to_string()
+            .contains("exec form"),
+        "no note once it runs the exec form"
+    );
+    let exe = m.exe();
+    let exec = hooks_file("claude", |capture| {
+        let words: Vec<&str> = if capture {
+            vec!["capture"]
+        } else {
+            vec!["context", "--json"]
+        };
+        keys(&[("command", json!(exe)), ("args", json!(words))])
+    });
+    assert_eq!(settings(&m), exec);
+    // Uninstall removes either form.
+    let mut uninstall = user.to_vec();
+    uninstall.push("--uninstall");
+    let left = m.home().join(".claude/settings.json");
+    for version in ["2.1.139", "2.1.138"] {
+        let out = m.run_with_claude(version, &user);
+        assert!(out.status.success());
+        let out = m.run_with_claude(version, &uninstall);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !left.exists() || !fs::read_to_string(&left).unwrap().contains("megg"),
+            "{version}: {}",
+            fs::read_to_string(&left).unwrap_or_default()
+        );
+    }
 }
 
 /// The python of a venv (`<target>/ps-grammar-venv`) holding [`TREE_SITTER`] and

@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
+use super::handler::both_shells_word;
 use super::plan::{self, Planned};
 use super::{Handler, Hook, Platform, Scope, active};
+use crate::claude::{EXEC_FORM_SINCE, Version};
 use crate::error::Result;
 use crate::fsx;
 use crate::templates::CLAUDE_FILES;
@@ -20,6 +22,9 @@ pub struct Target<'a> {
     pub exe: &'a str,
     /// The OS whose Claude Code runs the hooks (SPEC §15.1: the exec form on Windows).
     pub platform: Platform,
+    /// The version of the `claude` on PATH, when asked (on Windows): one older than
+    /// [`EXEC_FORM_SINCE`] gets a line both of its Windows shells run (SPEC §15.1).
+    pub claude_version: Option<Version>,
     pub active: &'a active::Places,
     pub uninstall: bool,
     pub force: bool,
@@ -43,7 +48,34 @@ impl Target<'_> {
     /// absolute path.
     fn hook_handler(&self, hook: Hook) -> Handler {
         let exe = (self.scope == Scope::User).then_some(self.exe);
-        Handler::wanted(crate::host::Agent::Claude.host(), hook, self.platform, exe)
+        let claude = crate::host::Agent::Claude.host();
+        if self.platform == Platform::Windows && !self.exec_form() {
+            return Handler::both_shells(claude, hook, exe);
+        }
+        Handler::wanted(claude, hook, self.platform, exe)
+    }
+
+    /// Whether its Claude Code runs the exec form: yes unless a version older than
+    /// [`EXEC_FORM_SINCE`] was read (the form every Claude Code since May 2026 runs).
+    fn exec_form(&self) -> bool {
+        self.claude_version.is_none_or(|v| v >= EXEC_FORM_SINCE)
+    }
+
+    /// What a run on Windows says when its Claude Code is too old for the exec form.
+    fn shell_form_note(&self) -> Option<String> {
+        let version = self.claude_version?;
+        if self.platform != Platform::Windows || self.exec_form() || self.uninstall {
+            return None;
+        }
+        let exe = self.exe.replace('\\', "/");
+        let program = if self.scope == Scope::User && both_shells_word(&exe) {
+            format!("`{exe}`")
+        } else {
+            "`megg` from PATH".to_string()
+        };
+        Some(format!(
+            "Claude Code {version} does not run a hook's exec form (it needs {EXEC_FORM_SINCE}): its hooks are shell lines Git Bash and PowerShell both run, naming {program}; after `claude update`, run this setup again for the exec form"
+        ))
     }
 
     fn check_others(&self) -> bool {
@@ -108,6 +140,7 @@ pub fn plan(t: &Target, boundary: &fsx::Boundary, warnings: &mut Vec<String>) ->
     let settings_path = t.settings();
     // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
     let capture_off = t.no_capture && !t.uninstall;
+    warnings.extend(t.shell_form_note());
 
     // megg's hooks in the settings file: each added, removed (--uninstall; the capture hooks
     // with --no-capture) or left out because megg already runs it from another place.

@@ -249,6 +249,18 @@ impl Handler {
         }
     }
 
+    /// megg's `hook` for a Claude Code too old for the exec form ([`crate::claude::EXEC_FORM_SINCE`])
+    /// on Windows: one shell line that Git Bash and PowerShell both run (SPEC §15.1) — `exe`
+    /// with forward slashes when every character of it reads alike in both ([`both_shells_word`]),
+    /// else plain `megg` from PATH.
+    pub fn both_shells(host: &Host, hook: Hook, exe: Option<&str>) -> Self {
+        let program = exe
+            .map(|e| e.replace('\\', "/"))
+            .filter(|p| both_shells_word(p))
+            .unwrap_or_else(|| "megg".to_string());
+        Self::shell(format!("{program} {}", hook.args(host)))
+    }
+
     /// The program it runs, when it is megg's `hook` of `host`.
     pub fn program(&self, host: &Host, hook: Hook) -> Option<String> {
         match &self.args {
@@ -378,6 +390,25 @@ pub fn runs_on(host: &Host, handler: &Value, platform: Platform) -> bool {
     }
 }
 
+/// Whether `word` is a program path Git Bash and PowerShell both run as written, unquoted: a
+/// drive letter, forward slashes, and letters, digits, `_`, `.`, `-`, `+` (a `~` not first) —
+/// nothing either shell would expand, split or read as an operator.
+pub fn both_shells_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    let drive = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.next() == Some(':')
+        && chars.next() == Some('/');
+    drive && chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+' | '/' | '~'))
+}
+
+/// Whether two spellings of a program are the same path: Windows reads `/` as `\`.
+pub fn same_program(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.chars()
+            .zip(b.chars())
+            .all(|(x, y)| x == y || (matches!(x, '/' | '\\') && matches!(y, '/' | '\\')))
+}
+
 /// Whether `program` names megg: `megg` or `megg.exe`, bare or at the end of a path.
 fn is_megg(program: &str) -> bool {
     let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
@@ -444,7 +475,7 @@ impl Line {
             let (program, rest) = line.split_at(line.find(' ').unwrap_or(line.len()));
             let syntax = if program.contains('\\') {
                 Syntax::PowerShell
-            } else if is_megg(program) && !program.contains('/') {
+            } else if is_megg(program) && (!program.contains('/') || both_shells_word(program)) {
                 Syntax::Both
             } else {
                 Syntax::Posix
@@ -626,6 +657,46 @@ mod tests {
         );
         let amp = json!({"command": "& 'C:\\megg.exe' capture --agent gemini"});
         assert!(!runs_on(gemini, &amp, Platform::Unix));
+    }
+
+    /// A Claude Code too old for the exec form gets one line both Windows shells read alike:
+    /// megg's path with forward slashes where nothing in it is special to either, else `megg`.
+    #[test]
+    fn the_line_for_both_shells_names_a_plain_path_or_megg() {
+        let claude = host(Agent::Claude);
+        let line = |exe| Handler::both_shells(claude, Hook::Context, exe).command;
+        assert_eq!(
+            line(Some(r"C:\Users\Zoë\AppData\Local\Programs\megg\megg.exe")),
+            "C:/Users/Zoë/AppData/Local/Programs/megg/megg.exe context --json"
+        );
+        for odd in [
+            r"C:\Program Files\megg\megg.exe",
+            r"C:\it's\megg.exe",
+            r"C:\a$b\megg.exe",
+            r"C:\(x)\megg.exe",
+            r"C:\a;b\megg.exe",
+            r"\\server\share\megg.exe",
+            "/usr/local/bin/megg",
+        ] {
+            assert_eq!(line(Some(odd)), "megg context --json", "{odd}");
+        }
+        assert_eq!(line(None), "megg context --json");
+        assert_eq!(
+            Handler::both_shells(claude, Hook::Capture, None).command,
+            "megg capture"
+        );
+        // Either line runs on Windows for Claude Code (Git Bash or PowerShell), and is megg's.
+        for l in [
+            "megg context --json",
+            "C:/Users/Zoë/megg.exe context --json",
+        ] {
+            let v = json!({ "type": "command", "command": l });
+            assert!(runs_on(claude, &v, Platform::Windows), "{l}");
+            assert!(Hook::Context.program_in(claude, &v).is_some(), "{l}");
+        }
+        assert!(same_program(r"C:\a\megg.exe", "C:/a/megg.exe"));
+        assert!(!same_program(r"C:\a\megg.exe", "C:/b/megg.exe"));
+        assert!(!same_program("megg", "megg.exe"));
     }
 
     #[test]

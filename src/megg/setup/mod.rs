@@ -211,13 +211,28 @@ pub fn add_handler(
         if ours.iter().any(|h| wanted.is(host, h)) {
             continue;
         }
+        // The same binary in another form (a shell line become the exec form after a host
+        // update), or the plain `megg` line setup writes where a path would not read alike in
+        // both of Windows's shells, is this hook again, not a second one. A project's plain
+        // `megg` may be a teammate's form, kept below.
+        let fallback = Handler::both_shells(host, hook, None);
+        let same_binary = |h: &Value| {
+            program.as_deref().is_some_and(|p| {
+                p != "megg"
+                    && (fallback.is(host, h)
+                        || hook
+                            .program_in(host, h)
+                            .is_some_and(|q| handler::same_program(p, &q)))
+            })
+        };
         let replace = ours
             .iter()
             .position(|h| wanted.same_main(host, h))
             .or_else(|| {
                 ours.iter()
                     .position(|h| !handler::runs_on(host, h, platform))
-            });
+            })
+            .or_else(|| ours.iter().position(|h| same_binary(h)));
         if let Some(object) = replace
             .and_then(|i| ours.get_mut(i))
             .and_then(|h| h.as_object_mut())
@@ -256,7 +271,9 @@ pub fn add_handler(
 fn project_form(host: &'static Host, hook: Hook, h: &Value) -> bool {
     [Platform::Unix, Platform::Windows]
         .into_iter()
-        .any(|p| Handler::wanted(host, hook, p, None).is(host, h))
+        .map(|p| Handler::wanted(host, hook, p, None))
+        .chain([Handler::both_shells(host, hook, None)])
+        .any(|w| w.is(host, h))
 }
 
 /// Removes every `hook` running `command` from its Claude Code events, and the entries, event
@@ -291,8 +308,17 @@ pub fn remove_handler(
         return false;
     };
     let program = wanted.program(host, hook);
+    // The same binary in any form, and the plain `megg` line setup writes where a path would
+    // not read alike in Windows's two shells ([`Handler::both_shells`]).
+    let fallback = Handler::both_shells(host, hook, None);
     let megg = |h: &Value| {
-        wanted.is(host, h) || (program.is_some() && hook.program_in(host, h) == program)
+        wanted.is(host, h)
+            || program.as_deref().is_some_and(|p| {
+                (p != "megg" && fallback.is(host, h))
+                    || hook
+                        .program_in(host, h)
+                        .is_some_and(|q| handler::same_program(p, &q))
+            })
     };
     let mut removed = false;
     for event in hook.events_of(host) {
