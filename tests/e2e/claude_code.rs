@@ -673,3 +673,73 @@ fn the_context_is_injected_again_after_compact() {
         "megg's context is in the conversation again after /compact, once"
     );
 }
+
+/// The two forms `megg setup` writes for Claude Code on Windows (SPEC §15.1), run by the real
+/// Claude Code (the forms are the same on every OS): the exec form (`"command": "megg"`,
+/// `"args"`, no shell) that setup writes for Claude Code 2.1.139 and later, and the plain line
+/// both Windows shells run that it writes for an older one (`claude --version` answered
+/// 2.1.138 here). Each hands the model megg's context exactly once.
+#[test]
+fn the_windows_forms_of_the_hook_reach_the_model() {
+    for old in [false, true] {
+        let Some(s) = Session::with_setup(false) else {
+            return;
+        };
+        let fake = s.p.path("fake-claude");
+        std::fs::create_dir_all(&fake).unwrap();
+        let script = fake.join("claude");
+        std::fs::write(&script, "#!/bin/sh\necho '2.1.138 (Claude Code)'\n").unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = if old {
+            format!("{}:{}", fake.display(), s.path_var())
+        } else {
+            s.path_var()
+        };
+        let out =
+            s.p.megg("")
+                .env("HOME", s.p.path("home"))
+                .env("PATH", path)
+                .env("MEGG_FAILPOINTS", "windows-hooks")
+                .args(["setup", "--scope", "project"])
+                .output()
+                .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let settings: Value = serde_json::from_str(
+            &std::fs::read_to_string(s.p.path(".claude/settings.json")).unwrap(),
+        )
+        .unwrap();
+        let handler = &settings["hooks"]["SessionStart"][0]["hooks"][0];
+        if old {
+            assert_eq!(handler["command"], "megg context --json", "{settings}");
+            assert!(handler.get("args").is_none(), "{settings}");
+        } else {
+            assert_eq!(handler["command"], "megg", "{settings}");
+            assert_eq!(handler["args"], json!(["context", "--json"]), "{settings}");
+        }
+        s.p.ok(
+            "",
+            &[
+                "state",
+                "write",
+                "--content",
+                "## Working On\nCheckout redesign STATE-MARKER\n\n## Next\nWire the payment form",
+            ],
+        );
+        let mock = Mock::start(s.p.root(), &json!([]));
+        s.claude(&mock, "hello", &[], &[]);
+        let context = s.hook_context();
+        assert!(context.contains("INFO-MARKER") && context.contains("STATE-MARKER"));
+        let requests = mock.agent_requests();
+        assert!(!requests.is_empty(), "{:#?}", mock.requests());
+        for body in &requests {
+            let texts = texts(body);
+            let hits = texts.iter().filter(|t| t.contains(&context)).count();
+            assert_eq!(hits, 1, "old: {old}; {context}\n---\n{texts:#?}");
+        }
+    }
+}
