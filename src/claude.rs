@@ -61,19 +61,28 @@ pub const EXEC_FORM_SINCE: Version = Version(2, 1, 139);
 /// Longest megg waits for `claude --version` (a cold start of its single binary).
 const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// The version of the `claude` on PATH, run directly (no shell); `None` when there is none,
-/// it fails, or it prints no version.
-pub fn version() -> Option<Version> {
-    let answer = crate::probe::ask(
-        std::path::Path::new("claude"),
-        &["--version"],
-        VERSION_TIMEOUT,
-    )
-    .ok()?;
-    answer
-        .status
-        .success()
-        .then(|| Version::parse(&String::from_utf8_lossy(&answer.output)))?
+/// What `claude --version` told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// No `claude` on PATH.
+    Absent,
+    /// One is there, but it failed, took too long or printed no version.
+    Unknown,
+    Version(Version),
+}
+
+/// The version of the `claude` on PATH (on Windows `claude.exe`, else npm's `claude.cmd`),
+/// run directly (no shell), its stdout read.
+pub fn version() -> Asked {
+    let Some(program) = crate::probe::which("claude") else {
+        return Asked::Absent;
+    };
+    let answer = crate::probe::ask(&program, &["--version"], VERSION_TIMEOUT);
+    match answer {
+        Ok(a) if a.status.success() => Version::parse(&String::from_utf8_lossy(&a.stdout))
+            .map_or(Asked::Unknown, Asked::Version),
+        _ => Asked::Unknown,
+    }
 }
 
 fn non_empty(var: &str) -> Option<PathBuf> {

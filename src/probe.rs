@@ -3,7 +3,7 @@
 //! amount of output, so a hung or chatty program cannot hold megg up.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -15,8 +15,31 @@ pub const MAX_OUTPUT: u64 = 64 * 1024;
 #[derive(Debug)]
 pub struct Answer {
     pub status: ExitStatus,
-    /// Its stdout and stderr, in the order their readers finished, each cut at [`MAX_OUTPUT`].
-    pub output: Vec<u8>,
+    /// Its stdout, cut at [`MAX_OUTPUT`].
+    pub stdout: Vec<u8>,
+    /// Its stderr, cut at [`MAX_OUTPUT`].
+    pub stderr: Vec<u8>,
+}
+
+/// Where a program is: a path as it is, else looked up on PATH — on Windows as Windows does,
+/// `name.exe` before npm's `name.cmd` and `name.ps1`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    let executable = |p: &Path| crate::fsx::is_executable_file(p);
+    if program.contains('/') || Path::new(program).is_absolute() {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    let names: Vec<String> = if cfg!(windows) && Path::new(program).extension().is_none() {
+        ["exe", "cmd", "ps1"]
+            .iter()
+            .map(|e| format!("{program}.{e}"))
+            .collect()
+    } else {
+        vec![program.to_string()]
+    };
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
+        .find(|p| executable(p))
 }
 
 /// Runs `program ARGS` for at most `timeout`: its answer, else why there is none (it does not
@@ -32,16 +55,17 @@ pub fn ask(program: &Path, args: &[&str], timeout: Duration) -> Result<Answer, S
     // Read both pipes while it runs, so a chatty program cannot block on a full pipe; a
     // program that leaves a child holding them open is not waited for past the deadline.
     let (tx, rx) = std::sync::mpsc::channel();
-    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-        child.stdout.take().map(|p| Box::new(p) as _),
-        child.stderr.take().map(|p| Box::new(p) as _),
+    let pipes: [(bool, Option<Box<dyn Read + Send>>); 2] = [
+        (true, child.stdout.take().map(|p| Box::new(p) as _)),
+        (false, child.stderr.take().map(|p| Box::new(p) as _)),
     ];
-    for pipe in pipes.into_iter().flatten() {
+    for (is_stdout, pipe) in pipes {
+        let Some(pipe) = pipe else { continue };
         let tx = tx.clone();
         std::thread::spawn(move || {
             let mut out = Vec::new();
             let _ = pipe.take(MAX_OUTPUT).read_to_end(&mut out);
-            let _ = tx.send(out);
+            let _ = tx.send((is_stdout, out));
         });
     }
     drop(tx);
@@ -66,14 +90,19 @@ pub fn ask(program: &Path, args: &[&str], timeout: Duration) -> Result<Answer, S
             }
         }
     };
-    let mut output = Vec::new();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     for _ in 0..2 {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok(out) => output.extend(out),
+            Ok((true, out)) => stdout = out,
+            Ok((false, out)) => stderr = out,
             Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => return Err(too_slow()),
         }
     }
-    Ok(Answer { status, output })
+    Ok(Answer {
+        status,
+        stdout,
+        stderr,
+    })
 }

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use crate::env::Env;
 use crate::error::Result;
-use crate::fsx;
 use crate::megg::recall::hidden::{self, Hidden};
 use crate::megg::setup::{Hook, Platform, merge};
 use crate::megg::{doctor, doctor_hosts, doctor_team};
@@ -46,7 +45,13 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             last_capture(env, &mut hidden),
         ),
     ];
-    checks.extend(doctor::exec_form(&settings, crate::claude::version));
+    checks.extend(doctor::exec_form(
+        &settings,
+        || match crate::claude::version() {
+            crate::claude::Asked::Version(v) => Some(v),
+            _ => None,
+        },
+    ));
     checks.extend(doctor::installed(project, &claude_dirs, plugin));
     // A user-scope setup registers the server with Claude Code's CLI (megg never edits
     // ~/.claude.json), so that is the fix to print there.
@@ -134,25 +139,9 @@ fn last_capture(env: &Env, hidden: &mut Vec<Hidden>) -> Option<String> {
     Some(text)
 }
 
-/// Where a hook's program is: an absolute path as it is, else looked up on PATH.
-/// On Windows a bare name is looked up as Windows does, `megg.exe` before npm's `megg.cmd`.
+/// Where a hook's program is ([`crate::probe::which`]).
 fn resolve(program: &str) -> Option<PathBuf> {
-    let executable = |p: &Path| fsx::is_executable_file(p);
-    if program.contains('/') || Path::new(program).is_absolute() {
-        let p = PathBuf::from(program);
-        return executable(&p).then_some(p);
-    }
-    let names: Vec<String> = if cfg!(windows) && Path::new(program).extension().is_none() {
-        ["exe", "cmd", "ps1"]
-            .iter()
-            .map(|e| format!("{program}.{e}"))
-            .collect()
-    } else {
-        vec![program.to_string()]
-    };
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .flat_map(|d| names.iter().map(move |n| d.join(n)))
-        .find(|p| executable(p))
+    crate::probe::which(program)
 }
 
 /// Longest doctor waits for `<driver> merge-driver --help`.
@@ -166,7 +155,8 @@ fn probe_merge_driver(program: &Path) -> std::result::Result<(), String> {
     if !answer.status.success() {
         return Err(format!("`merge-driver --help` failed ({})", answer.status));
     }
-    if !String::from_utf8_lossy(&answer.output).contains("merge-driver") {
+    let said = [answer.stdout, answer.stderr].concat();
+    if !String::from_utf8_lossy(&said).contains("merge-driver") {
         return Err("`merge-driver --help` does not describe megg's merge driver".into());
     }
     Ok(())

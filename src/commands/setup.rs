@@ -74,9 +74,8 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
     }
     // A Claude Code too old for the exec form gets shell lines on Windows (SPEC §15.1).
     let wants_exec = platform == Platform::Windows && !args.uninstall;
-    let claude_version = (wants_exec && agents.contains(&Agent::Claude))
-        .then(crate::claude::version)
-        .flatten();
+    let claude_version =
+        (wants_exec && agents.contains(&Agent::Claude)).then(crate::claude::version);
     let active = active::Places {
         project: project.root.clone(),
         user_dir: homes.claude.clone(),

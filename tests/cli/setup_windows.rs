@@ -67,11 +67,16 @@ impl Machine {
     /// megg from its odd path, in the project, with a clean environment; on Windows's hosts
     /// when `windows`.
     fn run(&self, windows: bool, args: &[&str]) -> Output {
+        self.run_on_path(windows, "/usr/bin:/bin", args)
+    }
+
+    /// [`Machine::run`] with `path` as PATH.
+    fn run_on_path(&self, windows: bool, path: &str, args: &[&str]) -> Output {
         let mut cmd = Command::new(&self.exe);
         cmd.env_clear()
             .current_dir(self.p.root())
             .env("HOME", self.home())
-            .env("PATH", "/usr/bin:/bin")
+            .env("PATH", path)
             .env("MEGG_NOW", NOW)
             .env("MEGG_CACHE_DIR", self.p.cache.path().join("cache"))
             .env("MEGG_CEILING_DIRS", self.p.root().parent().unwrap())
@@ -85,35 +90,23 @@ impl Machine {
         cmd.output().unwrap()
     }
 
-    /// [`Machine::run`] with a `claude` on PATH that says it is `version` (and succeeds at
-    /// anything else, as `claude mcp add` does).
+    /// [`Machine::run`] on Windows's hosts with a `claude` on PATH that says it is `version`
+    /// (and succeeds at anything else, as `claude mcp add` does).
     fn run_with_claude(&self, version: &str, args: &[&str]) -> Output {
+        use std::os::unix::fs::PermissionsExt as _;
         let bin = self.p.cache.path().join("claude-bin");
         fs::create_dir_all(&bin).unwrap();
         let claude = bin.join("claude");
         fs::write(
             &claude,
             format!(
-                "#!/bin/sh\n[ \"$1\" = --version ] && echo '{version} (Claude Code)'\nexit 0\n"
+                // A notice on stderr first, as an update check prints one: stdout has the version.
+                "#!/bin/sh\necho 'Update available: 9.9.9' >&2\nsleep 0.05\n[ \"$1\" = --version ] && echo '{version} (Claude Code)'\nexit 0\n"
             ),
         )
         .unwrap();
-        use std::os::unix::fs::PermissionsExt as _;
         fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
-        let mut cmd = Command::new(&self.exe);
-        cmd.env_clear()
-            .current_dir(self.p.root())
-            .env("HOME", self.home())
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .env("MEGG_NOW", NOW)
-            .env("MEGG_CACHE_DIR", self.p.cache.path().join("cache"))
-            .env("MEGG_CEILING_DIRS", self.p.root().parent().unwrap())
-            .env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("MEGG_FAILPOINTS", "windows-hooks")
-            .args(args)
-            .stdin(Stdio::null());
-        cmd.output().unwrap()
+        self.run_on_path(true, &format!("{}:/usr/bin:/bin", bin.display()), args)
     }
 
     fn setup(&self, windows: bool, args: &[&str]) -> Value {
@@ -826,6 +819,55 @@ fn an_old_claude_code_gets_shell_lines_and_doctor_names_the_version_it_needs() {
         keys(&[("command", json!(exe)), ("args", json!(words))])
     });
     assert_eq!(settings(&m), exec);
+    // Back to the old one: the exec form it cannot run is replaced, not joined by a second.
+    let out = m.run_with_claude("2.1.138", &user);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(settings(&m), shell);
+
+    // Project scope: a teammate's exec form is replaced by the line the old one runs; after
+    // an update that line stays (it runs on every Claude Code), one per event.
+    let project = ["setup", "--agent", "claude", "--json"];
+    let out = m.run_with_claude("2.1.138", &project);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let in_project = |m: &Machine| m.json(&m.p.root().join(".claude/settings.json"));
+    assert_eq!(in_project(&m), shell);
+    let out = m.run_with_claude("2.1.139", &project);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(in_project(&m), shell);
+    let out = m.run_with_claude("2.1.139", &["setup", "--agent", "claude", "--uninstall"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A `claude` that prints no version: the exec form, with a warning that says what it needs.
+    let out = m.run_with_claude("unknown", &user);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let warnings = crate::stdout_json(&out)["warnings"].to_string();
+    assert!(
+        warnings.contains("`claude --version` gave no version")
+            && warnings.contains("needs Claude Code 2.1.139 or later"),
+        "{warnings}"
+    );
+    assert_eq!(settings(&m), exec);
+
     // Uninstall removes either form.
     let mut uninstall = user.to_vec();
     uninstall.push("--uninstall");

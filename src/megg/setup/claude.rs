@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::handler::both_shells_word;
 use super::plan::{self, Planned};
 use super::{Handler, Hook, Platform, Scope, active};
-use crate::claude::{EXEC_FORM_SINCE, Version};
+use crate::claude::{Asked, EXEC_FORM_SINCE};
 use crate::error::Result;
 use crate::fsx;
 use crate::templates::CLAUDE_FILES;
@@ -22,9 +22,9 @@ pub struct Target<'a> {
     pub exe: &'a str,
     /// The OS whose Claude Code runs the hooks (SPEC §15.1: the exec form on Windows).
     pub platform: Platform,
-    /// The version of the `claude` on PATH, when asked (on Windows): one older than
+    /// What `claude --version` told, when asked (on Windows): one older than
     /// [`EXEC_FORM_SINCE`] gets a line both of its Windows shells run (SPEC §15.1).
-    pub claude_version: Option<Version>,
+    pub claude_version: Option<Asked>,
     pub active: &'a active::Places,
     pub uninstall: bool,
     pub force: bool,
@@ -58,24 +58,41 @@ impl Target<'_> {
     /// Whether its Claude Code runs the exec form: yes unless a version older than
     /// [`EXEC_FORM_SINCE`] was read (the form every Claude Code since May 2026 runs).
     fn exec_form(&self) -> bool {
-        self.claude_version.is_none_or(|v| v >= EXEC_FORM_SINCE)
+        match self.claude_version {
+            Some(Asked::Version(v)) => v >= EXEC_FORM_SINCE,
+            _ => true,
+        }
     }
 
-    /// What a run on Windows says when its Claude Code is too old for the exec form.
-    fn shell_form_note(&self) -> Option<String> {
-        let version = self.claude_version?;
-        if self.platform != Platform::Windows || self.exec_form() || self.uninstall {
+    /// What a run on Windows says when its Claude Code is too old for the exec form, or
+    /// `claude --version` gave no version.
+    fn exec_form_note(&self) -> Option<String> {
+        if self.platform != Platform::Windows || self.uninstall {
             return None;
         }
-        let exe = self.exe.replace('\\', "/");
-        let program = if self.scope == Scope::User && both_shells_word(&exe) {
-            format!("`{exe}`")
-        } else {
-            "`megg` from PATH".to_string()
-        };
-        Some(format!(
-            "Claude Code {version} does not run a hook's exec form (it needs {EXEC_FORM_SINCE}): its hooks are shell lines Git Bash and PowerShell both run, naming {program}; after `claude update`, run this setup again for the exec form"
-        ))
+        match self.claude_version? {
+            Asked::Version(version) if version < EXEC_FORM_SINCE => {
+                let exe = self.exe.replace('\\', "/");
+                let program = if self.scope == Scope::User && both_shells_word(&exe) {
+                    format!("`{exe}`")
+                } else {
+                    "`megg` from PATH".to_string()
+                };
+                let after = match self.scope {
+                    Scope::User => "after `claude update`, run this setup again for the exec form",
+                    Scope::Project => {
+                        "setup keeps them after an update: they run with every Claude Code"
+                    }
+                };
+                Some(format!(
+                    "Claude Code {version} does not run a hook's exec form (it needs {EXEC_FORM_SINCE}): its hooks are shell lines Git Bash and PowerShell both run, naming {program}; {after}"
+                ))
+            }
+            Asked::Unknown => Some(format!(
+                "`claude --version` gave no version: megg's hooks are in the exec form, which needs Claude Code {EXEC_FORM_SINCE} or later (an older one runs `megg` alone); `megg doctor` checks it"
+            )),
+            Asked::Version(_) | Asked::Absent => None,
+        }
     }
 
     fn check_others(&self) -> bool {
@@ -140,7 +157,7 @@ pub fn plan(t: &Target, boundary: &fsx::Boundary, warnings: &mut Vec<String>) ->
     let settings_path = t.settings();
     // --no-capture takes megg's capture hooks out of this file whatever runs elsewhere.
     let capture_off = t.no_capture && !t.uninstall;
-    warnings.extend(t.shell_form_note());
+    warnings.extend(t.exec_form_note());
 
     // megg's hooks in the settings file: each added, removed (--uninstall; the capture hooks
     // with --no-capture) or left out because megg already runs it from another place.

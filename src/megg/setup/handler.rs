@@ -391,14 +391,17 @@ pub fn runs_on(host: &Host, handler: &Value, platform: Platform) -> bool {
 }
 
 /// Whether `word` is a program path Git Bash and PowerShell both run as written, unquoted: a
-/// drive letter, forward slashes, and letters, digits, `_`, `.`, `-`, `+` (a `~` not first) —
-/// nothing either shell would expand, split or read as an operator.
+/// drive letter, forward slashes, and ASCII letters, digits, `_`, `.`, `-`, `+`, `~` — nothing
+/// either shell would expand, split or read as an operator, and nothing a code page could
+/// change on its way to Windows PowerShell 5.1.
 pub fn both_shells_word(word: &str) -> bool {
     let mut chars = word.chars();
     let drive = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.next() == Some(':')
         && chars.next() == Some('/');
-    drive && chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+' | '/' | '~'))
+    drive
+        && chars
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '+' | '/' | '~'))
 }
 
 /// Whether two spellings of a program are the same path: Windows reads `/` as `\`.
@@ -666,10 +669,11 @@ mod tests {
         let claude = host(Agent::Claude);
         let line = |exe| Handler::both_shells(claude, Hook::Context, exe).command;
         assert_eq!(
-            line(Some(r"C:\Users\Zoë\AppData\Local\Programs\megg\megg.exe")),
-            "C:/Users/Zoë/AppData/Local/Programs/megg/megg.exe context --json"
+            line(Some(r"C:\Users\zoe\AppData\Local\Programs\megg\megg.exe")),
+            "C:/Users/zoe/AppData/Local/Programs/megg/megg.exe context --json"
         );
         for odd in [
+            r"C:\Users\Zoë\megg.exe",
             r"C:\Program Files\megg\megg.exe",
             r"C:\it's\megg.exe",
             r"C:\a$b\megg.exe",
@@ -688,7 +692,7 @@ mod tests {
         // Either line runs on Windows for Claude Code (Git Bash or PowerShell), and is megg's.
         for l in [
             "megg context --json",
-            "C:/Users/Zoë/megg.exe context --json",
+            "C:/Users/zoe/megg.exe context --json",
         ] {
             let v = json!({ "type": "command", "command": l });
             assert!(runs_on(claude, &v, Platform::Windows), "{l}");

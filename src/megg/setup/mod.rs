@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::host::{Agent, HookLayout, Host};
+use crate::host::{Agent, HookLayout, Host, WindowsHooks};
 
 pub mod active;
 pub mod claude;
@@ -211,26 +211,31 @@ pub fn add_handler(
         if ours.iter().any(|h| wanted.is(host, h)) {
             continue;
         }
-        // The same binary in another form (a shell line become the exec form after a host
-        // update), or the plain `megg` line setup writes where a path would not read alike in
-        // both of Windows's shells, is this hook again, not a second one. A project's plain
-        // `megg` may be a teammate's form, kept below.
+        // Claude Code on Windows (SPEC §15.1): setup writes shell lines only for one too old
+        // for the exec form, so there an exec form does not run; and the plain `megg` line it
+        // writes where megg's path would not read alike in both shells is this hook again.
+        let claude_on_windows = platform == Platform::Windows && host.windows == WindowsHooks::Exec;
         let fallback = Handler::both_shells(host, hook, None);
+        // The same binary in another form (a shell line become the exec form after a host
+        // update) is this hook again, not a second one. A project's plain `megg` may be a
+        // teammate's form, kept below.
         let same_binary = |h: &Value| {
             program.as_deref().is_some_and(|p| {
                 p != "megg"
-                    && (fallback.is(host, h)
+                    && ((claude_on_windows && fallback.is(host, h))
                         || hook
                             .program_in(host, h)
                             .is_some_and(|q| handler::same_program(p, &q)))
             })
         };
+        let unrunnable_exec =
+            |h: &Value| claude_on_windows && wanted.args.is_none() && h.get("args").is_some();
         let replace = ours
             .iter()
             .position(|h| wanted.same_main(host, h))
             .or_else(|| {
                 ours.iter()
-                    .position(|h| !handler::runs_on(host, h, platform))
+                    .position(|h| !handler::runs_on(host, h, platform) || unrunnable_exec(h))
             })
             .or_else(|| ours.iter().position(|h| same_binary(h)));
         if let Some(object) = replace
@@ -308,13 +313,13 @@ pub fn remove_handler(
         return false;
     };
     let program = wanted.program(host, hook);
-    // The same binary in any form, and the plain `megg` line setup writes where a path would
-    // not read alike in Windows's two shells ([`Handler::both_shells`]).
+    // The same binary in any form, and for Claude Code the plain `megg` line setup writes on
+    // Windows where a path would not read alike in both shells ([`Handler::both_shells`]).
     let fallback = Handler::both_shells(host, hook, None);
     let megg = |h: &Value| {
         wanted.is(host, h)
             || program.as_deref().is_some_and(|p| {
-                (p != "megg" && fallback.is(host, h))
+                (p != "megg" && host.windows == WindowsHooks::Exec && fallback.is(host, h))
                     || hook
                         .program_in(host, h)
                         .is_some_and(|q| handler::same_program(p, &q))
