@@ -22,9 +22,13 @@ pub fn home() -> Option<PathBuf> {
     crate::fsx::home_dir()
 }
 
-/// Runs `claude ARGS` when `claude` is on PATH; `true` when it succeeded.
+/// Runs `claude ARGS` when `claude` is on PATH (on Windows `claude.exe`, else npm's
+/// `claude.cmd`); `true` when it succeeded.
 pub fn run(argv: &[&str]) -> bool {
-    std::process::Command::new("claude")
+    let Some(program) = program() else {
+        return false;
+    };
+    std::process::Command::new(program)
         .args(argv)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -74,7 +78,7 @@ pub enum Asked {
 /// The version of the `claude` on PATH (on Windows `claude.exe`, else npm's `claude.cmd`),
 /// run directly (no shell), its stdout read.
 pub fn version() -> Asked {
-    let Some(program) = crate::probe::which("claude") else {
+    let Some(program) = program() else {
         return Asked::Absent;
     };
     let answer = crate::probe::ask(&program, &["--version"], VERSION_TIMEOUT);
@@ -83,6 +87,12 @@ pub fn version() -> Asked {
             .map_or(Asked::Unknown, Asked::Version),
         _ => Asked::Unknown,
     }
+}
+
+/// The `claude` on PATH that can be spawned without a shell: not npm's `claude.ps1`.
+fn program() -> Option<PathBuf> {
+    crate::probe::which("claude")
+        .filter(|p| !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ps1")))
 }
 
 fn non_empty(var: &str) -> Option<PathBuf> {

@@ -741,6 +741,8 @@ fn an_old_claude_code_gets_shell_lines_and_doctor_names_the_version_it_needs() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report = crate::stdout_json(&out);
+    // The `claude` on PATH registered the MCP server: no command left to print.
+    assert!(report["mcp_command"].is_null(), "{report}");
     let warnings = report["warnings"].to_string();
     assert!(
         warnings.contains("Claude Code 2.1.138 does not run a hook's exec form (it needs 2.1.139)"),
