@@ -156,7 +156,7 @@ pub fn set_path_mode(path: &Path, mode: u32) {
 
 /// The owner SID of `path`; `None` when it cannot be read (a note, not a refusal).
 pub fn owner(path: &Path) -> Option<Owner> {
-    let wide: Vec<u16> = path.as_os_str().encode_wide().chain(Some(0)).collect();
+    let wide: Vec<u16> = long_path(path).encode_wide().chain(Some(0)).collect();
     let mut sid: PSID = std::ptr::null_mut();
     let mut sd: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
     // SAFETY: `wide` is NUL-terminated and outlives the call; the out-pointers are valid; on
@@ -180,6 +180,36 @@ pub fn owner(path: &Path) -> Option<Owner> {
     // SAFETY: `sd` was allocated by GetNamedSecurityInfoW and is freed once.
     unsafe { LocalFree(sd) };
     text
+}
+
+/// `path` as a Win32 call that is not long-path aware by itself takes it: past `MAX_PATH` (260,
+/// less the 12 a directory name needs: std's own threshold), its absolute form with `\\?\`
+/// (`\\?\UNC\` for a share), as std spells paths for its own calls; a shorter one as it is.
+fn long_path(path: &Path) -> OsString {
+    if path.as_os_str().encode_wide().count() < 248 {
+        return path.as_os_str().to_owned();
+    }
+    verbatim(path)
+}
+
+/// The `\\?\` form of `path`, made absolute and normalised (`..`, `/`) by Windows itself.
+fn verbatim(path: &Path) -> OsString {
+    let Ok(absolute) = std::path::absolute(path) else {
+        return path.as_os_str().to_owned();
+    };
+    let wide: Vec<u16> = absolute.as_os_str().encode_wide().collect();
+    let starts = |prefix: &str| wide.starts_with(&prefix.encode_utf16().collect::<Vec<_>>());
+    if starts(r"\\?\") || starts(r"\\.\") {
+        return absolute.into_os_string();
+    }
+    let (prefix, rest) = if starts(r"\\") {
+        (r"\\?\UNC\", wide.get(2..).unwrap_or_default())
+    } else {
+        (r"\\?\", wide.as_slice())
+    };
+    let mut out: Vec<u16> = prefix.encode_utf16().collect();
+    out.extend_from_slice(rest);
+    OsString::from_wide(&out)
 }
 
 /// `S-1-…` for a SID.
@@ -318,4 +348,31 @@ fn from_filetime(t: u64) -> (i64, i64) {
 /// file gets.
 pub fn is_held(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(32 | 33 | 5))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path past `MAX_PATH` reaches `GetNamedSecurityInfoW` in its `\\?\` form, normalised;
+    /// a share as `\\?\UNC\`; a short one as it is.
+    #[test]
+    fn long_paths_take_the_verbatim_form() {
+        let long = format!(r"C:\{}\x\..\.megg", "d".repeat(250));
+        assert_eq!(
+            long_path(Path::new(&long)),
+            OsString::from(format!(r"\\?\C:\{}\.megg", "d".repeat(250)))
+        );
+        let share = format!(r"\\server\share\{}", "d".repeat(250));
+        assert_eq!(
+            long_path(Path::new(&share)),
+            OsString::from(format!(r"\\?\UNC\server\share\{}", "d".repeat(250)))
+        );
+        let already = format!(r"\\?\C:\{}", "d".repeat(250));
+        assert_eq!(long_path(Path::new(&already)), OsString::from(&already));
+        assert_eq!(
+            long_path(Path::new(r"C:\short\..\p")),
+            OsString::from(r"C:\short\..\p")
+        );
+    }
 }
