@@ -75,6 +75,16 @@ pub enum Asked {
     Version(Version),
 }
 
+impl Asked {
+    /// The version read, if any.
+    pub fn version(self) -> Option<Version> {
+        match self {
+            Self::Version(v) => Some(v),
+            Self::Absent | Self::Unknown => None,
+        }
+    }
+}
+
 /// The version of the `claude` on PATH (on Windows `claude.exe`, else npm's `claude.cmd`),
 /// run directly (no shell), its stdout read.
 pub fn version() -> Asked {

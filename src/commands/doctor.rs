@@ -45,13 +45,9 @@ pub fn run(env: &Env, args: &Args) -> Result<Output> {
             last_capture(env, &mut hidden),
         ),
     ];
-    checks.extend(doctor::exec_form(
-        &settings,
-        || match crate::claude::version() {
-            crate::claude::Asked::Version(v) => Some(v),
-            _ => None,
-        },
-    ));
+    checks.extend(doctor::exec_form(&settings, || {
+        crate::claude::version().version()
+    }));
     checks.extend(doctor::installed(project, &claude_dirs, plugin));
     // A user-scope setup registers the server with Claude Code's CLI (megg never edits
     // ~/.claude.json), so that is the fix to print there.

@@ -91,21 +91,9 @@ impl Machine {
     }
 
     /// [`Machine::run`] on Windows's hosts with a `claude` on PATH that says it is `version`
-    /// (and succeeds at anything else, as `claude mcp add` does).
+    /// ([`crate::common::fake_claude`]).
     fn run_with_claude(&self, version: &str, args: &[&str]) -> Output {
-        use std::os::unix::fs::PermissionsExt as _;
-        let bin = self.p.cache.path().join("claude-bin");
-        fs::create_dir_all(&bin).unwrap();
-        let claude = bin.join("claude");
-        fs::write(
-            &claude,
-            format!(
-                // A notice on stderr first, as an update check prints one: stdout has the version.
-                "#!/bin/sh\necho 'Update available: 9.9.9' >&2\nsleep 0.05\n[ \"$1\" = --version ] && echo '{version} (Claude Code)'\nexit 0\n"
-            ),
-        )
-        .unwrap();
-        fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
+        let bin = crate::common::fake_claude(&self.p.cache.path().join("claude-bin"), version);
         self.run_on_path(true, &format!("{}:/usr/bin:/bin", bin.display()), args)
     }
 
@@ -214,6 +202,18 @@ fn hooks_file(agent: &str, keys: impl Fn(bool) -> Map<String, Value>) -> Value {
         file["version"] = json!(1);
     }
     file
+}
+
+/// Claude Code's settings as setup writes its exec form: `program` with megg's arguments.
+fn claude_exec(program: &str) -> Value {
+    hooks_file("claude", |capture| {
+        let words: &[&str] = if capture {
+            &["capture"]
+        } else {
+            &["context", "--json"]
+        };
+        keys(&[("command", json!(program)), ("args", json!(words))])
+    })
 }
 
 fn keys(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -354,14 +354,7 @@ fn windows_user_scope_names_the_absolute_megg_in_each_hosts_form() {
     args_all.extend(["--scope", "user"]);
     let report = m.setup(true, &args_all);
     let home = m.home();
-    let claude = hooks_file("claude", |capture| {
-        let words: Vec<&str> = if capture {
-            vec!["capture"]
-        } else {
-            vec!["context", "--json"]
-        };
-        keys(&[("command", json!(exe)), ("args", json!(words))])
-    });
+    let claude = claude_exec(&exe);
     assert_eq!(m.json(&home.join(".claude/settings.json")), claude);
     assert_eq!(
         report["mcp_command"],
@@ -429,14 +422,7 @@ fn windows_project_scope_names_plain_megg_with_each_hosts_windows_line() {
     let m = Machine::new();
     m.setup(true, &ALL);
     let root = m.p.root();
-    let claude = hooks_file("claude", |capture| {
-        let words: Vec<&str> = if capture {
-            vec!["capture"]
-        } else {
-            vec!["context", "--json"]
-        };
-        keys(&[("command", json!("megg")), ("args", json!(words))])
-    });
+    let claude = claude_exec("megg");
     assert_eq!(m.json(&root.join(".claude/settings.json")), claude);
     let guarded = |agent: &str, c: bool| format!("{POSIX_GUARD}megg {}", args(agent, c));
     let ps = |agent: &str, c: bool| format!("{PS_GUARD}megg {} }}", args(agent, c));
@@ -767,14 +753,7 @@ fn an_old_claude_code_gets_shell_lines_and_doctor_names_the_version_it_needs() {
 
     // A project's exec form, from a teammate with a newer Claude Code: doctor names the
     // version this one needs.
-    let project_exec = hooks_file("claude", |capture| {
-        let words: Vec<&str> = if capture {
-            vec!["capture"]
-        } else {
-            vec!["context", "--json"]
-        };
-        keys(&[("command", json!("megg")), ("args", json!(words))])
-    });
+    let project_exec = claude_exec("megg");
     fs::create_dir_all(m.p.root().join(".claude")).unwrap();
     fs::write(
         m.p.root().join(".claude/settings.json"),
@@ -812,14 +791,7 @@ fn an_old_claude_code_gets_shell_lines_and_doctor_names_the_version_it_needs() {
         "no note once it runs the exec form"
     );
     let exe = m.exe();
-    let exec = hooks_file("claude", |capture| {
-        let words: Vec<&str> = if capture {
-            vec!["capture"]
-        } else {
-            vec!["context", "--json"]
-        };
-        keys(&[("command", json!(exe)), ("args", json!(words))])
-    });
+    let exec = claude_exec(&exe);
     assert_eq!(settings(&m), exec);
     // Back to the old one: the exec form it cannot run is replaced, not joined by a second.
     let out = m.run_with_claude("2.1.138", &user);

@@ -197,6 +197,24 @@ impl Git {
     }
 }
 
+/// A directory holding a `claude` that says it is `version` to `--version` (on stdout, after
+/// a notice on stderr as an update check prints one) and succeeds at anything else, as
+/// `claude mcp add` does: for the tests of what megg does with the Claude Code it finds.
+pub fn fake_claude(dir: &Path, version: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::create_dir_all(dir).unwrap();
+    let claude = dir.join("claude");
+    fs::write(
+        &claude,
+        format!(
+            "#!/bin/sh\necho 'Update available: 9.9.9' >&2\nsleep 0.05\n[ \"$1\" = --version ] && echo '{version} (Claude Code)'\nexit 0\n"
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
+    dir.to_path_buf()
+}
+
 /// Seconds since the epoch of an RFC 3339 time.
 pub fn epoch(s: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp()

@@ -180,22 +180,34 @@ impl Session {
             json!({"enableAllProjectMcpServers": true}).to_string(),
         );
         let s = Self { p, claude };
-        if !setup {
-            return Some(s);
+        if setup {
+            s.setup(&s.path_var(), &[]);
+            s.write_state();
         }
-        let out =
-            s.p.megg("")
-                .env("HOME", s.p.path("home"))
-                .env("PATH", s.path_var())
-                .args(["setup", "--scope", "project"])
-                .output()
-                .unwrap();
+        Some(s)
+    }
+
+    /// `megg setup --scope project` with `path` as PATH and `env` besides.
+    fn setup(&self, path: &str, env: &[(&str, &str)]) {
+        let out = self
+            .p
+            .megg("")
+            .env("HOME", self.p.path("home"))
+            .env("PATH", path)
+            .envs(env.iter().copied())
+            .args(["setup", "--scope", "project"])
+            .output()
+            .unwrap();
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        s.p.ok(
+    }
+
+    /// The active handoff every session here starts with (`STATE-MARKER`).
+    fn write_state(&self) {
+        self.p.ok(
             "",
             &[
                 "state",
@@ -204,7 +216,6 @@ impl Session {
                 "## Working On\nCheckout redesign STATE-MARKER\n\n## Next\nWire the payment form",
             ],
         );
-        Some(s)
     }
 
     /// megg's directory first, so the hook's `megg context --json` and `.mcp.json`'s `megg mcp`
@@ -685,30 +696,13 @@ fn the_windows_forms_of_the_hook_reach_the_model() {
         let Some(s) = Session::with_setup(false) else {
             return;
         };
-        let fake = s.p.path("fake-claude");
-        std::fs::create_dir_all(&fake).unwrap();
-        let script = fake.join("claude");
-        std::fs::write(&script, "#!/bin/sh\necho '2.1.138 (Claude Code)'\n").unwrap();
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let path = if old {
+            let fake = crate::common::fake_claude(&s.p.path("fake-claude"), "2.1.138");
             format!("{}:{}", fake.display(), s.path_var())
         } else {
             s.path_var()
         };
-        let out =
-            s.p.megg("")
-                .env("HOME", s.p.path("home"))
-                .env("PATH", path)
-                .env("MEGG_FAILPOINTS", "windows-hooks")
-                .args(["setup", "--scope", "project"])
-                .output()
-                .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        s.setup(&path, &[("MEGG_FAILPOINTS", "windows-hooks")]);
         let settings: Value = serde_json::from_str(
             &std::fs::read_to_string(s.p.path(".claude/settings.json")).unwrap(),
         )
@@ -721,15 +715,7 @@ fn the_windows_forms_of_the_hook_reach_the_model() {
             assert_eq!(handler["command"], "megg", "{settings}");
             assert_eq!(handler["args"], json!(["context", "--json"]), "{settings}");
         }
-        s.p.ok(
-            "",
-            &[
-                "state",
-                "write",
-                "--content",
-                "## Working On\nCheckout redesign STATE-MARKER\n\n## Next\nWire the payment form",
-            ],
-        );
+        s.write_state();
         let mock = Mock::start(s.p.root(), &json!([]));
         s.claude(&mock, "hello", &[], &[]);
         let context = s.hook_context();

@@ -58,10 +58,9 @@ impl Target<'_> {
     /// Whether its Claude Code runs the exec form: yes unless a version older than
     /// [`EXEC_FORM_SINCE`] was read (the form every Claude Code since May 2026 runs).
     fn exec_form(&self) -> bool {
-        match self.claude_version {
-            Some(Asked::Version(v)) => v >= EXEC_FORM_SINCE,
-            _ => true,
-        }
+        self.claude_version
+            .and_then(Asked::version)
+            .is_none_or(|v| v >= EXEC_FORM_SINCE)
     }
 
     /// What a run on Windows says when its Claude Code is too old for the exec form, or
